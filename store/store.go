@@ -1,0 +1,100 @@
+// Package store is hookd's endpoint store: endpoints, their event-type
+// filters and retry settings, and their signing secrets, encrypted at rest.
+// SQLite backs the embedded default and PostgreSQL backs production; both
+// implement Store and pass the same conformance suite.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrNotFound is returned when an endpoint does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Endpoint is a URL that receives signed deliveries of matching events.
+type Endpoint struct {
+	ID          string
+	URL         string
+	Description string
+	// EventTypes filters events by type: exact names or prefix wildcards
+	// such as "order.*". Empty means every type.
+	EventTypes []string
+	Enabled    bool
+	// RetrySchedule is the delay before each retry; empty means the default.
+	RetrySchedule []time.Duration
+	// Timeout bounds one HTTP attempt; zero means the default.
+	Timeout   time.Duration
+	Metadata  map[string]string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Matches reports whether the endpoint's filter accepts eventType.
+func (e *Endpoint) Matches(eventType string) bool {
+	if len(e.EventTypes) == 0 {
+		return true
+	}
+	for _, f := range e.EventTypes {
+		if f == eventType || f == "*" {
+			return true
+		}
+		if prefix, ok := cutWildcard(f); ok && len(eventType) > len(prefix) && eventType[:len(prefix)] == prefix {
+			return true
+		}
+	}
+	return false
+}
+
+// cutWildcard turns "order.*" into "order." and reports whether f was a
+// prefix wildcard.
+func cutWildcard(f string) (string, bool) {
+	if len(f) >= 2 && f[len(f)-2:] == ".*" {
+		return f[:len(f)-1], true
+	}
+	return "", false
+}
+
+// Secret is one signing secret of an endpoint, in plaintext "whsec_" form.
+// A secret with a non-zero ExpiresAt is being rotated out.
+type Secret struct {
+	Value     string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// Page asks for one page of a list.
+type Page struct {
+	Cursor string // opaque; empty for the first page
+	Limit  int    // at most this many; zero means 50
+}
+
+// Store persists endpoints and their secrets.
+type Store interface {
+	// CreateEndpoint inserts ep (ID, CreatedAt and UpdatedAt set by the
+	// caller) with its first secret.
+	CreateEndpoint(ctx context.Context, ep *Endpoint, secret string) error
+	// GetEndpoint returns the endpoint or ErrNotFound.
+	GetEndpoint(ctx context.Context, id string) (*Endpoint, error)
+	// ListEndpoints returns a page ordered by creation and the cursor of the
+	// next page ("" when there is none).
+	ListEndpoints(ctx context.Context, p Page) ([]*Endpoint, string, error)
+	// UpdateEndpoint replaces the mutable fields of an existing endpoint, or
+	// returns ErrNotFound.
+	UpdateEndpoint(ctx context.Context, ep *Endpoint) error
+	// DeleteEndpoint removes an endpoint and its secrets, or returns
+	// ErrNotFound.
+	DeleteEndpoint(ctx context.Context, id string) error
+	// MatchingEndpoints returns the enabled endpoints whose filter accepts
+	// eventType.
+	MatchingEndpoints(ctx context.Context, eventType string) ([]*Endpoint, error)
+	// Secrets returns the endpoint's secrets still valid at now, newest
+	// first.
+	Secrets(ctx context.Context, endpointID string, now time.Time) ([]Secret, error)
+	// RotateSecret adds newSecret and makes every older secret expire at
+	// now+overlap (at once when overlap is zero).
+	RotateSecret(ctx context.Context, endpointID, newSecret string, now time.Time, overlap time.Duration) error
+	// Close releases the store's connections.
+	Close() error
+}
