@@ -13,6 +13,10 @@ import (
 // ErrNotFound is returned when an endpoint does not exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrInvalidCursor is returned by ListEndpoints for a cursor it did not
+// issue.
+var ErrInvalidCursor = errors.New("invalid cursor")
+
 // Endpoint is a URL that receives signed deliveries of matching events.
 type Endpoint struct {
 	ID          string

@@ -1,0 +1,29 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/store"
+	"github.com/hookd/hookd/store/secretbox"
+	"github.com/hookd/hookd/store/sqlite"
+	"github.com/hookd/hookd/store/storetest"
+)
+
+func testKey(t testing.TB) []byte {
+	t.Helper()
+	key, err := secretbox.GenerateKey()
+	require.NoError(t, err)
+	return key
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hookd.db"), testKey(t))
+		require.NoError(t, err)
+		return s
+	})
+}

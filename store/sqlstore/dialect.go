@@ -1,0 +1,13 @@
+package sqlstore
+
+// Dialect is what differs between the SQL databases a Store runs on.
+type Dialect struct {
+	// Name names the database in errors, e.g. "sqlite".
+	Name string
+	// BlobType is the column type for binary values, e.g. "BLOB".
+	BlobType string
+	// MigrationLock, when set, is the first statement of the migration
+	// transaction; it keeps processes that open the database at the same
+	// time from migrating it twice.
+	MigrationLock string
+}
