@@ -12,6 +12,7 @@ import (
 
 	"github.com/hookd/hookd/store"
 	"github.com/hookd/hookd/store/sqlite"
+	"github.com/hookd/hookd/store/storetest"
 )
 
 func endpoint(id string) *store.Endpoint {
@@ -22,7 +23,7 @@ func endpoint(id string) *store.Endpoint {
 func TestReopenKeepsDataAndUsesWAL(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "data", "hookd.db")
-	key := testKey(t)
+	key := storetest.Key(t)
 	s, err := sqlite.Open(ctx, path, key)
 	require.NoError(t, err)
 	require.NoError(t, s.CreateEndpoint(ctx, endpoint("ep_1"), "whsec_one"))
@@ -40,12 +41,12 @@ func TestReopenKeepsDataAndUsesWAL(t *testing.T) {
 func TestWrongKeyFailsWithoutLeakingSecret(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "hookd.db")
-	s, err := sqlite.Open(ctx, path, testKey(t))
+	s, err := sqlite.Open(ctx, path, storetest.Key(t))
 	require.NoError(t, err)
 	require.NoError(t, s.CreateEndpoint(ctx, endpoint("ep_1"), "whsec_topsecret"))
 	require.NoError(t, s.Close())
 
-	s, err = sqlite.Open(ctx, path, testKey(t))
+	s, err = sqlite.Open(ctx, path, storetest.Key(t))
 	require.NoError(t, err)
 	defer s.Close()
 	_, err = s.Secrets(ctx, "ep_1", time.Now())
@@ -56,7 +57,7 @@ func TestWrongKeyFailsWithoutLeakingSecret(t *testing.T) {
 func TestOpenRefusesNewerSchemaAndBadInput(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "hookd.db")
-	s, err := sqlite.Open(ctx, path, testKey(t))
+	s, err := sqlite.Open(ctx, path, storetest.Key(t))
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
 
@@ -65,18 +66,18 @@ func TestOpenRefusesNewerSchemaAndBadInput(t *testing.T) {
 	_, err = db.Exec(`INSERT INTO hookd_schema_migrations (version, applied_at) VALUES (999, 0)`)
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
-	_, err = sqlite.Open(ctx, path, testKey(t))
+	_, err = sqlite.Open(ctx, path, storetest.Key(t))
 	require.ErrorContains(t, err, "newer than this hookd")
 
 	_, err = sqlite.Open(ctx, filepath.Join(t.TempDir(), "x.db"), []byte("short"))
 	require.ErrorContains(t, err, "want 32")
-	_, err = sqlite.Open(ctx, "what?.db", testKey(t))
+	_, err = sqlite.Open(ctx, "what?.db", storetest.Key(t))
 	require.Error(t, err)
 }
 
 func TestDatabaseFileIsPrivate(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
-	s, err := sqlite.Open(context.Background(), filepath.Join(dir, "hookd.db"), testKey(t))
+	s, err := sqlite.Open(context.Background(), filepath.Join(dir, "hookd.db"), storetest.Key(t))
 	require.NoError(t, err)
 	defer s.Close()
 	fi, err := os.Stat(dir)

@@ -8,21 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hookd/hookd/store"
-	"github.com/hookd/hookd/store/secretbox"
 	"github.com/hookd/hookd/store/sqlite"
 	"github.com/hookd/hookd/store/storetest"
 )
 
-func testKey(t testing.TB) []byte {
-	t.Helper()
-	key, err := secretbox.GenerateKey()
-	require.NoError(t, err)
-	return key
-}
-
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hookd.db"), testKey(t))
+		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hookd.db"), storetest.Key(t))
 		require.NoError(t, err)
 		return s
 	})

@@ -37,10 +37,7 @@ var migrations = [][]string{
 	},
 }
 
-// SchemaVersion is the schema version this package migrates to.
-var SchemaVersion = len(migrations)
-
-// migrate brings the schema to SchemaVersion in one transaction, recording
+// migrate brings the schema to the newest version in one transaction, recording
 // each version applied in hookd_schema_migrations.
 func (s *Store) migrate(ctx context.Context) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {

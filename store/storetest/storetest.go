@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hookd/hookd/store"
+	"github.com/hookd/hookd/store/secretbox"
 )
 
 // RawSecretReader is implemented by stores whose at-rest secret values the
@@ -94,4 +95,12 @@ func ids(eps []*store.Endpoint) []string {
 		out[i] = ep.ID
 	}
 	return out
+}
+
+// Key returns a new random master key for a store under test.
+func Key(t testing.TB) []byte {
+	t.Helper()
+	key, err := secretbox.GenerateKey()
+	require.NoError(t, err)
+	return key
 }

@@ -1,0 +1,135 @@
+package pgtest
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Ports are drawn from [portMin, portMax): below 32768, where the kernel
+// does not hand out ephemeral ports, so a port found free stays free.
+const (
+	portMin = 20000
+	portMax = 32768
+)
+
+// server is one throwaway PostgreSQL cluster.
+type server struct {
+	bin     binaries
+	dir     string // holds data/, the log and the Unix socket
+	port    int
+	cred    *syscall.Credential // non-nil when running as root
+	started bool
+}
+
+// newServer makes the server's directory. initdb refuses to run as root,
+// so as root the directory is given to the "postgres" user (which the
+// Debian package creates) and the server programs run as that user.
+func newServer(bin binaries) (*server, error) {
+	// Not t.TempDir: its parents are private to root, and the postgres user
+	// must reach this directory.
+	dir, err := os.MkdirTemp("", "hookd-pg-")
+	if err != nil {
+		return nil, err
+	}
+	s := &server{bin: bin, dir: dir}
+	if os.Geteuid() != 0 {
+		return s, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return s, fmt.Errorf("running as root needs the postgres user to run the server as: %w", err)
+	}
+	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+	s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	if err := os.Chown(dir, int(uid), int(gid)); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+func (s *server) dataDir() string { return filepath.Join(s.dir, "data") }
+func (s *server) logFile() string { return filepath.Join(s.dir, "server.log") }
+
+func (s *server) url(database string) string {
+	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", User, s.port, database)
+}
+
+func (s *server) initdb() error {
+	return s.run(s.bin.initdb, "-D", s.dataDir(), "-U", User, "-A", "trust",
+		"-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions")
+}
+
+// start starts the server on a free port, trying another port when the
+// chosen one is taken in the meantime.
+func (s *server) start() error {
+	var errs []error
+	for range 5 {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		s.port = port
+		opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
+			port, s.dir)
+		err = s.run(s.bin.pgCtl, "start", "-D", s.dataDir(), "-l", s.logFile(), "-w", "-t", "30", "-o", opts)
+		if err == nil {
+			s.started = true
+			return nil
+		}
+		errs = append(errs, fmt.Errorf("port %d: %w\n%s", port, err, s.logTail()))
+	}
+	return fmt.Errorf("start server: %w", errors.Join(errs...))
+}
+
+// stop stops the server at once (nothing in it is worth a checkpoint) and
+// removes its directory.
+func (s *server) stop() error {
+	var err error
+	if s.started {
+		err = s.run(s.bin.pgCtl, "stop", "-D", s.dataDir(), "-m", "immediate", "-w")
+	}
+	return errors.Join(err, os.RemoveAll(s.dir))
+}
+
+func (s *server) run(name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = s.dir
+	if s.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %w\n%s", filepath.Base(name), args[0], err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// logTail returns the end of the server log, to explain a failed start.
+func (s *server) logTail() string {
+	b, _ := os.ReadFile(s.logFile())
+	if len(b) > 2000 {
+		b = b[len(b)-2000:]
+	}
+	return string(b)
+}
+
+// freePort returns a loopback TCP port below 32768 that nothing listens on.
+func freePort() (int, error) {
+	for range 50 {
+		port := portMin + rand.IntN(portMax-portMin)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			return port, l.Close()
+		}
+	}
+	return 0, errors.New("no free port below 32768 on 127.0.0.1")
+}
