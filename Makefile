@@ -1,0 +1,26 @@
+# hookd — `make run` starts hookd dev; `make test` runs the whole suite.
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X main.version=$(VERSION)
+
+.PHONY: build run test vet fmt bench clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/hookd ./cmd/hookd
+
+run: build
+	./bin/hookd dev
+
+test:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin

@@ -1,0 +1,66 @@
+package activities
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/hookd/hookd/store"
+)
+
+// Endpoints is what the activities read from the endpoint store.
+type Endpoints interface {
+	GetEndpoint(ctx context.Context, id string) (*store.Endpoint, error)
+	Secrets(ctx context.Context, endpointID string, now time.Time) ([]store.Secret, error)
+}
+
+// Activities holds the dependencies of hookd's activities. Register a
+// *Activities with a worker; its exported methods are the activities.
+type Activities struct {
+	endpoints Endpoints
+	http      *http.Client
+	temporal  client.Client
+	userAgent string
+	log       *slog.Logger
+	now       func() time.Time
+	jitter    func() float64 // uniform in [-1, 1)
+
+	deadLetterRetention time.Duration
+}
+
+// Config holds what New needs. Endpoints, HTTP and Temporal are required.
+type Config struct {
+	Endpoints Endpoints
+	// HTTP sends the attempts; it must not follow redirects (see NewHTTPClient).
+	HTTP     *http.Client
+	Temporal client.Client
+	Version  string
+	Logger   *slog.Logger
+	// DeadLetterRetention is how long dead letters wait for a redrive;
+	// zero means DefaultDeadLetterRetention.
+	DeadLetterRetention time.Duration
+}
+
+// New returns the activities.
+func New(cfg Config) *Activities {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Activities{
+		endpoints: cfg.Endpoints,
+		http:      cfg.HTTP,
+		temporal:  cfg.Temporal,
+		userAgent: "hookd/" + cfg.Version,
+		log:       logger,
+		now:       time.Now,
+		jitter:    func() float64 { return rand.Float64()*2 - 1 },
+
+		deadLetterRetention: cmp.Or(cfg.DeadLetterRetention, DefaultDeadLetterRetention),
+	}
+}

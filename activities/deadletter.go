@@ -1,0 +1,74 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/hookd/hookd/delivery"
+)
+
+// DefaultDeadLetterRetention is how long a dead letter waits for a redrive.
+const DefaultDeadLetterRetention = 30 * 24 * time.Hour
+
+// DeadLetter parks a dead delivery: it signals-with-start the delivery's
+// dead-letter workflow, which holds the entry until it is redriven.
+func (a *Activities) DeadLetter(ctx context.Context, dl delivery.DeadLetter) error {
+	req := dl.Request
+	opts := client.StartWorkflowOptions{
+		ID:                    delivery.DeadLetterID(req.DeliveryID),
+		TaskQueue:             delivery.TaskQueue,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		StaticSummary:         fmt.Sprintf("dead letter (%s): %s -> %s", dl.Reason, req.EventType, req.EndpointID),
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			delivery.AttrEndpointID.ValueSet(req.EndpointID),
+			delivery.AttrEventType.ValueSet(req.EventType),
+			delivery.AttrEventID.ValueSet(req.EventID),
+			delivery.AttrDeliveryID.ValueSet(req.DeliveryID),
+			delivery.AttrReason.ValueSet(string(dl.Reason)),
+		),
+	}
+	params := delivery.DeadLetterParams{Retention: a.deadLetterRetention}
+	if _, err := a.temporal.SignalWithStartWorkflow(ctx, opts.ID, delivery.SignalDeadLetter, dl, opts, delivery.WorkflowDeadLetter, params); err != nil {
+		return fmt.Errorf("park dead letter %s: %w", req.DeliveryID, err)
+	}
+	a.log.Warn("delivery dead-lettered", "delivery_id", req.DeliveryID, "endpoint_id", req.EndpointID,
+		"event_type", req.EventType, "reason", dl.Reason, "attempts", len(dl.Attempts))
+	return nil
+}
+
+// StartRedrive starts a fresh run of a dead delivery with the same delivery
+// ID. Only a failed run may be replaced; if a run started at or after the
+// redrive exists, an earlier try of this activity started it and the
+// redrive is done.
+func (a *Activities) StartRedrive(ctx context.Context, req delivery.Request) error {
+	_, err := a.temporal.ExecuteWorkflow(ctx, delivery.StartOptions(req, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY), delivery.WorkflowDelivery, req)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if err == nil || !errors.As(err, &started) {
+		if err != nil {
+			return fmt.Errorf("redrive %s: %w", req.DeliveryID, err)
+		}
+		a.log.Info("delivery redriven", "delivery_id", req.DeliveryID, "by", req.Redrive.By)
+		return nil
+	}
+	desc, err := a.temporal.DescribeWorkflowExecution(ctx, req.DeliveryID, "")
+	if err != nil {
+		return fmt.Errorf("redrive %s: describe current run: %w", req.DeliveryID, err)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	switch {
+	case req.Redrive != nil && !info.GetStartTime().AsTime().Before(req.Redrive.At):
+		return nil // started by an earlier try of this activity
+	case info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		return fmt.Errorf("redrive %s: the previous run is still closing", req.DeliveryID)
+	default:
+		a.log.Warn("redrive skipped: delivery already completed", "delivery_id", req.DeliveryID)
+		return nil
+	}
+}

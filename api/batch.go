@@ -1,0 +1,74 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+)
+
+// MaxBatch is the most events one batch request may carry.
+const MaxBatch = 100
+
+// batchResult is one event's outcome within a batch.
+type batchResult struct {
+	Status int    `json:"status"`
+	Error  *Error `json:"error,omitempty"`
+	*eventOut
+}
+
+// postEventBatch accepts up to MaxBatch events; each is validated and
+// ingested on its own and gets its own status, as if posted alone.
+func (s *Server) postEventBatch(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r, MaxBatch*(s.maxPayload+16<<10))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var in struct {
+		Events []json.RawMessage `json:"events"`
+	}
+	if err := decodeStrict(body, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	switch {
+	case len(in.Events) == 0:
+		s.writeError(w, r, invalid("events", "must list at least one event"))
+		return
+	case len(in.Events) > MaxBatch:
+		s.writeError(w, r, invalid("events", "must list at most %d events", MaxBatch))
+		return
+	}
+	results := make([]batchResult, len(in.Events))
+	var wg sync.WaitGroup
+	for i, raw := range in.Events {
+		wg.Go(func() { results[i] = s.ingestOne(r, raw) })
+	}
+	wg.Wait()
+	writeJSON(w, http.StatusOK, map[string]any{"results": results})
+}
+
+func (s *Server) ingestOne(r *http.Request, raw json.RawMessage) batchResult {
+	var in eventIn
+	err := decodeStrict(raw, &in)
+	var ev event
+	if err == nil {
+		ev, err = s.validateEvent(in, "")
+	}
+	var out eventOut
+	if err == nil {
+		out, err = s.ingest(r.Context(), ev)
+	}
+	var apiErr *Error
+	switch {
+	case err == nil:
+		return batchResult{Status: http.StatusAccepted, eventOut: &out}
+	case errors.As(err, &apiErr):
+		return batchResult{Status: statusOf[apiErr.Code], Error: apiErr}
+	default:
+		s.log.Error("batch event failed", "error", err)
+		e := &Error{Code: CodeUnavailable, Message: "temporarily unavailable; retry this event"}
+		return batchResult{Status: statusOf[e.Code], Error: e}
+	}
+}

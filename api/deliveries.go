@@ -1,0 +1,139 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/hookd/hookd/delivery"
+)
+
+// deliveryOut is a delivery as GET /v1/deliveries/{id} shows it.
+type deliveryOut struct {
+	ID         string             `json:"id"`
+	EventID    string             `json:"event_id"`
+	EventType  string             `json:"event_type"`
+	EndpointID string             `json:"endpoint_id"`
+	Status     delivery.Status    `json:"status"`
+	Attempts   int                `json:"attempts"`
+	LastStatus int                `json:"last_status,omitempty"`
+	LastError  string             `json:"last_error,omitempty"`
+	NextTry    *time.Time         `json:"next_attempt_at,omitempty"`
+	CreatedAt  time.Time          `json:"created_at"`
+	Timeline   []delivery.Attempt `json:"timeline"`
+	Redrive    *delivery.Redrive  `json:"redrive,omitempty"`
+}
+
+func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request) {
+	out, err := s.readDelivery(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// readDelivery assembles a delivery's state from Temporal: the run's
+// status and search attributes from Describe, the timeline from the result
+// (closed runs), or from the workflow's state query and the pending retry's
+// heartbeat details (open runs).
+func (s *Server) readDelivery(ctx context.Context, id string) (deliveryOut, error) {
+	desc, err := s.temporal.DescribeWorkflowExecution(ctx, id, "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return deliveryOut{}, &Error{Code: CodeNotFound, Message: "delivery not found"}
+	}
+	if err != nil {
+		return deliveryOut{}, fmt.Errorf("%w: describe delivery: %w", errUnavailable, err)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	if info.GetType().GetName() != delivery.WorkflowDelivery {
+		return deliveryOut{}, &Error{Code: CodeNotFound, Message: "delivery not found"}
+	}
+	out := deliveryOut{ID: id, CreatedAt: info.GetStartTime().AsTime()}
+	attrs := info.GetSearchAttributes().GetIndexedFields()
+	out.EventID = keyword(attrs, delivery.AttrEventID.GetName())
+	out.EventType = keyword(attrs, delivery.AttrEventType.GetName())
+	out.EndpointID = keyword(attrs, delivery.AttrEndpointID.GetName())
+
+	var res delivery.Result
+	switch info.GetStatus() {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		res = s.openState(ctx, id, desc)
+	default:
+		res, err = s.closedState(ctx, id, info.GetExecution().GetRunId(), info.GetStatus())
+		if err != nil {
+			return deliveryOut{}, err
+		}
+	}
+	out.Status, out.Timeline, out.Attempts = res.Status, res.Attempts, len(res.Attempts)
+	if out.Timeline == nil {
+		out.Timeline = []delivery.Attempt{}
+	}
+	if last := res.Last(); last.Number > 0 {
+		out.LastStatus = last.Status
+		out.LastError = last.ErrorClass
+		if !last.NextAttempt.IsZero() && out.Status == delivery.StatusPending {
+			out.NextTry = &last.NextAttempt
+		}
+	}
+	return out, nil
+}
+
+// openState reads a running delivery's timeline: the workflow's own state
+// (by query, which needs a worker) overlaid with the pending retry's
+// heartbeat details, which carry the attempts Temporal retried on its own.
+func (s *Server) openState(ctx context.Context, id string, desc *workflowservice.DescribeWorkflowExecutionResponse) delivery.Result {
+	res := delivery.Result{Status: delivery.StatusPending}
+	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if v, err := s.temporal.QueryWorkflow(qctx, id, "", delivery.QueryState); err == nil {
+		_ = v.Get(&res)
+	}
+	for _, pa := range desc.GetPendingActivities() {
+		var timeline []delivery.Attempt
+		if details := pa.GetHeartbeatDetails(); details != nil {
+			if err := converter.GetDefaultDataConverter().FromPayloads(details, &timeline); err == nil && len(timeline) > len(res.Attempts) {
+				res.Attempts = timeline
+			}
+		}
+	}
+	res.Status = delivery.StatusPending
+	return res
+}
+
+// closedState reads a closed delivery's final state: the result of a
+// delivered run, or the details of a failed one.
+func (s *Server) closedState(ctx context.Context, id, runID string, status enumspb.WorkflowExecutionStatus) (delivery.Result, error) {
+	var res delivery.Result
+	err := s.temporal.GetWorkflow(ctx, id, runID).Get(ctx, &res)
+	if err == nil {
+		return res, nil
+	}
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.HasDetails() && appErr.Details(&res) == nil {
+		return res, nil
+	}
+	// Terminated, timed out or cancelled by an operator.
+	res.Status = delivery.Status(strings.ToLower(strings.TrimPrefix(status.String(), "WORKFLOW_EXECUTION_STATUS_")))
+	return res, nil
+}
+
+func keyword(attrs map[string]*commonpb.Payload, name string) string {
+	var v string
+	if p := attrs[name]; p != nil {
+		_ = converter.GetDefaultDataConverter().FromPayload(p, &v)
+	}
+	return v
+}

@@ -1,0 +1,314 @@
+package api
+
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/signing"
+	"github.com/hookd/hookd/store"
+)
+
+// endpointJSON is an endpoint as the API shows it. Secret is set only by
+// create and rotate.
+type endpointJSON struct {
+	ID            string            `json:"id"`
+	URL           string            `json:"url"`
+	Description   string            `json:"description"`
+	EventTypes    []string          `json:"event_types"`
+	Enabled       bool              `json:"enabled"`
+	RetrySchedule []string          `json:"retry_schedule"`
+	Timeout       string            `json:"timeout"`
+	Metadata      map[string]string `json:"metadata"`
+	CreatedAt     time.Time         `json:"created_at"`
+	UpdatedAt     time.Time         `json:"updated_at"`
+	Secret        string            `json:"secret,omitempty"`
+}
+
+func toJSON(ep *store.Endpoint) endpointJSON {
+	out := endpointJSON{
+		ID: ep.ID, URL: ep.URL, Description: ep.Description, EventTypes: ep.EventTypes,
+		Enabled: ep.Enabled, Metadata: ep.Metadata, CreatedAt: ep.CreatedAt, UpdatedAt: ep.UpdatedAt,
+	}
+	schedule := ep.RetrySchedule
+	if len(schedule) == 0 {
+		schedule = delivery.DefaultSchedule
+	}
+	for _, d := range schedule {
+		out.RetrySchedule = append(out.RetrySchedule, d.String())
+	}
+	out.Timeout = cmpDuration(ep.Timeout, delivery.DefaultTimeout).String()
+	if out.EventTypes == nil {
+		out.EventTypes = []string{}
+	}
+	if out.Metadata == nil {
+		out.Metadata = map[string]string{}
+	}
+	return out
+}
+
+func cmpDuration(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+// endpointPatch is the body of create and update. Nil fields are left as
+// they are (update) or take their defaults (create).
+type endpointPatch struct {
+	URL           *string            `json:"url"`
+	Description   *string            `json:"description"`
+	EventTypes    *[]string          `json:"event_types"`
+	Enabled       *bool              `json:"enabled"`
+	RetrySchedule *[]string          `json:"retry_schedule"`
+	Timeout       *string            `json:"timeout"`
+	Metadata      *map[string]string `json:"metadata"`
+}
+
+// apply validates the patch and applies it to ep.
+func (s *Server) apply(p endpointPatch, ep *store.Endpoint) error {
+	if p.URL != nil {
+		if err := s.validateURL(*p.URL); err != nil {
+			return err
+		}
+		ep.URL = *p.URL
+	}
+	if p.Description != nil {
+		if len(*p.Description) > 1024 {
+			return invalid("description", "must be at most 1024 characters")
+		}
+		ep.Description = *p.Description
+	}
+	if p.EventTypes != nil {
+		if len(*p.EventTypes) > 100 {
+			return invalid("event_types", "must list at most 100 types")
+		}
+		if err := validateFilter(*p.EventTypes); err != nil {
+			return err
+		}
+		ep.EventTypes = *p.EventTypes
+	}
+	if p.Enabled != nil {
+		ep.Enabled = *p.Enabled
+	}
+	if p.RetrySchedule != nil {
+		schedule, err := parseSchedule(*p.RetrySchedule)
+		if err != nil {
+			return err
+		}
+		ep.RetrySchedule = schedule
+	}
+	if p.Timeout != nil {
+		d, err := time.ParseDuration(*p.Timeout)
+		if err != nil {
+			return invalid("timeout", "must be a duration such as \"15s\"")
+		}
+		if err := delivery.ValidateTimeout(d); err != nil {
+			return invalid("timeout", "%s", err.Error())
+		}
+		ep.Timeout = d
+	}
+	if p.Metadata != nil {
+		if len(*p.Metadata) > 50 {
+			return invalid("metadata", "must have at most 50 keys")
+		}
+		ep.Metadata = *p.Metadata
+	}
+	return nil
+}
+
+func parseSchedule(in []string) ([]time.Duration, error) {
+	out := make([]time.Duration, 0, len(in))
+	for i, v := range in {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return nil, invalid("retry_schedule", "interval %d (%q) must be a duration such as \"30s\"", i, v)
+		}
+		out = append(out, d)
+	}
+	if err := delivery.ValidateSchedule(out); err != nil {
+		return nil, invalid("retry_schedule", "%s", err.Error())
+	}
+	return out, nil
+}
+
+var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
+
+// newID returns prefix + 128 random bits.
+func newID(prefix string) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return prefix + idEncoding.EncodeToString(b)
+}
+
+func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
+	var p endpointPatch
+	if err := s.decode(w, r, &p); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if p.URL == nil {
+		s.writeError(w, r, invalid("url", "is required"))
+		return
+	}
+	now := s.now().UTC()
+	ep := &store.Endpoint{ID: newID("ep_"), Enabled: true, CreatedAt: now, UpdatedAt: now}
+	if err := s.apply(p, ep); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	secret, err := signing.NewSecret()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.store.CreateEndpoint(r.Context(), ep, secret); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.log.Info("endpoint created", "endpoint_id", ep.ID)
+	out := toJSON(ep)
+	out.Secret = secret
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func (s *Server) getEndpoint(w http.ResponseWriter, r *http.Request) {
+	ep, err := s.endpoint(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toJSON(ep))
+}
+
+// endpoint loads the endpoint named in the path.
+func (s *Server) endpoint(r *http.Request) (*store.Endpoint, error) {
+	ep, err := s.store.GetEndpoint(r.Context(), chi.URLParam(r, "id"))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, &Error{Code: CodeNotFound, Message: "endpoint not found"}
+	}
+	return ep, err
+}
+
+func (s *Server) listEndpoints(w http.ResponseWriter, r *http.Request) {
+	limit, err := parseLimit(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	eps, next, err := s.store.ListEndpoints(r.Context(), store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: limit})
+	if errors.Is(err, store.ErrInvalidCursor) {
+		err = invalid("cursor", "is not a cursor this API returned")
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := struct {
+		Data       []endpointJSON `json:"data"`
+		NextCursor string         `json:"next_cursor,omitempty"`
+	}{Data: []endpointJSON{}, NextCursor: next}
+	for _, ep := range eps {
+		out.Data = append(out.Data, toJSON(ep))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func parseLimit(r *http.Request) (int, error) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return 50, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 500 {
+		return 0, invalid("limit", "must be an integer from 1 to 500")
+	}
+	return n, nil
+}
+
+func (s *Server) updateEndpoint(w http.ResponseWriter, r *http.Request) {
+	var p endpointPatch
+	if err := s.decode(w, r, &p); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ep, err := s.endpoint(r)
+	if err == nil {
+		err = s.apply(p, ep)
+	}
+	if err == nil {
+		ep.UpdatedAt = s.now().UTC()
+		err = s.store.UpdateEndpoint(r.Context(), ep)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toJSON(ep))
+}
+
+func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) {
+	err := s.store.DeleteEndpoint(r.Context(), chi.URLParam(r, "id"))
+	if errors.Is(err, store.ErrNotFound) {
+		err = &Error{Code: CodeNotFound, Message: "endpoint not found"}
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) rotateSecret(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Overlap *string `json:"overlap"`
+	}
+	if err := s.decode(w, r, &body); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	overlap := 24 * time.Hour
+	if body.Overlap != nil {
+		d, err := time.ParseDuration(*body.Overlap)
+		if err != nil || d < 0 || d > 30*24*time.Hour {
+			s.writeError(w, r, invalid("overlap", "must be a duration from 0s to 720h"))
+			return
+		}
+		overlap = d
+	}
+	ep, err := s.endpoint(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	secret, err := signing.NewSecret()
+	if err == nil {
+		err = s.store.RotateSecret(r.Context(), ep.ID, secret, s.now().UTC(), overlap)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.log.Info("endpoint secret rotated", "endpoint_id", ep.ID, "overlap", overlap)
+	writeJSON(w, http.StatusOK, map[string]any{"endpoint_id": ep.ID, "secret": secret, "previous_expires_at": s.now().UTC().Add(overlap)})
+}
+
+// decode reads a small JSON request body into v. An empty body is an empty
+// object.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := readBody(w, r, 64<<10)
+	if err != nil {
+		return err
+	}
+	if len(body) == 0 {
+		body = []byte("{}")
+	}
+	return decodeStrict(body, v)
+}

@@ -1,0 +1,75 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+)
+
+// Error codes, each answered with one HTTP status.
+const (
+	CodeInvalid      = "invalid"
+	CodeUnauthorized = "unauthorized"
+	CodeNotFound     = "not_found"
+	CodeConflict     = "conflict"
+	CodeTooLarge     = "too_large"
+	CodeUnavailable  = "unavailable"
+	CodeInternal     = "internal"
+)
+
+var statusOf = map[string]int{
+	CodeInvalid:      http.StatusBadRequest,
+	CodeUnauthorized: http.StatusUnauthorized,
+	CodeNotFound:     http.StatusNotFound,
+	CodeConflict:     http.StatusConflict,
+	CodeTooLarge:     http.StatusRequestEntityTooLarge,
+	CodeUnavailable:  http.StatusServiceUnavailable,
+	CodeInternal:     http.StatusInternalServerError,
+}
+
+// Error is an API error: a code, the request field at fault (if any) and a
+// message safe to show the caller.
+type Error struct {
+	Code    string `json:"code"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string {
+	if e.Field != "" {
+		return e.Field + ": " + e.Message
+	}
+	return e.Message
+}
+
+// invalid returns a 400 naming the field.
+func invalid(field, format string, args ...any) *Error {
+	return &Error{Code: CodeInvalid, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// writeError answers with err as JSON. Errors that are not *Error are
+// logged and answered as an opaque 500 (or 503 when marked unavailable).
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *Error
+	if !errors.As(err, &e) {
+		s.log.Error("request failed", "method", r.Method, "route", routePattern(r), "error", err)
+		e = &Error{Code: CodeInternal, Message: "internal error"}
+		if errors.Is(err, errUnavailable) {
+			e = &Error{Code: CodeUnavailable, Message: "temporarily unavailable; retry"}
+		}
+	}
+	writeJSON(w, statusOf[e.Code], map[string]*Error{"error": e})
+}
+
+// errUnavailable marks failures worth retrying (Temporal unreachable).
+var errUnavailable = errors.New("unavailable")
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		slog.Debug("write response", "error", err)
+	}
+}

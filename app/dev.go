@@ -1,0 +1,239 @@
+// Package app wires hookd's parts into running processes: `hookd dev`
+// (embedded Temporal and Web UI, endpoint store, worker and API in one
+// process). Tests start the same wiring the binary runs.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/hookd/hookd/activities"
+	"github.com/hookd/hookd/api"
+	"github.com/hookd/hookd/embedded"
+	"github.com/hookd/hookd/namespace"
+	"github.com/hookd/hookd/store/secretbox"
+	"github.com/hookd/hookd/store/sqlite"
+	"github.com/hookd/hookd/store/sqlstore"
+	"github.com/hookd/hookd/worker"
+)
+
+// DevConfig configures `hookd dev`. DataDir, HTTPAddr and TemporalAddr are
+// required; the rest have defaults.
+type DevConfig struct {
+	DataDir      string
+	HTTPAddr     string // API; port 0 picks a free one
+	UIAddr       string // Web UI; empty disables it
+	TemporalAddr string // embedded frontend gRPC
+	Namespace    string // default "default"
+	// APIKey is the bearer token; empty means load or create one in DataDir.
+	APIKey string
+	// Retention is the namespace retention, hence the dedup window.
+	Retention time.Duration
+	// DeadLetterRetention bounds how long dead letters wait for a redrive.
+	DeadLetterRetention time.Duration
+	Version             string
+	Logger              *slog.Logger
+	// LogLevel is hookd's own log level (informational; Logger applies it).
+	LogLevel slog.Level
+	// TemporalLogLevel filters the embedded server's own logs.
+	TemporalLogLevel slog.Level
+}
+
+// Dev is a running `hookd dev`.
+type Dev struct {
+	APIURL   string
+	APIKey   string
+	UIURL    string
+	Client   client.Client
+	Temporal *embedded.Server
+
+	cfg    DevConfig
+	store  *sqlstore.Store
+	worker sdkworker.Worker
+	http   *http.Server
+	served chan error
+}
+
+// ErrAddrInUse reports a listen address already taken.
+var ErrAddrInUse = embedded.ErrAddrInUse
+
+// StartDev starts everything and returns once the API is serving.
+func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
+	switch {
+	case cfg.DataDir == "":
+		return nil, errors.New("missing data dir")
+	case cfg.HTTPAddr == "":
+		return nil, errors.New("missing HTTP address")
+	case cfg.TemporalAddr == "":
+		return nil, errors.New("missing Temporal address")
+	}
+	if cfg.Namespace == "" {
+		cfg.Namespace = "default"
+	}
+	if cfg.Retention == 0 {
+		cfg.Retention = namespace.DefaultRetention
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	d := &Dev{cfg: cfg, served: make(chan error, 1)}
+	defer func() {
+		if err != nil {
+			d.Stop(context.Background())
+		}
+	}()
+
+	// Take the API port first, so a port in use fails before anything starts.
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.HTTPAddr, ErrAddrInUse)
+	}
+	d.APIURL = "http://" + ln.Addr().String()
+	d.http = &http.Server{
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	if d.APIKey, err = loadOrCreate(filepath.Join(cfg.DataDir, "api-key"), cfg.APIKey, "hk_"); err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	d.Temporal, err = embedded.Start(embedded.Options{
+		DataDir: cfg.DataDir, FrontendAddr: cfg.TemporalAddr, Namespace: cfg.Namespace,
+		UIAddr: cfg.UIAddr, Logger: cfg.Logger, LogLevel: cfg.TemporalLogLevel,
+	})
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	if cfg.UIAddr != "" {
+		d.UIURL = "http://" + cfg.UIAddr
+	}
+	handler, err := d.startWorker(ctx)
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	d.http.Handler = handler
+	go func() { d.served <- d.http.Serve(ln) }()
+	return d, nil
+}
+
+// startWorker connects to Temporal, prepares the namespace, opens the
+// store, and starts the worker; it returns the API handler.
+func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
+	cfg := d.cfg
+	var err error
+	d.Client, err = client.DialContext(ctx, client.Options{
+		HostPort:  cfg.TemporalAddr,
+		Namespace: cfg.Namespace,
+		Logger:    sdklog.NewStructuredLogger(cfg.Logger.With("component", "temporal-sdk")),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connect to temporal: %w", err)
+	}
+	if err := namespace.Ensure(ctx, d.Client, cfg.Namespace, cfg.Retention, true, cfg.Logger); err != nil {
+		return nil, err
+	}
+	key, err := secretbox.LoadOrCreateKeyFile(filepath.Join(cfg.DataDir, "master.key"))
+	if err != nil {
+		return nil, fmt.Errorf("master key: %w", err)
+	}
+	if d.store, err = sqlite.Open(ctx, filepath.Join(cfg.DataDir, "hookd.db"), key); err != nil {
+		return nil, err
+	}
+	acts := activities.New(activities.Config{
+		Endpoints: d.store,
+		// hookd dev delivers to local receivers: loopback is allowed.
+		HTTP:                activities.NewHTTPClient(activities.Guard{AllowLoopback: true}),
+		Temporal:            d.Client,
+		Version:             cfg.Version,
+		Logger:              cfg.Logger,
+		DeadLetterRetention: cfg.DeadLetterRetention,
+	})
+	d.worker = worker.New(d.Client, acts, worker.Options{})
+	if err := d.worker.Start(); err != nil {
+		return nil, fmt.Errorf("start worker: %w", err)
+	}
+	return api.New(api.Config{
+		Temporal:   d.Client,
+		Store:      d.store,
+		APIKeys:    []string{d.APIKey},
+		Logger:     cfg.Logger,
+		EagerStart: true,
+	})
+}
+
+// Wait blocks until ctx is done or the API server fails.
+func (d *Dev) Wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-d.served:
+		return fmt.Errorf("api server: %w", err)
+	}
+}
+
+// Stop shuts down the API (finishing requests in flight), the worker, the
+// store and the Temporal server, in that order.
+func (d *Dev) Stop(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if d.http != nil {
+		_ = d.http.Shutdown(ctx)
+	}
+	if d.worker != nil {
+		d.worker.Stop()
+	}
+	if d.Client != nil {
+		d.Client.Close()
+	}
+	if d.store != nil {
+		_ = d.store.Close()
+	}
+	if d.Temporal != nil {
+		d.Temporal.Stop()
+	}
+}
+
+// loadOrCreate returns given if set, else the value kept in path, else a
+// new random value (prefix + 32 random bytes) saved there with mode 0600.
+func loadOrCreate(path, given, prefix string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	b, err := os.ReadFile(path)
+	if err == nil {
+		return strings.TrimSpace(string(b)), nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	raw := make([]byte, 32)
+	_, _ = rand.Read(raw)
+	v := prefix + base64.RawURLEncoding.EncodeToString(raw)
+	if err := os.WriteFile(path, []byte(v+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return v, nil
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/hookd/hookd/receiver/reference"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return fmt.Sprint([]string(*s)) }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func parseReceiverFlags(args []string, out io.Writer) (reference.Config, error) {
+	var cfg reference.Config
+	fs := newFlagSet("hookd receiver", out)
+	fs.str(&cfg.Addr, "addr", "HOOKD_RECEIVER_ADDR", "127.0.0.1:9090", "listen address")
+	fs.str(&cfg.DBPath, "db", "HOOKD_RECEIVER_DB", "receiver.db", "SQLite file of the inbox (empty: in memory)")
+	var secrets stringList
+	fs.Var(&secrets, "secret", "accepted whsec_ signing secret (repeat during a rotation)")
+	fs.integer(&cfg.FailFirst, "fail-first", "HOOKD_RECEIVER_FAIL_FIRST", 0, "fail the first N requests")
+	fs.integer(&cfg.FailStatus, "fail-status", "HOOKD_RECEIVER_FAIL_STATUS", 503, "status of injected failures")
+	fs.str(&cfg.RetryAfter, "retry-after", "HOOKD_RECEIVER_RETRY_AFTER", "", "Retry-After sent with injected failures")
+	fs.duration(&cfg.Delay, "delay", "HOOKD_RECEIVER_DELAY", 0, "delay every answer")
+	fs.integer(&cfg.AlwaysFail, "always-fail", "HOOKD_RECEIVER_ALWAYS_FAIL", 0, "answer every request with this status")
+	fs.integer(&cfg.DropAfterCommit, "drop-after-commit", "HOOKD_RECEIVER_DROP_AFTER_COMMIT", 0, "drop the connection after committing the first N requests (-1: always)")
+	if err := fs.parse(args); err != nil {
+		return cfg, err
+	}
+	cfg.Secrets = secrets
+	if len(cfg.Secrets) == 0 {
+		return cfg, fmt.Errorf("at least one --secret is required")
+	}
+	return cfg, nil
+}
+
+func runReceiver(ctx context.Context, cfg reference.Config, stdout io.Writer) error {
+	fmt.Fprintf(stdout, "hookd reference receiver on http://%s (stats: http://%s/stats)\n", cfg.Addr, cfg.Addr)
+	return reference.Run(ctx, cfg)
+}

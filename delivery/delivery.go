@@ -1,0 +1,142 @@
+package delivery
+
+import (
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"strings"
+	"time"
+)
+
+// TaskQueue is the Temporal task queue hookd's workers poll.
+const TaskQueue = "hookd"
+
+// Status is where a delivery stands.
+type Status string
+
+// Delivery states.
+const (
+	StatusPending   Status = "pending"   // not yet delivered; attempts remain
+	StatusDelivered Status = "delivered" // a 2xx was received
+	StatusFailed    Status = "failed"    // a permanent failure stopped it
+	StatusExhausted Status = "exhausted" // every attempt of the schedule failed
+)
+
+var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
+
+// ID derives the delivery ID of an event sent to an endpoint. It is
+// deterministic, so re-posting an event yields the same workflow ID and
+// Temporal refuses the duplicate start.
+func ID(eventID, endpointID string) string {
+	sum := sha256.Sum256([]byte(eventID + "\x00" + endpointID))
+	return "dlv_" + idEncoding.EncodeToString(sum[:16])
+}
+
+// DeadLetterID is the workflow ID of a delivery's dead letter.
+func DeadLetterID(deliveryID string) string {
+	return "dead_" + strings.TrimPrefix(deliveryID, "dlv_")
+}
+
+// Request is a delivery workflow's input: everything needed to deliver one
+// event to one endpoint except the endpoint's URL and secrets, which are
+// loaded at each attempt so they never enter workflow history.
+type Request struct {
+	DeliveryID string `json:"delivery_id"`
+	EventID    string `json:"event_id"`
+	EventType  string `json:"event_type"`
+	EndpointID string `json:"endpoint_id"`
+	// Body is the payload, serialized once at ingest; every attempt sends
+	// exactly these bytes. A string (not []byte) so the Web UI shows it as
+	// JSON text; ingest guarantees it is valid UTF-8, so it round-trips.
+	Body string `json:"body"`
+	// Schedule is the delay before each retry; its length fixes the budget.
+	Schedule []time.Duration `json:"schedule"`
+	// Timeout bounds one HTTP attempt.
+	Timeout time.Duration `json:"timeout"`
+	// Redrive is set when an operator redrove the delivery.
+	Redrive *Redrive `json:"redrive,omitempty"`
+}
+
+// Redrive records who redrove a dead letter and why.
+type Redrive struct {
+	By     string    `json:"by"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// Attempts is the delivery's budget: the first attempt plus one per retry.
+func (r Request) Attempts() int { return 1 + len(r.Schedule) }
+
+// Attempt is one HTTP attempt in a delivery's timeline.
+type Attempt struct {
+	Number   int           `json:"number"` // 1-based within the current run
+	Start    time.Time     `json:"start"`
+	Duration time.Duration `json:"duration"`
+	// Status is the HTTP status, or 0 when no response arrived.
+	Status int `json:"status,omitempty"`
+	// ErrorClass names a network failure (timeout, connection_refused, ...)
+	// or the HTTP failure ("http_5xx", "http_4xx", ...).
+	ErrorClass string `json:"error_class,omitempty"`
+	Error      string `json:"error,omitempty"`
+	// Response holds at most the first 1 KiB of the response body.
+	Response string  `json:"response,omitempty"`
+	Outcome  Outcome `json:"outcome"`
+	// NextDelay is the wait before the next attempt, and DelayReason why
+	// ("schedule" or "retry-after"); zero after the last attempt.
+	NextDelay   time.Duration `json:"next_delay,omitempty"`
+	DelayReason string        `json:"delay_reason,omitempty"`
+	NextAttempt time.Time     `json:"next_attempt,omitzero"`
+}
+
+// Outcome classifies an attempt.
+type Outcome string
+
+// Attempt outcomes.
+const (
+	OutcomeSuccess   Outcome = "success"
+	OutcomeRetryable Outcome = "retryable"
+	OutcomePermanent Outcome = "permanent"
+)
+
+// Result is a delivery run's final state and whole timeline.
+type Result struct {
+	Status   Status    `json:"status"`
+	Attempts []Attempt `json:"attempts"`
+}
+
+// Last returns the latest attempt, or the zero Attempt.
+func (r Result) Last() Attempt {
+	if len(r.Attempts) == 0 {
+		return Attempt{}
+	}
+	return r.Attempts[len(r.Attempts)-1]
+}
+
+// EventDigest is the hex SHA-256 of an event's type and body; ingest
+// compares it to tell a re-posted event from a different one reusing its ID.
+func EventDigest(eventType, body string) string {
+	sum := sha256.Sum256([]byte(eventType + "\n" + body))
+	return hex.EncodeToString(sum[:])
+}
+
+// DeadLetter is a delivery that failed permanently or exhausted its
+// schedule, parked until an operator redrives it.
+type DeadLetter struct {
+	Request  Request   `json:"request"`
+	Reason   Status    `json:"reason"` // StatusFailed or StatusExhausted
+	Attempts []Attempt `json:"attempts"`
+	DeadAt   time.Time `json:"dead_at"`
+}
+
+// DeadLetterParams is a dead-letter workflow's input.
+type DeadLetterParams struct {
+	// Retention is how long the entry waits for a redrive before it expires.
+	Retention time.Duration `json:"retention"`
+}
+
+// DeadLetterOutcome is how a dead letter ended.
+type DeadLetterOutcome struct {
+	Outcome string    `json:"outcome"` // "redriven" or "expired"
+	Redrive *Redrive  `json:"redrive,omitempty"`
+	At      time.Time `json:"at"`
+}

@@ -1,0 +1,73 @@
+package delivery
+
+import (
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+)
+
+// Workflow, activity, signal and query names. Workflows refer to activities
+// by name so they never import the activities' I/O.
+const (
+	WorkflowDelivery   = "Delivery"
+	WorkflowDeadLetter = "DeadLetter"
+
+	ActivityFirstAttempt = "FirstAttempt"
+	ActivityRetry        = "Retry"
+	ActivityDeadLetter   = "DeadLetter"
+	ActivityRedrive      = "StartRedrive"
+
+	// SignalRedrive asks a dead letter to redrive its delivery. Its optional
+	// argument is a RedriveSignal; the temporal CLI may send none.
+	SignalRedrive = "redrive"
+	// SignalDeadLetter hands a dead-letter workflow its entry.
+	SignalDeadLetter = "dead-letter"
+
+	QueryState = "state"
+	QueryEntry = "entry"
+)
+
+// MemoDigest is the memo field holding a delivery's EventDigest.
+const MemoDigest = "event_sha256"
+
+// RedriveSignal is the optional argument of the redrive signal.
+type RedriveSignal struct {
+	By     string `json:"by,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// StartOptions returns the options that start a delivery workflow. Ingest
+// passes REJECT_DUPLICATE so a re-posted event starts nothing; a redrive
+// passes ALLOW_DUPLICATE_FAILED_ONLY so only a dead delivery runs again.
+func StartOptions(req Request, reuse enumspb.WorkflowIdReusePolicy) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{
+		ID:                    req.DeliveryID,
+		TaskQueue:             TaskQueue,
+		WorkflowIDReusePolicy: reuse,
+		// Report a duplicate start instead of silently returning the
+		// existing run: ingest needs to know.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		StaticSummary:                            req.EventType + " -> " + req.EndpointID,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			AttrEndpointID.ValueSet(req.EndpointID),
+			AttrEventType.ValueSet(req.EventType),
+			AttrEventID.ValueSet(req.EventID),
+		),
+		Memo: map[string]any{MemoDigest: EventDigest(req.EventType, req.Body)},
+	}
+}
+
+// Error types the Retry activity fails with; the Delivery workflow maps
+// them to the final status.
+const (
+	ErrTypeRetryable = "retryable"
+	ErrTypePermanent = "permanent"
+	ErrTypeExhausted = "exhausted"
+)
+
+// RetryInput is the Retry activity's input: the request and the attempts
+// made before it (the first, local attempt).
+type RetryInput struct {
+	Request Request   `json:"request"`
+	Prior   []Attempt `json:"prior"`
+}

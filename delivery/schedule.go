@@ -1,0 +1,49 @@
+package delivery
+
+import (
+	"fmt"
+	"time"
+)
+
+// DefaultSchedule is the delay before each retry when an endpoint sets none:
+// eight attempts over about 41 hours.
+var DefaultSchedule = []time.Duration{
+	30 * time.Second, 2 * time.Minute, 10 * time.Minute,
+	time.Hour, 4 * time.Hour, 12 * time.Hour, 24 * time.Hour,
+}
+
+// Limits on per-endpoint schedules and timeouts.
+const (
+	MinRetries     = 1
+	MaxRetries     = 10
+	MinRetryDelay  = time.Second
+	MaxRetryDelay  = 24 * time.Hour
+	DefaultTimeout = 15 * time.Second
+	MinTimeout     = time.Second
+	MaxTimeout     = 60 * time.Second
+	// MaxRetryAfter caps a receiver's Retry-After.
+	MaxRetryAfter = 24 * time.Hour
+	// Jitter is the relative spread applied to each scheduled delay.
+	Jitter = 0.2
+)
+
+// ValidateSchedule checks a per-endpoint retry schedule.
+func ValidateSchedule(s []time.Duration) error {
+	if len(s) < MinRetries || len(s) > MaxRetries {
+		return fmt.Errorf("must have %d to %d intervals, got %d", MinRetries, MaxRetries, len(s))
+	}
+	for i, d := range s {
+		if d < MinRetryDelay || d > MaxRetryDelay {
+			return fmt.Errorf("interval %d is %s, must be between %s and %s", i, d, MinRetryDelay, MaxRetryDelay)
+		}
+	}
+	return nil
+}
+
+// ValidateTimeout checks a per-endpoint request timeout.
+func ValidateTimeout(d time.Duration) error {
+	if d < MinTimeout || d > MaxTimeout {
+		return fmt.Errorf("%s is not between %s and %s", d, MinTimeout, MaxTimeout)
+	}
+	return nil
+}

@@ -1,0 +1,31 @@
+package delivery
+
+import (
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+)
+
+// Search attributes hookd sets on its workflows, so operators can filter
+// deliveries and dead letters in the Web UI, the temporal CLI and the API.
+var (
+	AttrEndpointID = temporal.NewSearchAttributeKeyKeyword("HookdEndpointId")
+	AttrEventType  = temporal.NewSearchAttributeKeyKeyword("HookdEventType")
+	AttrEventID    = temporal.NewSearchAttributeKeyKeyword("HookdEventId")
+	AttrDeliveryID = temporal.NewSearchAttributeKeyKeyword("HookdDeliveryId")
+	// AttrStatus is set only off the happy path (retrying, failed,
+	// exhausted, delivered after a retry), so a first-attempt success costs
+	// no extra history event.
+	AttrStatus = temporal.NewSearchAttributeKeyKeyword("HookdStatus")
+	// AttrReason is a dead letter's reason: failed or exhausted.
+	AttrReason = temporal.NewSearchAttributeKeyKeyword("HookdReason")
+)
+
+// SearchAttributes lists every custom search attribute with its type, for
+// registration on a namespace.
+func SearchAttributes() map[string]enumspb.IndexedValueType {
+	m := map[string]enumspb.IndexedValueType{}
+	for _, k := range []temporal.SearchAttributeKeyKeyword{AttrEndpointID, AttrEventType, AttrEventID, AttrDeliveryID, AttrStatus, AttrReason} {
+		m[k.GetName()] = enumspb.INDEXED_VALUE_TYPE_KEYWORD
+	}
+	return m
+}

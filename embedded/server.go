@@ -1,0 +1,286 @@
+// Package embedded runs a Temporal server and its Web UI inside the hookd
+// process, persisting to SQLite files in a data directory, so `hookd dev`
+// needs nothing else installed and keeps its work across restarts.
+package embedded
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	uiserver "github.com/temporalio/ui-server/v2/server"
+	uiconfig "github.com/temporalio/ui-server/v2/server/config"
+	uioptions "github.com/temporalio/ui-server/v2/server/server_options"
+	"go.temporal.io/server/common/authorization"
+	"go.temporal.io/server/common/cluster"
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/common/membership/static"
+	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
+	"go.temporal.io/server/common/primitives"
+	sqliteschema "go.temporal.io/server/schema/sqlite"
+	"go.temporal.io/server/temporal"
+)
+
+// Options configures the embedded server.
+type Options struct {
+	// DataDir holds the SQLite files. Required.
+	DataDir string
+	// FrontendAddr is the gRPC address clients and the temporal CLI use,
+	// e.g. 127.0.0.1:7233. Required.
+	FrontendAddr string
+	// Namespace is created on first start. Required.
+	Namespace string
+	// UIAddr is where the Web UI listens; empty means no UI.
+	UIAddr string
+	// Logger receives the server's logs at LogLevel and above.
+	Logger   *slog.Logger
+	LogLevel slog.Level
+}
+
+// Server is a running embedded Temporal server (and Web UI).
+type Server struct {
+	temporal temporal.Server
+	ui       *uiserver.Server
+	uiDone   chan error
+	opts     Options
+}
+
+// ErrAddrInUse is returned when a listen address is already taken.
+var ErrAddrInUse = errors.New("address already in use")
+
+// Start validates the options, prepares the SQLite files and starts the
+// server and the UI. It returns once the frontend accepts connections.
+func Start(opts Options) (*Server, error) {
+	switch {
+	case opts.DataDir == "":
+		return nil, errors.New("embedded temporal: missing data dir")
+	case opts.FrontendAddr == "":
+		return nil, errors.New("embedded temporal: missing frontend address")
+	case opts.Namespace == "":
+		return nil, errors.New("embedded temporal: missing namespace")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	host, port, err := splitHostPort(opts.FrontendAddr)
+	if err != nil {
+		return nil, fmt.Errorf("temporal address: %w", err)
+	}
+	for _, addr := range []string{opts.FrontendAddr, opts.UIAddr} {
+		if err := CheckFree(addr); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	conf, err := buildConfig(opts, host, port)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := temporal.NewServer(serverOptions(opts, conf)...)
+	if err != nil {
+		return nil, fmt.Errorf("build temporal server: %w", err)
+	}
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("start temporal server: %w", err)
+	}
+	s := &Server{temporal: srv, opts: opts}
+	if opts.UIAddr != "" {
+		if err := s.startUI(); err != nil {
+			_ = srv.Stop()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// FrontendAddr is the gRPC address of the frontend.
+func (s *Server) FrontendAddr() string { return s.opts.FrontendAddr }
+
+// Stop stops the UI and the server.
+func (s *Server) Stop() {
+	if s.ui != nil {
+		s.ui.Stop()
+	}
+	if err := s.temporal.Stop(); err != nil {
+		s.opts.Logger.Warn("stop temporal server", "error", err)
+	}
+}
+
+func (s *Server) startUI() error {
+	host, port, err := splitHostPort(s.opts.UIAddr)
+	if err != nil {
+		return fmt.Errorf("ui address: %w", err)
+	}
+	s.ui = uiserver.NewServer(uioptions.WithConfigProvider(&uiconfig.Config{
+		Host:                host,
+		Port:                port,
+		TemporalGRPCAddress: s.opts.FrontendAddr,
+		EnableUI:            true,
+		DefaultNamespace:    s.opts.Namespace,
+		CORS:                uiconfig.CORS{CookieInsecure: true},
+		HideLogs:            true,
+		DisableNewsFetch:    true,
+	}))
+	s.uiDone = make(chan error, 1)
+	go func() { s.uiDone <- s.ui.Start() }()
+	// Start blocks while serving; an early return is a failure to listen.
+	select {
+	case err := <-s.uiDone:
+		return fmt.Errorf("start web ui: %w", err)
+	case <-time.After(200 * time.Millisecond):
+		return nil
+	}
+}
+
+// CheckFree returns ErrAddrInUse if addr cannot be listened on. An empty
+// addr is free.
+func CheckFree(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%s: %w", addr, ErrAddrInUse)
+	}
+	return l.Close()
+}
+
+func splitHostPort(addr string) (string, int, error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, err
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil {
+		return "", 0, fmt.Errorf("port %q: %w", p, err)
+	}
+	return host, port, nil
+}
+
+// freePort asks the kernel for an unused port on host.
+func freePort(host string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// sqliteConfig describes one SQLite file, tuned as measured in DESIGN.md:
+// WAL with synchronous=NORMAL. Pragmas go without a leading underscore.
+func sqliteConfig(path string) *config.SQL {
+	return &config.SQL{
+		PluginName:   sqliteplugin.PluginName,
+		DatabaseName: path,
+		ConnectAttributes: map[string]string{
+			"mode":         "rwc",
+			"journal_mode": "wal",
+			"synchronous":  "normal",
+			"busy_timeout": "10000",
+		},
+	}
+}
+
+// prepare creates the schema of a new SQLite file.
+func prepare(sql *config.SQL) error {
+	if _, err := os.Stat(sql.DatabaseName); err == nil {
+		return nil
+	}
+	if err := sqliteschema.SetupSchema(sql); err != nil {
+		return fmt.Errorf("set up schema of %s: %w", filepath.Base(sql.DatabaseName), err)
+	}
+	return nil
+}
+
+func buildConfig(opts Options, host string, port int) (*config.Config, error) {
+	// Executions and visibility live in separate files: visibility writes
+	// then stop contending with history writes for one SQLite lock.
+	main := sqliteConfig(filepath.Join(opts.DataDir, "temporal.db"))
+	vis := sqliteConfig(filepath.Join(opts.DataDir, "temporal-visibility.db"))
+	for _, sql := range []*config.SQL{main, vis} {
+		if err := prepare(sql); err != nil {
+			return nil, err
+		}
+	}
+	ns, err := sqliteschema.NewNamespaceConfig("active", opts.Namespace, false, nil)
+	if err != nil {
+		return nil, fmt.Errorf("namespace config: %w", err)
+	}
+	if err := sqliteschema.CreateNamespaces(main, ns); err != nil {
+		return nil, fmt.Errorf("create namespace: %w", err)
+	}
+
+	conf := &config.Config{}
+	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
+	conf.Global.Membership.BroadcastAddress = host
+	conf.Persistence.DefaultStore = "main"
+	conf.Persistence.VisibilityStore = "visibility"
+	conf.Persistence.NumHistoryShards = 1
+	conf.Persistence.DataStores = map[string]config.DataStore{"main": {SQL: main}, "visibility": {SQL: vis}}
+	conf.ClusterMetadata = &cluster.Config{
+		FailoverVersionIncrement: 10,
+		MasterClusterName:        "active",
+		CurrentClusterName:       "active",
+		ClusterInformation: map[string]cluster.ClusterInformation{
+			"active": {Enabled: true, InitialFailoverVersion: 1, RPCAddress: opts.FrontendAddr},
+		},
+	}
+	conf.DCRedirectionPolicy.Policy = "noop"
+	conf.Services = map[string]config.Service{}
+	for _, name := range []string{"frontend", "history", "matching", "worker"} {
+		p := port
+		if name != "frontend" {
+			if p, err = freePort(host); err != nil {
+				return nil, err
+			}
+		}
+		conf.Services[name] = config.Service{RPC: config.RPC{GRPCPort: p, BindOnIP: host}}
+	}
+	conf.Archival.History.State = "disabled"
+	conf.Archival.Visibility.State = "disabled"
+	conf.NamespaceDefaults.Archival.History.State = "disabled"
+	conf.NamespaceDefaults.Archival.Visibility.State = "disabled"
+	conf.PublicClient.HostPort = opts.FrontendAddr
+	return conf, nil
+}
+
+func serverOptions(opts Options, conf *config.Config) []temporal.ServerOption {
+	hosts := map[primitives.ServiceName]static.Hosts{}
+	for name, svc := range map[primitives.ServiceName]string{
+		primitives.FrontendService: "frontend",
+		primitives.HistoryService:  "history",
+		primitives.MatchingService: "matching",
+		primitives.WorkerService:   "worker",
+	} {
+		rpc := conf.Services[svc].RPC
+		hosts[name] = static.SingleLocalHost(net.JoinHostPort(rpc.BindOnIP, strconv.Itoa(rpc.GRPCPort)))
+	}
+	level := new(slog.LevelVar)
+	level.Set(opts.LogLevel)
+	logger := slogLogger{log: opts.Logger, level: level}
+	dyn := dynamicconfig.StaticClient{
+		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
+		// One task-queue partition: on one node more partitions only split
+		// the pollers (DESIGN.md).
+		dynamicconfig.MatchingNumTaskqueueReadPartitions.Key():  1,
+		dynamicconfig.MatchingNumTaskqueueWritePartitions.Key(): 1,
+	}
+	return []temporal.ServerOption{
+		temporal.WithConfig(conf),
+		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithStaticHosts(hosts),
+		temporal.WithLogger(logger),
+		temporal.WithAuthorizer(authorization.NewNoopAuthorizer()),
+		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return authorization.NewNoopClaimMapper() }),
+		temporal.WithDynamicConfigClient(dyn),
+	}
+}
