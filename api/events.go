@@ -90,6 +90,9 @@ func (s *Server) validateEvent(in eventIn, idempotencyKey string) (event, error)
 	}
 	id := idempotencyKey
 	if in.EventID != nil {
+		if *in.EventID == "" {
+			return event{}, invalid("event_id", "must not be empty; omit it to have one generated")
+		}
 		if id != "" && id != *in.EventID {
 			return event{}, invalid("event_id", "differs from the Idempotency-Key header")
 		}

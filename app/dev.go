@@ -23,6 +23,7 @@ import (
 
 	"github.com/hookd/hookd/activities"
 	"github.com/hookd/hookd/api"
+	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/embedded"
 	"github.com/hookd/hookd/namespace"
 	"github.com/hookd/hookd/store/secretbox"
@@ -121,6 +122,7 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 	d.Temporal, err = embedded.Start(embedded.Options{
 		DataDir: cfg.DataDir, FrontendAddr: cfg.TemporalAddr, Namespace: cfg.Namespace,
 		UIAddr: cfg.UIAddr, Logger: cfg.Logger, LogLevel: cfg.TemporalLogLevel,
+		SearchAttributes: delivery.SearchAttributes(),
 	})
 	if err != nil {
 		_ = ln.Close()

@@ -16,6 +16,7 @@ import (
 	uiserver "github.com/temporalio/ui-server/v2/server"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	uioptions "github.com/temporalio/ui-server/v2/server/server_options"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/server/common/authorization"
 	"go.temporal.io/server/common/cluster"
 	"go.temporal.io/server/common/config"
@@ -38,6 +39,8 @@ type Options struct {
 	Namespace string
 	// UIAddr is where the Web UI listens; empty means no UI.
 	UIAddr string
+	// SearchAttributes are registered when the namespace is created.
+	SearchAttributes map[string]enumspb.IndexedValueType
 	// Logger receives the server's logs at LogLevel and above.
 	Logger   *slog.Logger
 	LogLevel slog.Level
@@ -211,7 +214,7 @@ func buildConfig(opts Options, host string, port int) (*config.Config, error) {
 			return nil, err
 		}
 	}
-	ns, err := sqliteschema.NewNamespaceConfig("active", opts.Namespace, false, nil)
+	ns, err := sqliteschema.NewNamespaceConfig("active", opts.Namespace, false, opts.SearchAttributes)
 	if err != nil {
 		return nil, fmt.Errorf("namespace config: %w", err)
 	}

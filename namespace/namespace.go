@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	namespacepb "go.temporal.io/api/namespace/v1"
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/api/serviceerror"
@@ -84,6 +85,30 @@ func ensureSearchAttributes(ctx context.Context, c client.Client, ns string, log
 	if err != nil {
 		return fmt.Errorf("register search attributes on %s: %w", ns, err)
 	}
-	log.Info("search attributes registered", "namespace", ns, "count", len(missing))
-	return nil
+	log.Info("search attributes registered; waiting for the frontend to see them", "namespace", ns, "count", len(missing))
+	return awaitSearchAttributes(ctx, c, ns, missing)
+}
+
+// awaitSearchAttributes polls until a visibility query naming every new
+// attribute is accepted: the frontend caches namespace metadata and only
+// sees new attributes after its next refresh.
+func awaitSearchAttributes(ctx context.Context, c client.Client, ns string, added map[string]enumspb.IndexedValueType) error {
+	var clauses []string
+	for name := range added {
+		clauses = append(clauses, name+" = 'x'")
+	}
+	query := strings.Join(clauses, " AND ")
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		_, err := c.WorkflowService().CountWorkflowExecutions(ctx, &workflowservice.CountWorkflowExecutionsRequest{Namespace: ns, Query: query})
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("search attributes of %s not visible yet: %w", ns, err)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }

@@ -1,0 +1,214 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/app"
+	"github.com/hookd/hookd/signing"
+)
+
+// shared is the hookd instance most tests share; each test makes its own
+// endpoints and receivers, so they do not interfere.
+var shared *app.Dev
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hookd-e2e-")
+	if err != nil {
+		panic(err)
+	}
+	shared, err = startDev(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start hookd:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	shared.Stop(context.Background())
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func startDev(dir string) (*app.Dev, error) {
+	level := slog.LevelWarn
+	if os.Getenv("HOOKD_E2E_LOG") != "" {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	return app.StartDev(context.Background(), app.DevConfig{
+		DataDir:          dir,
+		HTTPAddr:         "127.0.0.1:0",
+		TemporalAddr:     freeAddr(),
+		Logger:           logger,
+		TemporalLogLevel: slog.LevelError,
+		Version:          "test",
+	})
+}
+
+func freeAddr() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// apiClient calls the hookd API of a Dev.
+type apiClient struct {
+	t   *testing.T
+	dev *app.Dev
+}
+
+func newAPI(t *testing.T) *apiClient { return &apiClient{t: t, dev: shared} }
+
+// do sends a request and returns the status and decoded JSON body.
+func (c *apiClient) do(method, path string, body any, out any) int {
+	c.t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = bytes.NewBufferString(b)
+	default:
+		raw, err := json.Marshal(b)
+		require.NoError(c.t, err)
+		r = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, c.dev.APIURL+path, r)
+	require.NoError(c.t, err)
+	req.Header.Set("Authorization", "Bearer "+c.dev.APIKey)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(c.t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(c.t, err)
+	if out != nil && len(raw) > 0 {
+		require.NoError(c.t, json.Unmarshal(raw, out), "body: %s", raw)
+	}
+	return resp.StatusCode
+}
+
+type endpoint struct {
+	ID            string   `json:"id"`
+	URL           string   `json:"url"`
+	EventTypes    []string `json:"event_types"`
+	RetrySchedule []string `json:"retry_schedule"`
+	Secret        string   `json:"secret"`
+}
+
+func (c *apiClient) createEndpoint(body map[string]any) endpoint {
+	c.t.Helper()
+	var ep endpoint
+	require.Equal(c.t, http.StatusCreated, c.do("POST", "/v1/endpoints", body, &ep))
+	require.NotEmpty(c.t, ep.Secret)
+	return ep
+}
+
+type accepted struct {
+	EventID    string `json:"event_id"`
+	Deliveries []struct {
+		ID         string `json:"id"`
+		EndpointID string `json:"endpoint_id"`
+	} `json:"deliveries"`
+	Duplicate bool `json:"duplicate"`
+}
+
+func (c *apiClient) send(body string) accepted {
+	c.t.Helper()
+	var a accepted
+	require.Equal(c.t, http.StatusAccepted, c.do("POST", "/v1/events", body, &a))
+	return a
+}
+
+type attempt struct {
+	Number      int    `json:"number"`
+	Status      int    `json:"status"`
+	ErrorClass  string `json:"error_class"`
+	Outcome     string `json:"outcome"`
+	DelayReason string `json:"delay_reason"`
+}
+
+type deliveryState struct {
+	ID         string    `json:"id"`
+	EventID    string    `json:"event_id"`
+	EventType  string    `json:"event_type"`
+	EndpointID string    `json:"endpoint_id"`
+	Status     string    `json:"status"`
+	Attempts   int       `json:"attempts"`
+	LastStatus int       `json:"last_status"`
+	Timeline   []attempt `json:"timeline"`
+}
+
+// waitDelivery polls a delivery until it leaves "pending" or the deadline.
+func (c *apiClient) waitDelivery(id string, within time.Duration) deliveryState {
+	c.t.Helper()
+	var d deliveryState
+	require.Eventually(c.t, func() bool {
+		d = deliveryState{}
+		return c.do("GET", "/v1/deliveries/"+id, nil, &d) == http.StatusOK && d.Status != "pending"
+	}, within, 50*time.Millisecond, "delivery %s still %q", id, d.Status)
+	return d
+}
+
+// hit is one request a receiver saw.
+type hit struct {
+	At     time.Time
+	Header http.Header
+	Body   []byte
+}
+
+// receiver is a loopback webhook receiver that records every request and
+// answers with what respond returns (200 by default).
+type receiver struct {
+	*httptest.Server
+	mu      sync.Mutex
+	hits    []hit
+	respond func(n int, w http.ResponseWriter) // n is 1-based
+}
+
+func newReceiver(t *testing.T, respond func(n int, w http.ResponseWriter)) *receiver {
+	rc := &receiver{respond: respond}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		rc.hits = append(rc.hits, hit{At: time.Now(), Header: r.Header.Clone(), Body: body})
+		n := len(rc.hits)
+		rc.mu.Unlock()
+		if rc.respond != nil {
+			rc.respond(n, w)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *receiver) Hits() []hit {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]hit(nil), rc.hits...)
+}
+
+// verify checks a hit's Standard Webhooks signature with the secret.
+func verify(t *testing.T, h hit, secrets ...string) string {
+	t.Helper()
+	v, err := signing.NewVerifier(secrets...)
+	require.NoError(t, err)
+	id, _, err := v.Verify(h.Body, h.Header)
+	require.NoError(t, err)
+	return id
+}
