@@ -1,0 +1,162 @@
+//go:build histories
+
+package workflows_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/temporalproto"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/server/temporaltest"
+
+	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/workflows"
+)
+
+func init() { generator = true }
+
+// script is how the generator's receiver answers each event.
+func script(req delivery.Request, n int) delivery.Outcome {
+	switch {
+	case req.Redrive != nil, req.EventID == "evt_success":
+		return success
+	case req.EventID == "evt_retry":
+		return outcomes(retryable, retryable, success)(req, n)
+	case req.EventID == "evt_failed":
+		return outcomes(retryable, permanent)(req, n)
+	}
+	return retryable
+}
+
+// TestGenerateHistories runs the interesting paths of both workflows for
+// real, on an in-process Temporal server with fake activities, and saves
+// their histories for TestReplay. It links the whole server, so it sits
+// behind the histories build tag:
+//
+//	go test -tags histories ./workflows/ -run TestGenerateHistories -update
+//
+// Regenerate only to add a path or after a versioned workflow change; a
+// history recorded by an older workflow version must keep replaying.
+func TestGenerateHistories(t *testing.T) {
+	if !*update {
+		t.Skip("run with -update to regenerate testdata/*.json")
+	}
+	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	c := ts.GetDefaultClient()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, err := c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+		Namespace: ts.GetDefaultNamespace(), SearchAttributes: delivery.SearchAttributes(),
+	})
+	require.NoError(t, err)
+	fakes := &fakeActivities{now: time.Now, outcome: script, temporal: c, retention: func(dl delivery.DeadLetter) time.Duration {
+		if dl.Reason == delivery.StatusFailed {
+			return 3 * time.Second
+		}
+		return time.Hour
+	}}
+	ts.NewWorker(delivery.TaskQueue, func(r worker.Registry) {
+		workflows.Register(r)
+		fakes.register(r)
+	})
+	short := []time.Duration{time.Second, time.Second}
+
+	// Delivered at once, and after two retries.
+	run := startDelivery(ctx, t, c, newRequest("success", short))
+	requireDelivered(ctx, t, run, 1)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliverySuccess)
+	run = startDelivery(ctx, t, c, newRequest("retry", []time.Duration{time.Second, time.Second, time.Second}))
+	requireDelivered(ctx, t, run, 3)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryRetry)
+
+	// Exhausted, dead-lettered, redriven by a bare signal, delivered.
+	req := newRequest("exhausted", short)
+	run = startDelivery(ctx, t, c, req)
+	requireFailed(ctx, t, run, delivery.StatusExhausted, 3)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryExhausted)
+	deadID := delivery.DeadLetterID(req.DeliveryID)
+	_, err = c.WorkflowService().SignalWorkflowExecution(ctx, &workflowservice.SignalWorkflowExecutionRequest{
+		Namespace:         ts.GetDefaultNamespace(),
+		WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: deadID},
+		SignalName:        delivery.SignalRedrive, // no Input, as `temporal workflow signal --name redrive` sends
+		Identity:          "histories_test",
+	})
+	require.NoError(t, err)
+	out := requireDeadLetterOutcome(ctx, t, c, deadID, "redriven")
+	assert.Equal(t, "temporal signal", out.Redrive.By)
+	saveHistory(ctx, t, c, deadID, "", histDeadLetterRedrive)
+	redrivenRun := c.GetWorkflow(ctx, req.DeliveryID, "")
+	requireDelivered(ctx, t, redrivenRun, 1)
+	saveHistory(ctx, t, c, req.DeliveryID, "", histDeliveryRedriven)
+
+	// Failed permanently on attempt 2; its dead letter expires.
+	req = newRequest("failed", short)
+	run = startDelivery(ctx, t, c, req)
+	requireFailed(ctx, t, run, delivery.StatusFailed, 2)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryFailed)
+	deadID = delivery.DeadLetterID(req.DeliveryID)
+	requireDeadLetterOutcome(ctx, t, c, deadID, "expired")
+	saveHistory(ctx, t, c, deadID, "", histDeadLetterExpired)
+}
+
+func startDelivery(ctx context.Context, t *testing.T, c client.Client, req delivery.Request) client.WorkflowRun {
+	t.Helper()
+	run, err := c.ExecuteWorkflow(ctx, delivery.StartOptions(req, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE), delivery.WorkflowDelivery, req)
+	require.NoError(t, err)
+	return run
+}
+
+func requireDelivered(ctx context.Context, t *testing.T, run client.WorkflowRun, attempts int) {
+	t.Helper()
+	var res delivery.Result
+	require.NoError(t, run.Get(ctx, &res))
+	assert.Equal(t, delivery.StatusDelivered, res.Status)
+	assert.Len(t, res.Attempts, attempts)
+}
+
+func requireFailed(ctx context.Context, t *testing.T, run client.WorkflowRun, status delivery.Status, attempts int) {
+	t.Helper()
+	var appErr *temporal.ApplicationError
+	require.ErrorAs(t, run.Get(ctx, nil), &appErr)
+	assert.Equal(t, string(status), appErr.Type())
+	var res delivery.Result
+	require.NoError(t, appErr.Details(&res))
+	assert.Len(t, res.Attempts, attempts)
+}
+
+func requireDeadLetterOutcome(ctx context.Context, t *testing.T, c client.Client, id, want string) delivery.DeadLetterOutcome {
+	t.Helper()
+	var out delivery.DeadLetterOutcome
+	require.NoError(t, c.GetWorkflow(ctx, id, "").Get(ctx, &out))
+	require.Equal(t, want, out.Outcome)
+	return out
+}
+
+// saveHistory writes a closed run's whole history to testdata/name.
+func saveHistory(ctx context.Context, t *testing.T, c client.Client, id, runID, name string) {
+	t.Helper()
+	hist := &historypb.History{}
+	it := c.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		hist.Events = append(hist.Events, ev)
+	}
+	data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join("testdata", name), append(data, '\n'), 0o644))
+	t.Logf("saved %s: %d events", name, len(hist.Events))
+}
