@@ -29,6 +29,8 @@ type Config struct {
 	Store store.Store
 	// APIKeys are the accepted bearer tokens. Required (at least one).
 	APIKeys []string
+	// Namespace is the Temporal namespace the client uses. Required.
+	Namespace string
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// MaxPayload bounds an event's payload; zero means DefaultMaxPayload.
@@ -43,6 +45,7 @@ type Config struct {
 // Server serves the API.
 type Server struct {
 	temporal   client.Client
+	namespace  string
 	store      store.Store
 	keys       [][]byte
 	log        *slog.Logger
@@ -60,11 +63,14 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("api: missing Temporal client")
 	case cfg.Store == nil:
 		return nil, errors.New("api: missing endpoint store")
+	case cfg.Namespace == "":
+		return nil, errors.New("api: missing Temporal namespace")
 	case len(cfg.APIKeys) == 0:
 		return nil, errors.New("api: at least one API key is required")
 	}
 	s := &Server{
 		temporal:   cfg.Temporal,
+		namespace:  cfg.Namespace,
 		store:      cfg.Store,
 		log:        cfg.Logger,
 		maxPayload: cfg.MaxPayload,
@@ -107,6 +113,12 @@ func (s *Server) routes() chi.Router {
 		r.Post("/events", s.postEvent)
 		r.Post("/events/batch", s.postEventBatch)
 		r.Get("/deliveries/{id}", s.getDelivery)
+		r.Get("/dead-letters", s.listDeadLetters)
+		r.Get("/dead-letters/summary", s.deadLetterSummary)
+		r.Post("/dead-letters/redrive", s.redriveMany)
+		r.Get("/dead-letters/redrive/{job}", s.redriveJob)
+		r.Get("/dead-letters/{id}", s.getDeadLetter)
+		r.Post("/dead-letters/{id}/redrive", s.redriveOne)
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, &Error{Code: CodeNotFound, Message: "no such route"})
 		})

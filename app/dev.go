@@ -179,6 +179,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	}
 	return api.New(api.Config{
 		Temporal:   d.Client,
+		Namespace:  cfg.Namespace,
 		Store:      d.store,
 		APIKeys:    []string{d.APIKey},
 		Logger:     cfg.Logger,

@@ -209,6 +209,9 @@ func buildConfig(opts Options, host string, port int) (*config.Config, error) {
 	// then stop contending with history writes for one SQLite lock.
 	main := sqliteConfig(filepath.Join(opts.DataDir, "temporal.db"))
 	vis := sqliteConfig(filepath.Join(opts.DataDir, "temporal-visibility.db"))
+	// WAL lets list queries read while visibility writes go on; with one
+	// connection, operators' list queries starved the writes.
+	vis.MaxConns, vis.MaxIdleConns = 4, 4
 	for _, sql := range []*config.SQL{main, vis} {
 		if err := prepare(sql); err != nil {
 			return nil, err
@@ -276,6 +279,8 @@ func serverOptions(opts Options, conf *config.Config) []temporal.ServerOption {
 		// the pollers (DESIGN.md).
 		dynamicconfig.MatchingNumTaskqueueReadPartitions.Key():  1,
 		dynamicconfig.MatchingNumTaskqueueWritePartitions.Key(): 1,
+		// Bulk redrives are batch operations; allow a few at once.
+		dynamicconfig.FrontendMaxConcurrentBatchOperationPerNamespace.Key(): 10,
 	}
 	return []temporal.ServerOption{
 		temporal.WithConfig(conf),

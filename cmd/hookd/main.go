@@ -22,7 +22,14 @@ const usage = `hookd — webhook delivery you can trust in production
 
 Usage:
   hookd dev        run Temporal (embedded), the Web UI, a worker and the API
+  hookd worker     run a stateless worker against a Temporal cluster and PostgreSQL
+  hookd api        run the stateless HTTP API against a Temporal cluster and PostgreSQL
+  hookd serve      run both
   hookd receiver   run the reference receiver (verifies, deduplicates, injects faults)
+  hookd endpoints  manage endpoints through the API
+  hookd send       send an event through the API
+  hookd deliveries show a delivery
+  hookd dlq        list, inspect and redrive dead letters
   hookd version    print the version
 
 Run "hookd <command> -h" for a command's flags.
@@ -57,6 +64,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		return runReceiver(ctx, cfg, stdout)
+	case "worker", "api", "serve":
+		return runServe(ctx, args[0], args[1:], stdout, stderr)
+	case "endpoints", "send", "deliveries", "dlq":
+		return runClient(ctx, args[0], args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "hookd", version)
 		return nil

@@ -1,0 +1,262 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/hookd/hookd/delivery"
+)
+
+// deadLetterRef is a dead letter in a list: what its search attributes say.
+type deadLetterRef struct {
+	ID         string    `json:"id"` // the delivery ID
+	EventID    string    `json:"event_id"`
+	EventType  string    `json:"event_type"`
+	EndpointID string    `json:"endpoint_id"`
+	Reason     string    `json:"reason"`
+	DeadAt     time.Time `json:"dead_at"`
+}
+
+// deadLetterOut is one dead letter in full.
+type deadLetterOut struct {
+	deadLetterRef
+	State        string             `json:"state"` // waiting, redriven or expired
+	Attempts     int                `json:"attempts"`
+	LastStatus   int                `json:"last_status,omitempty"`
+	LastError    string             `json:"last_error,omitempty"`
+	FirstAttempt time.Time          `json:"first_attempt_at,omitzero"`
+	LastAttempt  time.Time          `json:"last_attempt_at,omitzero"`
+	Timeline     []delivery.Attempt `json:"timeline"`
+	Payload      json.RawMessage    `json:"payload"`
+}
+
+var safeValue = regexp.MustCompile(`^[A-Za-z0-9._:*-]{1,255}$`)
+
+// deadLetterFilter is the filter of list, summary and bulk redrive.
+type deadLetterFilter struct {
+	EndpointID string   `json:"endpoint_id"`
+	EventType  string   `json:"event_type"`
+	Reasons    []string `json:"reasons"`
+	Since      string   `json:"since"`
+	Until      string   `json:"until"`
+}
+
+// query turns the filter into a Temporal visibility query over waiting
+// dead letters. Every value is validated first, so none can escape its
+// quotes.
+func (f deadLetterFilter) query() (string, error) {
+	q := []string{
+		fmt.Sprintf("WorkflowType = '%s'", delivery.WorkflowDeadLetter),
+		"ExecutionStatus = 'Running'",
+	}
+	for field, v := range map[string]string{"endpoint_id": f.EndpointID, "event_type": f.EventType} {
+		if v != "" && !safeValue.MatchString(v) {
+			return "", invalid(field, "contains characters that are not allowed")
+		}
+	}
+	if f.EndpointID != "" {
+		q = append(q, fmt.Sprintf("%s = '%s'", delivery.AttrEndpointID.GetName(), f.EndpointID))
+	}
+	if f.EventType != "" {
+		q = append(q, fmt.Sprintf("%s = '%s'", delivery.AttrEventType.GetName(), f.EventType))
+	}
+	if len(f.Reasons) > 0 {
+		var in []string
+		for _, r := range f.Reasons {
+			if r != string(delivery.StatusFailed) && r != string(delivery.StatusExhausted) {
+				return "", invalid("reason", "must be failed or exhausted")
+			}
+			in = append(in, "'"+r+"'")
+		}
+		q = append(q, fmt.Sprintf("%s IN (%s)", delivery.AttrReason.GetName(), strings.Join(in, ", ")))
+	}
+	for field, v := range map[string]string{"since": f.Since, "until": f.Until} {
+		if v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return "", invalid(field, "must be an RFC 3339 time such as 2026-11-30T12:00:00Z")
+		}
+		op := ">="
+		if field == "until" {
+			op = "<="
+		}
+		q = append(q, fmt.Sprintf("StartTime %s '%s'", op, t.UTC().Format(time.RFC3339Nano)))
+	}
+	return strings.Join(q, " AND "), nil
+}
+
+func filterFromQuery(v url.Values) deadLetterFilter {
+	f := deadLetterFilter{EndpointID: v.Get("endpoint_id"), EventType: v.Get("event_type"), Since: v.Get("since"), Until: v.Get("until")}
+	for _, r := range v["reason"] {
+		if r != "" {
+			f.Reasons = append(f.Reasons, strings.Split(r, ",")...)
+		}
+	}
+	return f
+}
+
+func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request) {
+	q, err := filterFromQuery(r.URL.Query()).query()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	limit, err := parseLimit(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	token, err := base64.RawURLEncoding.DecodeString(r.URL.Query().Get("cursor"))
+	if err != nil {
+		s.writeError(w, r, invalid("cursor", "is not a cursor this API returned"))
+		return
+	}
+	resp, err := s.temporal.ListWorkflow(r.Context(), &workflowservice.ListWorkflowExecutionsRequest{
+		Query: q, PageSize: int32(limit), NextPageToken: token,
+	})
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("%w: list dead letters: %w", errUnavailable, err))
+		return
+	}
+	out := struct {
+		Data       []deadLetterRef `json:"data"`
+		NextCursor string          `json:"next_cursor,omitempty"`
+	}{Data: []deadLetterRef{}, NextCursor: base64.RawURLEncoding.EncodeToString(resp.GetNextPageToken())}
+	for _, ex := range resp.GetExecutions() {
+		out.Data = append(out.Data, refOf(ex))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// refOf reads a dead letter's list entry from its visibility record.
+func refOf(ex *workflowpb.WorkflowExecutionInfo) deadLetterRef {
+	attrs := ex.GetSearchAttributes().GetIndexedFields()
+	return deadLetterRef{
+		ID:         keyword(attrs, delivery.AttrDeliveryID.GetName()),
+		EventID:    keyword(attrs, delivery.AttrEventID.GetName()),
+		EventType:  keyword(attrs, delivery.AttrEventType.GetName()),
+		EndpointID: keyword(attrs, delivery.AttrEndpointID.GetName()),
+		Reason:     keyword(attrs, delivery.AttrReason.GetName()),
+		DeadAt:     ex.GetStartTime().AsTime(),
+	}
+}
+
+func (s *Server) getDeadLetter(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	desc, err := s.temporal.DescribeWorkflowExecution(r.Context(), delivery.DeadLetterID(id), "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		s.writeError(w, r, &Error{Code: CodeNotFound, Message: "dead letter not found"})
+		return
+	}
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("%w: describe dead letter: %w", errUnavailable, err))
+		return
+	}
+	var entry delivery.DeadLetter
+	v, err := s.temporal.QueryWorkflow(r.Context(), delivery.DeadLetterID(id), "", delivery.QueryEntry)
+	if err == nil {
+		err = v.Get(&entry)
+	}
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("%w: read dead letter: %w", errUnavailable, err))
+		return
+	}
+	writeJSON(w, http.StatusOK, deadLetterOf(refOf(desc.GetWorkflowExecutionInfo()), desc.GetWorkflowExecutionInfo().GetStatus(), entry))
+}
+
+func deadLetterOf(ref deadLetterRef, status enumspb.WorkflowExecutionStatus, e delivery.DeadLetter) deadLetterOut {
+	out := deadLetterOut{deadLetterRef: ref, State: "waiting", Attempts: len(e.Attempts), Timeline: e.Attempts, Payload: json.RawMessage(e.Request.Body)}
+	if status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		out.State = "closed"
+	}
+	if !e.DeadAt.IsZero() {
+		out.DeadAt = e.DeadAt
+	}
+	if len(e.Attempts) > 0 {
+		first, last := e.Attempts[0], e.Attempts[len(e.Attempts)-1]
+		out.FirstAttempt, out.LastAttempt = first.Start, last.Start
+		out.LastStatus, out.LastError = last.Status, last.ErrorClass
+		if last.Error != "" {
+			out.LastError = last.ErrorClass + ": " + last.Error
+		}
+	}
+	if out.Timeline == nil {
+		out.Timeline = []delivery.Attempt{}
+	}
+	return out
+}
+
+// summary counts waiting dead letters per endpoint and reason.
+func (s *Server) deadLetterSummary(w http.ResponseWriter, r *http.Request) {
+	q, err := deadLetterFilter{}.query()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	type key struct{ endpoint, reason string }
+	counts := map[key]int{}
+	var oldest time.Time
+	err = s.eachExecution(r.Context(), q, func(ex *workflowpb.WorkflowExecutionInfo) {
+		ref := refOf(ex)
+		counts[key{ref.EndpointID, ref.Reason}]++
+		if oldest.IsZero() || ref.DeadAt.Before(oldest) {
+			oldest = ref.DeadAt
+		}
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	type row struct {
+		EndpointID string `json:"endpoint_id"`
+		Reason     string `json:"reason"`
+		Count      int    `json:"count"`
+	}
+	out := struct {
+		Total            int     `json:"total"`
+		Groups           []row   `json:"groups"`
+		OldestAgeSeconds float64 `json:"oldest_age_seconds"`
+	}{Groups: []row{}}
+	for k, n := range counts {
+		out.Groups = append(out.Groups, row{k.endpoint, k.reason, n})
+		out.Total += n
+	}
+	if !oldest.IsZero() {
+		out.OldestAgeSeconds = s.now().Sub(oldest).Seconds()
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// eachExecution calls fn for every execution matching query.
+func (s *Server) eachExecution(ctx context.Context, query string, fn func(*workflowpb.WorkflowExecutionInfo)) error {
+	var token []byte
+	for {
+		resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, PageSize: 1000, NextPageToken: token})
+		if err != nil {
+			return fmt.Errorf("%w: list dead letters: %w", errUnavailable, err)
+		}
+		for _, ex := range resp.GetExecutions() {
+			fn(ex)
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package api
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	batchpb "go.temporal.io/api/batch/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/hookd/hookd/delivery"
+)
+
+// Bulk redrive rates, in redrives per second.
+const (
+	DefaultRedriveRate = 10
+	MaxRedriveRate     = 50 // the Temporal batcher's own default cap
+)
+
+// actor names who made a request: the API key's fingerprint, never the key.
+func (s *Server) actor(r *http.Request) string {
+	sum := sha256.Sum256([]byte(r.Header.Get("Authorization")))
+	return "api-key:" + hex.EncodeToString(sum[:4])
+}
+
+func (s *Server) redriveOne(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Reason string `json:"reason"`
+	}
+	if err := s.decode(w, r, &body); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	id := chi.URLParam(r, "id")
+	sig := delivery.RedriveSignal{By: s.actor(r), Reason: body.Reason}
+	err := s.temporal.SignalWorkflow(r.Context(), delivery.DeadLetterID(id), "", delivery.SignalRedrive, sig)
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		s.writeError(w, r, &Error{Code: CodeNotFound, Message: "no waiting dead letter with this delivery ID"})
+		return
+	}
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("%w: signal redrive: %w", errUnavailable, err))
+		return
+	}
+	s.log.Info("redrive requested", "delivery_id", id, "by", sig.By)
+	writeJSON(w, http.StatusAccepted, map[string]string{"delivery_id": id, "status": "redrive requested"})
+}
+
+// redriveMany starts a Temporal batch operation that signals redrive to
+// every matching dead letter at a bounded rate. Temporal runs it to the
+// end, resuming after any crash; GET .../redrive/{job} reports progress.
+func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		deadLetterFilter
+		Rate   *float64 `json:"rate"`
+		Reason string   `json:"reason"`
+	}
+	if err := s.decode(w, r, &body); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	rate := float64(DefaultRedriveRate)
+	if body.Rate != nil {
+		if *body.Rate <= 0 || *body.Rate > MaxRedriveRate {
+			s.writeError(w, r, invalid("rate", "must be greater than 0 and at most %d per second", MaxRedriveRate))
+			return
+		}
+		rate = *body.Rate
+	}
+	q, err := body.query()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	count, err := s.temporal.CountWorkflow(r.Context(), &workflowservice.CountWorkflowExecutionsRequest{Query: q})
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("%w: count dead letters: %w", errUnavailable, err))
+		return
+	}
+	job := newID("redrive_")
+	out := map[string]any{"job_id": job, "matched": count.GetCount(), "rate": rate}
+	if count.GetCount() == 0 {
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	sig := delivery.RedriveSignal{By: s.actor(r), Reason: body.Reason}
+	if sig.Reason == "" {
+		sig.Reason = "bulk redrive " + job
+	}
+	input, err := converter.GetDefaultDataConverter().ToPayloads(sig)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	_, err = s.temporal.WorkflowService().StartBatchOperation(r.Context(), &workflowservice.StartBatchOperationRequest{
+		Namespace:              s.namespace,
+		VisibilityQuery:        q,
+		JobId:                  job,
+		Reason:                 sig.Reason,
+		MaxOperationsPerSecond: float32(rate),
+		Operation: &workflowservice.StartBatchOperationRequest_SignalOperation{SignalOperation: &batchpb.BatchOperationSignal{
+			Signal: delivery.SignalRedrive, Input: input, Identity: sig.By,
+		}},
+	})
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("%w: start bulk redrive: %w", errUnavailable, err))
+		return
+	}
+	s.log.Info("bulk redrive started", "job_id", job, "matched", count.GetCount(), "rate", rate, "by", sig.By)
+	writeJSON(w, http.StatusAccepted, out)
+}
+
+func (s *Server) redriveJob(w http.ResponseWriter, r *http.Request) {
+	job := chi.URLParam(r, "job")
+	resp, err := s.temporal.WorkflowService().DescribeBatchOperation(r.Context(), &workflowservice.DescribeBatchOperationRequest{Namespace: s.namespace, JobId: job})
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		s.writeError(w, r, &Error{Code: CodeNotFound, Message: "no such redrive job"})
+		return
+	}
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("%w: describe redrive job: %w", errUnavailable, err))
+		return
+	}
+	out := map[string]any{
+		"job_id":    job,
+		"state":     batchState(resp.GetState().String()),
+		"total":     resp.GetTotalOperationCount(),
+		"completed": resp.GetCompleteOperationCount(),
+		"failed":    resp.GetFailureOperationCount(),
+		"started":   resp.GetStartTime().AsTime(),
+		"reason":    resp.GetReason(),
+	}
+	if resp.GetCloseTime() != nil {
+		out["closed"] = resp.GetCloseTime().AsTime()
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func batchState(s string) string {
+	const prefix = "BATCH_OPERATION_STATE_"
+	if len(s) > len(prefix) {
+		s = s[len(prefix):]
+	}
+	return strings.ToLower(s)
+}
