@@ -28,8 +28,11 @@ func DeadLetter(ctx workflow.Context, p delivery.DeadLetterParams) (delivery.Dea
 	if retention <= 0 {
 		retention = 30 * 24 * time.Hour
 	}
-	expiry := workflow.NewTimer(ctx, retention)
 	for {
+		// Each entry gets the whole retention, including one whose
+		// redriven run died again.
+		tctx, cancelExpiry := workflow.WithCancel(ctx)
+		expiry := workflow.NewTimer(tctx, retention)
 		var (
 			sig               delivery.RedriveSignal
 			redriven, expired bool
@@ -51,6 +54,7 @@ func DeadLetter(ctx workflow.Context, p delivery.DeadLetterParams) (delivery.Dea
 			return out, err
 		}
 		// The redriven run died again before this run closed: keep waiting.
+		cancelExpiry()
 		workflow.SetCurrentDetails(ctx, "waiting for redrive: "+string(entry.Reason))
 	}
 }

@@ -50,9 +50,9 @@ func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, erro
 		state.Status = delivery.StatusDelivered
 		return state, nil
 	case first.Outcome == delivery.OutcomePermanent:
-		return fail(ctx, req, state, delivery.StatusFailed)
+		return fail(ctx, req, &state, delivery.StatusFailed)
 	case len(req.Schedule) == 0:
-		return fail(ctx, req, state, delivery.StatusExhausted)
+		return fail(ctx, req, &state, delivery.StatusExhausted)
 	}
 
 	setStatus(ctx, "retrying")
@@ -74,26 +74,41 @@ func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, erro
 	var res delivery.Result
 	err := workflow.ExecuteActivity(actx, delivery.ActivityRetry, delivery.RetryInput{Request: req, Prior: state.Attempts}).Get(ctx, &res)
 	if err == nil {
+		state = res
 		setStatus(ctx, string(delivery.StatusDelivered))
-		return res, nil
+		return state, nil
+	}
+	if timeline := timelineOf(err); len(timeline) > len(state.Attempts) {
+		state.Attempts = timeline
 	}
 	status := delivery.StatusExhausted
 	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) {
-		var timeline []delivery.Attempt
-		if appErr.HasDetails() && appErr.Details(&timeline) == nil && len(timeline) > len(state.Attempts) {
-			state.Attempts = timeline
-		}
-		if appErr.Type() == delivery.ErrTypePermanent {
-			status = delivery.StatusFailed
-		}
+	if errors.As(err, &appErr) && appErr.Type() == delivery.ErrTypePermanent {
+		status = delivery.StatusFailed
 	}
-	return fail(ctx, req, state, status)
+	return fail(ctx, req, &state, status)
+}
+
+// timelineOf recovers the attempts carried by the Retry activity's final
+// error: its details, or the last heartbeat if the attempt timed out.
+func timelineOf(err error) []delivery.Attempt {
+	var (
+		timeline []delivery.Attempt
+		appErr   *temporal.ApplicationError
+		toErr    *temporal.TimeoutError
+	)
+	switch {
+	case errors.As(err, &appErr) && appErr.HasDetails():
+		_ = appErr.Details(&timeline)
+	case errors.As(err, &toErr) && toErr.HasLastHeartbeatDetails():
+		_ = toErr.LastHeartbeatDetails(&timeline)
+	}
+	return timeline
 }
 
 // fail parks the delivery as a dead letter and fails the run with the
 // final state as the error's details.
-func fail(ctx workflow.Context, req delivery.Request, state delivery.Result, status delivery.Status) (delivery.Result, error) {
+func fail(ctx workflow.Context, req delivery.Request, state *delivery.Result, status delivery.Status) (delivery.Result, error) {
 	state.Status = status
 	setStatus(ctx, string(status))
 	workflow.SetCurrentDetails(ctx, "dead-lettered: "+string(status))
@@ -105,9 +120,9 @@ func fail(ctx workflow.Context, req delivery.Request, state delivery.Result, sta
 	})
 	dl := delivery.DeadLetter{Request: req, Reason: status, Attempts: state.Attempts, DeadAt: workflow.Now(ctx)}
 	if err := workflow.ExecuteActivity(actx, delivery.ActivityDeadLetter, dl).Get(ctx, nil); err != nil {
-		return state, err
+		return *state, err
 	}
-	return state, temporal.NewNonRetryableApplicationError("delivery "+string(status), string(status), nil, state)
+	return *state, temporal.NewNonRetryableApplicationError("delivery "+string(status), string(status), nil, *state)
 }
 
 // setStatus records the delivery's status as a search attribute. It is
