@@ -34,14 +34,14 @@ type deadLetterRef struct {
 // deadLetterOut is one dead letter in full.
 type deadLetterOut struct {
 	deadLetterRef
-	State        string             `json:"state"` // waiting, redriven or expired
-	Attempts     int                `json:"attempts"`
-	LastStatus   int                `json:"last_status,omitempty"`
-	LastError    string             `json:"last_error,omitempty"`
-	FirstAttempt time.Time          `json:"first_attempt_at,omitzero"`
-	LastAttempt  time.Time          `json:"last_attempt_at,omitzero"`
-	Timeline     []delivery.Attempt `json:"timeline"`
-	Payload      json.RawMessage    `json:"payload"`
+	State        string          `json:"state"` // waiting, redriven or expired
+	Attempts     int             `json:"attempts"`
+	LastStatus   int             `json:"last_status,omitempty"`
+	LastError    string          `json:"last_error,omitempty"`
+	FirstAttempt time.Time       `json:"first_attempt_at,omitzero"`
+	LastAttempt  time.Time       `json:"last_attempt_at,omitzero"`
+	Timeline     []attemptOut    `json:"timeline"`
+	Payload      json.RawMessage `json:"payload"`
 }
 
 var safeValue = regexp.MustCompile(`^[A-Za-z0-9._:*-]{1,255}$`)
@@ -182,7 +182,7 @@ func (s *Server) getDeadLetter(w http.ResponseWriter, r *http.Request) {
 }
 
 func deadLetterOf(ref deadLetterRef, status enumspb.WorkflowExecutionStatus, e delivery.DeadLetter) deadLetterOut {
-	out := deadLetterOut{deadLetterRef: ref, State: "waiting", Attempts: len(e.Attempts), Timeline: e.Attempts, Payload: json.RawMessage(e.Request.Body)}
+	out := deadLetterOut{deadLetterRef: ref, State: "waiting", Attempts: len(e.Attempts), Timeline: timelineOut(e.Attempts), Payload: json.RawMessage(e.Request.Body)}
 	if status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		out.State = "closed"
 	}
@@ -196,9 +196,6 @@ func deadLetterOf(ref deadLetterRef, status enumspb.WorkflowExecutionStatus, e d
 		if last.Error != "" {
 			out.LastError = last.ErrorClass + ": " + last.Error
 		}
-	}
-	if out.Timeline == nil {
-		out.Timeline = []delivery.Attempt{}
 	}
 	return out
 }

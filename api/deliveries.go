@@ -21,18 +21,18 @@ import (
 
 // deliveryOut is a delivery as GET /v1/deliveries/{id} shows it.
 type deliveryOut struct {
-	ID         string             `json:"id"`
-	EventID    string             `json:"event_id"`
-	EventType  string             `json:"event_type"`
-	EndpointID string             `json:"endpoint_id"`
-	Status     delivery.Status    `json:"status"`
-	Attempts   int                `json:"attempts"`
-	LastStatus int                `json:"last_status,omitempty"`
-	LastError  string             `json:"last_error,omitempty"`
-	NextTry    *time.Time         `json:"next_attempt_at,omitempty"`
-	CreatedAt  time.Time          `json:"created_at"`
-	Timeline   []delivery.Attempt `json:"timeline"`
-	Redrive    *delivery.Redrive  `json:"redrive,omitempty"`
+	ID         string            `json:"id"`
+	EventID    string            `json:"event_id"`
+	EventType  string            `json:"event_type"`
+	EndpointID string            `json:"endpoint_id"`
+	Status     delivery.Status   `json:"status"`
+	Attempts   int               `json:"attempts"`
+	LastStatus int               `json:"last_status,omitempty"`
+	LastError  string            `json:"last_error,omitempty"`
+	NextTry    *time.Time        `json:"next_attempt_at,omitempty"`
+	CreatedAt  time.Time         `json:"created_at"`
+	Timeline   []attemptOut      `json:"timeline"`
+	Redrive    *delivery.Redrive `json:"redrive,omitempty"`
 }
 
 func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request) {
@@ -77,10 +77,7 @@ func (s *Server) readDelivery(ctx context.Context, id string) (deliveryOut, erro
 			return deliveryOut{}, err
 		}
 	}
-	out.Status, out.Timeline, out.Attempts = res.Status, res.Attempts, len(res.Attempts)
-	if out.Timeline == nil {
-		out.Timeline = []delivery.Attempt{}
-	}
+	out.Status, out.Timeline, out.Attempts = res.Status, timelineOut(res.Attempts), len(res.Attempts)
 	if last := res.Last(); last.Number > 0 {
 		out.LastStatus = last.Status
 		out.LastError = last.ErrorClass

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/hookd/hookd/activities"
@@ -149,7 +148,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	d.Client, err = client.DialContext(ctx, client.Options{
 		HostPort:  cfg.TemporalAddr,
 		Namespace: cfg.Namespace,
-		Logger:    sdklog.NewStructuredLogger(cfg.Logger.With("component", "temporal-sdk")),
+		Logger:    sdkLogger(cfg.Logger),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect to temporal: %w", err)
