@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/hookd/hookd/circuit"
 )
 
 // ErrNotFound is returned when an endpoint does not exist.
@@ -99,6 +101,17 @@ type Store interface {
 	// RotateSecret adds newSecret and makes every older secret expire at
 	// now+overlap (at once when overlap is zero).
 	RotateSecret(ctx context.Context, endpointID, newSecret string, now time.Time, overlap time.Duration) error
+	Circuits
 	// Close releases the store's connections.
 	Close() error
+}
+
+// Circuits keeps each endpoint's circuit breaker, shared by every worker.
+type Circuits interface {
+	// Circuit returns the endpoint's breaker (closed if never written).
+	Circuit(ctx context.Context, endpointID string) (circuit.Breaker, error)
+	// UpdateCircuit applies fn to the endpoint's breaker atomically and
+	// stores the result, which it returns. It returns ErrNotFound if the
+	// endpoint does not exist.
+	UpdateCircuit(ctx context.Context, endpointID string, fn func(circuit.Breaker) circuit.Breaker) (circuit.Breaker, error)
 }

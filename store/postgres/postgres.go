@@ -21,6 +21,7 @@ var Dialect = sqlstore.Dialect{
 	Name:          "postgres",
 	BlobType:      "BYTEA",
 	MigrationLock: "SELECT pg_advisory_xact_lock(7525356009395545456)", // "hookd_ep" as an int64
+	LockRow:       " FOR UPDATE",
 }
 
 // MaxConns bounds the connections one process opens.

@@ -10,4 +10,8 @@ type Dialect struct {
 	// transaction; it keeps processes that open the database at the same
 	// time from migrating it twice.
 	MigrationLock string
+	// LockRow, appended to a SELECT in a transaction, locks the rows read
+	// until commit (" FOR UPDATE"); empty where transactions already
+	// serialise writers (SQLite's single writer).
+	LockRow string
 }

@@ -35,6 +35,17 @@ var migrations = [][]string{
 			PRIMARY KEY (endpoint_id, seq)
 		)`,
 	},
+	{
+		`CREATE TABLE hookd_circuits (
+			endpoint_id TEXT PRIMARY KEY REFERENCES hookd_endpoints (id) ON DELETE CASCADE,
+			state TEXT NOT NULL,
+			failures BIGINT NOT NULL,
+			open_until BIGINT NOT NULL,
+			cooldown_ns BIGINT NOT NULL,
+			probe_until BIGINT NOT NULL,
+			updated_at BIGINT NOT NULL
+		)`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

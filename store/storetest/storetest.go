@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 		{"RotationNeverExtendsExpiry", testRotationNeverExtends},
 		{"DeleteCascadesSecrets", testDeleteCascades},
 		{"ConcurrentReadsAndWrites", testConcurrent},
+		{"Circuits", testCircuits},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
