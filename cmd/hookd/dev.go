@@ -12,8 +12,8 @@ import (
 	"github.com/hookd/hookd/namespace"
 )
 
-func parseDevFlags(args []string, out io.Writer) (app.DevConfig, error) {
-	var cfg app.DevConfig
+func parseDevFlags(args []string, out io.Writer) (devOptions, error) {
+	var cfg devOptions
 	fs := newFlagSet("hookd dev", out)
 	fs.str(&cfg.DataDir, "data-dir", "HOOKD_DATA_DIR", ".hookd", "directory for Temporal's and hookd's SQLite files, the master key and the API key")
 	fs.str(&cfg.HTTPAddr, "http-addr", "HOOKD_HTTP_ADDR", "127.0.0.1:8080", "listen address of the HTTP API")
@@ -24,6 +24,7 @@ func parseDevFlags(args []string, out io.Writer) (app.DevConfig, error) {
 	fs.duration(&cfg.Retention, "retention", "HOOKD_RETENTION", namespace.DefaultRetention, "namespace retention: the window in which a re-posted event ID is a duplicate")
 	fs.duration(&cfg.DeadLetterRetention, "dead-letter-retention", "HOOKD_DEAD_LETTER_RETENTION", activities.DefaultDeadLetterRetention, "how long a dead letter waits for a redrive")
 	fs.level(&cfg.TemporalLogLevel, "temporal-log-level", "HOOKD_TEMPORAL_LOG_LEVEL", slog.LevelError, "log level of the embedded Temporal server")
+	fs.boolean(&cfg.OnlyTemporal, "only-temporal", "HOOKD_ONLY_TEMPORAL", false, "run only the embedded Temporal server and Web UI (for hookd worker and hookd api processes)")
 	var level slog.Level
 	fs.level(&level, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
 	if err := fs.parse(args); err != nil {
@@ -34,9 +35,12 @@ func parseDevFlags(args []string, out io.Writer) (app.DevConfig, error) {
 	return cfg, nil
 }
 
-func runDev(ctx context.Context, cfg app.DevConfig, stdout io.Writer, logger *slog.Logger) error {
+func runDev(ctx context.Context, cfg devOptions, stdout io.Writer, logger *slog.Logger) error {
+	if cfg.OnlyTemporal {
+		return runOnlyTemporal(ctx, cfg.DevConfig, stdout, logger)
+	}
 	cfg.Logger = logger
-	dev, err := app.StartDev(ctx, cfg)
+	dev, err := app.StartDev(ctx, cfg.DevConfig)
 	if err != nil {
 		return err
 	}

@@ -2,11 +2,163 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"io"
+	"log/slog"
+	"net/netip"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hookd/hookd/activities"
+	"github.com/hookd/hookd/app"
+	"github.com/hookd/hookd/namespace"
+	"github.com/hookd/hookd/store/secretbox"
 )
 
-// runServe runs `hookd worker`, `hookd api` or `hookd serve`.
+// serveFlags is `hookd worker|api|serve` configuration as given, before
+// parsing into app.ServeConfig.
+type serveFlags struct {
+	cfg                app.ServeConfig
+	masterKey, apiKeys string
+	allowCIDRs         string
+	logLevel           slog.Level
+	logFormat          string
+}
+
+// newServeFlagSet defines the flags of `hookd <mode>`; every flag also
+// reads an environment variable (the Temporal ones by the conventional
+// TEMPORAL_* names, the temporal CLI's).
+func newServeFlagSet(mode string, out io.Writer, f *serveFlags) flagSet {
+	fs := newFlagSet("hookd "+mode, out)
+	c := &f.cfg
+	t := &c.Temporal
+	fs.str(&t.Address, "temporal-address", "TEMPORAL_ADDRESS", "127.0.0.1:7233", "host:port of the Temporal frontend")
+	fs.str(&t.Namespace, "temporal-namespace", "TEMPORAL_NAMESPACE", "default", "Temporal namespace (must exist)")
+	fs.boolean(&c.Temporal.TLS, "temporal-tls", "TEMPORAL_TLS", false, "connect with TLS and the system roots (implied by a certificate, CA, server name or API key)")
+	fs.str(&t.TLSCert, "temporal-tls-cert", "TEMPORAL_TLS_CERT", "", "path to the PEM client certificate (mTLS)")
+	fs.str(&t.TLSKey, "temporal-tls-key", "TEMPORAL_TLS_KEY", "", "path to the PEM client key (mTLS)")
+	fs.str(&t.TLSCA, "temporal-tls-ca", "TEMPORAL_TLS_CA", "", "path to PEM CA certificates verifying the server (default: system roots)")
+	fs.str(&t.TLSServerName, "temporal-tls-server-name", "TEMPORAL_TLS_SERVER_NAME", "", "server name the Temporal certificate must carry")
+	fs.secret(&t.APIKey, "temporal-api-key", "TEMPORAL_API_KEY", "Temporal API key (Temporal Cloud); implies TLS")
+	fs.duration(&t.ConnectTimeout, "temporal-connect-timeout", "HOOKD_TEMPORAL_CONNECT_TIMEOUT", 30*time.Second, "how long to keep trying to reach Temporal at start")
+	fs.secret(&c.DatabaseURL, "database-url", "HOOKD_DATABASE_URL", "PostgreSQL URL of the endpoint store (required)")
+	fs.secret(&f.masterKey, "master-key", "HOOKD_MASTER_KEY", "base64 32-byte key encrypting signing secrets, the same in every process (required)")
+	fs.str(&f.allowCIDRs, "allow-cidrs", "HOOKD_ALLOW_CIDRS", "", "comma-separated CIDRs deliveries may reach although private or loopback, over http too")
+	fs.duration(&c.Retention, "retention", "HOOKD_RETENTION", namespace.DefaultRetention, "dedup window expected of the namespace retention (only checked)")
+	fs.duration(&c.DeadLetterRetention, "dead-letter-retention", "HOOKD_DEAD_LETTER_RETENTION", activities.DefaultDeadLetterRetention, "how long a dead letter waits for a redrive")
+	fs.str(&c.MetricsAddr, "metrics-addr", "HOOKD_METRICS_ADDR", "", "listen address of Prometheus /metrics (empty disables it)")
+	fs.duration(&c.ShutdownDelay, "shutdown-delay", "HOOKD_SHUTDOWN_DELAY", 0, "after SIGTERM, keep serving with /readyz failing this long before stopping")
+	fs.duration(&c.ShutdownTimeout, "shutdown-timeout", "HOOKD_SHUTDOWN_TIMEOUT", 30*time.Second, "after SIGTERM, how long requests and in-flight attempts may take to finish")
+	fs.level(&f.logLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
+	fs.str(&f.logFormat, "log-format", "HOOKD_LOG_FORMAT", "json", "log format: json or text")
+	httpUsage := "listen address of the HTTP API and its /healthz and /readyz probes"
+	if mode == "worker" {
+		httpUsage = "listen address of the worker's /healthz and /readyz probes (empty disables them)"
+	}
+	fs.str(&c.HTTPAddr, "http-addr", "HOOKD_HTTP_ADDR", ":8080", httpUsage)
+	if mode != "api" {
+		fs.integer(&c.MaxConcurrentAttempts, "max-concurrent-attempts", "HOOKD_MAX_CONCURRENT_ATTEMPTS", 256, "HTTP attempts one worker runs at once")
+	}
+	if mode != "worker" {
+		fs.secret(&f.apiKeys, "api-keys", "HOOKD_API_KEYS", "comma-separated API bearer tokens (at least one required)")
+	}
+	return fs
+}
+
+// secret is str for secrets: the environment's value is never shown as the
+// flag's default in -h output.
+func (f flagSet) secret(p *string, name, env, usage string) {
+	f.StringVar(p, name, "", usage+" ($"+env+")")
+	*p = os.Getenv(env)
+}
+
+// parseServeFlags parses `hookd <mode>` flags into a checked configuration;
+// errors never repeat a secret.
+func parseServeFlags(mode string, args []string, out io.Writer) (app.ServeConfig, slog.Level, string, error) {
+	var f serveFlags
+	fs := newServeFlagSet(mode, out, &f)
+	if err := fs.parse(args); err != nil {
+		return f.cfg, 0, "", err
+	}
+	c := f.cfg
+	c.API = mode != "worker"
+	c.Worker = mode != "api"
+	c.Version = version
+	var err error
+	if f.masterKey == "" {
+		return c, 0, "", fmt.Errorf("missing master key: set --master-key or HOOKD_MASTER_KEY (generate one with: head -c32 /dev/urandom | base64)")
+	}
+	if c.MasterKey, err = secretbox.ParseKey(f.masterKey); err != nil {
+		return c, 0, "", fmt.Errorf("master key: %w", err)
+	}
+	c.APIKeys = splitList(f.apiKeys)
+	if c.API && len(c.APIKeys) == 0 {
+		return c, 0, "", fmt.Errorf("missing API key: set --api-keys or HOOKD_API_KEYS; the API refuses to run without one")
+	}
+	if c.AllowCIDRs, err = parseCIDRs(f.allowCIDRs); err != nil {
+		return c, 0, "", err
+	}
+	if c.DatabaseURL == "" {
+		return c, 0, "", fmt.Errorf("missing database URL: set --database-url or HOOKD_DATABASE_URL")
+	}
+	if f.logFormat != "json" && f.logFormat != "text" {
+		return c, 0, "", fmt.Errorf("log-format: want json or text")
+	}
+	return c, f.logLevel, f.logFormat, nil
+}
+
+// parseCIDRs parses a comma-separated list of CIDRs or single addresses.
+func parseCIDRs(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, item := range splitList(s) {
+		p, err := netip.ParsePrefix(item)
+		if err != nil {
+			a, aerr := netip.ParseAddr(item)
+			if aerr != nil {
+				return nil, fmt.Errorf("allow-cidrs: %q is neither a CIDR nor an address", item)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// runServe runs `hookd worker`, `hookd api` or `hookd serve` until ctx is
+// done (SIGTERM or SIGINT), then shuts down gracefully.
 func runServe(ctx context.Context, mode string, args []string, stdout, stderr io.Writer) error {
-	return errors.New("hookd " + mode + ": not implemented yet")
+	cfg, level, format, err := parseServeFlags(mode, args, stderr)
+	if err != nil {
+		return err
+	}
+	cfg.Logger = newServeLogger(stderr, level, format).With("process", mode)
+	s, err := app.StartServe(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "hookd %s %s is running on %s\n", version, mode, orNone(s.HTTPURL))
+	err = s.Wait(ctx)
+	cfg.Logger.Info("stopping")
+	start := time.Now()
+	s.Stop(context.Background())
+	cfg.Logger.Info("stopped", "took", time.Since(start).Round(time.Millisecond))
+	return err
+}
+
+func newServeLogger(w io.Writer, level slog.Level, format string) *slog.Logger {
+	if format == "text" {
+		return newLogger(w, level)
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
 }

@@ -1,0 +1,294 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/hookd/hookd/activities"
+	"github.com/hookd/hookd/api"
+	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/namespace"
+	"github.com/hookd/hookd/store/postgres"
+	"github.com/hookd/hookd/store/sqlstore"
+	"github.com/hookd/hookd/workflows"
+
+	hookdworker "github.com/hookd/hookd/worker"
+)
+
+// ServeConfig configures `hookd worker`, `hookd api` and `hookd serve`:
+// stateless processes against an external Temporal cluster and a
+// PostgreSQL endpoint store, in production mode (API keys required, no
+// loopback or private destinations unless allow-listed, https only).
+type ServeConfig struct {
+	// API and Worker say what this process runs; at least one.
+	API, Worker bool
+	Temporal    TemporalConfig
+	// DatabaseURL is the PostgreSQL endpoint store. Required.
+	DatabaseURL string
+	// MasterKey is the 32-byte key that encrypts signing secrets. Required,
+	// the same in every process.
+	MasterKey []byte
+	// APIKeys are the API's bearer tokens; the API needs at least one.
+	APIKeys []string
+	// HTTPAddr serves the API (with the probes) or, in a worker alone, just
+	// the probes; empty disables the worker's probe server.
+	HTTPAddr string
+	// MetricsAddr serves Prometheus metrics at /metrics; empty disables it.
+	MetricsAddr string
+	// AllowCIDRs are destinations reachable although private or loopback,
+	// and reachable over plain http.
+	AllowCIDRs []netip.Prefix
+	// Retention is the dedup window hookd expects of the namespace; a
+	// shorter retention is warned about, never changed.
+	Retention time.Duration
+	// DeadLetterRetention bounds how long dead letters wait for a redrive.
+	DeadLetterRetention time.Duration
+	// MaxConcurrentAttempts bounds one worker's HTTP attempts in flight.
+	MaxConcurrentAttempts int
+	// ShutdownDelay keeps serving, with /readyz failing, after a stop is
+	// asked, so load balancers stop routing first.
+	ShutdownDelay time.Duration
+	// ShutdownTimeout bounds finishing API requests and, separately,
+	// in-flight attempts; attempts still running then are handed back to
+	// Temporal, which retries them. Zero means 30s.
+	ShutdownTimeout time.Duration
+	Version         string
+	Logger          *slog.Logger
+}
+
+// Serve is a running `hookd worker`, `hookd api` or `hookd serve`.
+type Serve struct {
+	// HTTPURL and MetricsURL are where the servers listen ("" if not).
+	HTTPURL, MetricsURL string
+	Client              client.Client
+
+	cfg      ServeConfig
+	store    *sqlstore.Store
+	worker   sdkworker.Worker
+	servers  []*http.Server
+	served   chan error
+	draining atomic.Bool
+}
+
+// validate checks cfg and fills in defaults.
+func (cfg *ServeConfig) validate() error {
+	switch {
+	case !cfg.API && !cfg.Worker:
+		return errors.New("nothing to run: neither API nor worker")
+	case cfg.DatabaseURL == "":
+		return errors.New("missing database URL (PostgreSQL endpoint store)")
+	case len(cfg.MasterKey) == 0:
+		return errors.New("missing master key")
+	case cfg.API && len(cfg.APIKeys) == 0:
+		return errors.New("the API needs at least one API key")
+	case cfg.API && cfg.HTTPAddr == "":
+		return errors.New("missing HTTP address for the API")
+	}
+	cfg.Retention = cmp.Or(cfg.Retention, namespace.DefaultRetention)
+	cfg.ShutdownTimeout = cmp.Or(cfg.ShutdownTimeout, 30*time.Second)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return nil
+}
+
+// StartServe connects to Temporal and the store, prepares the namespace
+// (search attributes; retention is only checked), and starts the worker
+// and the HTTP servers. It returns once everything is serving.
+func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s := &Serve{cfg: cfg, served: make(chan error, 2)}
+	defer func() {
+		if err != nil {
+			s.Stop(context.Background())
+		}
+	}()
+	log := cfg.Logger
+	// Take the ports first, so a port in use fails before connecting.
+	apiLn, err := listen(cfg.HTTPAddr, &s.HTTPURL)
+	if err != nil {
+		return nil, err
+	}
+	metricsLn, err := listen(cfg.MetricsAddr, &s.MetricsURL)
+	defer func() {
+		if err != nil {
+			closeListener(apiLn)
+			closeListener(metricsLn)
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	if err = s.connect(ctx); err != nil {
+		return nil, err
+	}
+	handler := s.probes(nil)
+	if cfg.API {
+		var h *api.Server
+		h, err = api.New(api.Config{
+			Temporal:  s.Client,
+			Namespace: cfg.Temporal.Namespace,
+			Store:     s.store,
+			APIKeys:   cfg.APIKeys,
+			Logger:    log,
+			// Eager start hands deliveries to the worker in this process.
+			EagerStart: cfg.Worker,
+			URLPolicy:  URLPolicy(cfg.AllowCIDRs, nil),
+		})
+		if err != nil {
+			return nil, err
+		}
+		handler = s.probes(h)
+	}
+	if cfg.Worker {
+		if err = s.startWorker(); err != nil {
+			return nil, err
+		}
+	}
+	s.serve(apiLn, handler)
+	s.serve(metricsLn, metricsHandler())
+	log.Info("hookd started", "api", cfg.API, "worker", cfg.Worker, "http", s.HTTPURL, "metrics", s.MetricsURL,
+		"temporal", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace, "allow_cidrs", len(cfg.AllowCIDRs))
+	return s, nil
+}
+
+// connect dials Temporal, prepares the namespace and opens the store.
+func (s *Serve) connect(ctx context.Context) error {
+	cfg := s.cfg
+	var err error
+	if s.Client, err = DialTemporal(ctx, cfg.Temporal, cfg.Logger); err != nil {
+		return err
+	}
+	// An operator owns the namespace's retention: warn, never change it.
+	if err := namespace.Ensure(ctx, s.Client, cfg.Temporal.Namespace, cfg.Retention, false, cfg.Logger); err != nil {
+		return err
+	}
+	if s.store, err = postgres.Open(ctx, cfg.DatabaseURL, cfg.MasterKey); err != nil {
+		return err
+	}
+	return nil
+}
+
+// startWorker starts the Temporal worker. It is worker.New's worker plus a
+// stop timeout, so a stop lets in-flight attempts finish.
+func (s *Serve) startWorker() error {
+	cfg := s.cfg
+	acts := activities.New(activities.Config{
+		Endpoints:           s.store,
+		HTTP:                activities.NewHTTPClient(activities.Guard{Allow: cfg.AllowCIDRs}),
+		Temporal:            s.Client,
+		Version:             cfg.Version,
+		Logger:              cfg.Logger,
+		DeadLetterRetention: cfg.DeadLetterRetention,
+	})
+	n := cmp.Or(cfg.MaxConcurrentAttempts, 256)
+	s.worker = sdkworker.New(s.Client, delivery.TaskQueue, sdkworker.Options{
+		MaxConcurrentActivityExecutionSize:      n,
+		MaxConcurrentLocalActivityExecutionSize: n,
+		MaxConcurrentWorkflowTaskExecutionSize:  n,
+		WorkerStopTimeout:                       cfg.ShutdownTimeout,
+	})
+	workflows.Register(s.worker)
+	hookdworker.Register(s.worker, acts)
+	if err := s.worker.Start(); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	return nil
+}
+
+// serve serves h on ln in the background; a nil ln serves nothing.
+func (s *Serve) serve(ln net.Listener, h http.Handler) {
+	if ln == nil {
+		return
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	s.servers = append(s.servers, srv)
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			s.served <- err
+		}
+	}()
+}
+
+// Wait blocks until ctx is done or a server fails.
+func (s *Serve) Wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-s.served:
+		return fmt.Errorf("http server: %w", err)
+	}
+}
+
+// Stop shuts down gracefully: /readyz fails at once; after ShutdownDelay
+// the HTTP servers stop accepting and finish requests in flight; then the
+// worker stops polling and lets in-flight attempts finish (up to
+// ShutdownTimeout, after which Temporal retries them elsewhere); last the
+// client and the store close.
+func (s *Serve) Stop(ctx context.Context) {
+	s.draining.Store(true)
+	log := s.cfg.Logger
+	if len(s.servers) > 0 && s.cfg.ShutdownDelay > 0 {
+		log.Info("draining: readiness fails, still serving", "for", s.cfg.ShutdownDelay)
+		time.Sleep(s.cfg.ShutdownDelay)
+	}
+	shutdownCtx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
+	defer cancel()
+	for _, srv := range s.servers {
+		if err := srv.Shutdown(shutdownCtx); err != nil {
+			log.Warn("http shutdown", "error", err)
+		}
+	}
+	if s.worker != nil {
+		start := time.Now()
+		s.worker.Stop()
+		log.Info("worker stopped", "took", time.Since(start).Round(time.Millisecond))
+	}
+	if s.Client != nil {
+		s.Client.Close()
+	}
+	if s.store != nil {
+		if err := s.store.Close(); err != nil {
+			log.Warn("close store", "error", err)
+		}
+	}
+}
+
+// listen listens on addr and sets *url; an empty addr listens on nothing.
+func listen(addr string, url *string) (net.Listener, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	*url = "http://" + ln.Addr().String()
+	return ln, nil
+}
+
+func closeListener(ln net.Listener) {
+	if ln != nil {
+		_ = ln.Close()
+	}
+}

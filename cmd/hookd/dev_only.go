@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+
+	"github.com/hookd/hookd/app"
+)
+
+// devOptions is `hookd dev` configuration: the app's, plus whether to run
+// only the embedded Temporal server and UI.
+type devOptions struct {
+	app.DevConfig
+	// OnlyTemporal runs just Temporal and the Web UI, for `hookd worker`
+	// and `hookd api` processes on the same machine.
+	OnlyTemporal bool
+}
+
+func (f flagSet) boolean(p *bool, name, env string, def bool, usage string) {
+	if v, ok := os.LookupEnv(env); ok {
+		if b, err := strconv.ParseBool(v); err == nil {
+			def = b
+		}
+	}
+	f.BoolVar(p, name, def, usage+" ($"+env+")")
+}
+
+// runOnlyTemporal runs `hookd dev --only-temporal` until ctx is done.
+func runOnlyTemporal(ctx context.Context, cfg app.DevConfig, stdout io.Writer, logger *slog.Logger) error {
+	cfg.Logger = logger
+	srv, err := app.StartTemporalOnly(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, `hookd %s dev --only-temporal is running
+  Temporal:   %s  (namespace %q, retention %s)
+  Web UI:     %s
+  Data dir:   %s
+Run workers and the API against it, e.g.
+  TEMPORAL_ADDRESS=%s hookd worker --database-url ... --master-key ...
+Press Ctrl-C to stop.
+`, version, cfg.TemporalAddr, cfg.Namespace, cfg.Retention, orNone(uiURL(cfg.UIAddr)), cfg.DataDir, cfg.TemporalAddr)
+	<-ctx.Done()
+	fmt.Fprintln(stdout, "stopping...")
+	srv.Stop()
+	return nil
+}
+
+func uiURL(addr string) string {
+	if addr == "" {
+		return ""
+	}
+	return "http://" + addr
+}
