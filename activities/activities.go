@@ -10,13 +10,16 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/hookd/hookd/circuit"
+	"github.com/hookd/hookd/ingest"
 	"github.com/hookd/hookd/store"
 )
 
-// Endpoints is what the activities read from the endpoint store.
+// Endpoints is what the activities use of the endpoint store.
 type Endpoints interface {
 	GetEndpoint(ctx context.Context, id string) (*store.Endpoint, error)
 	Secrets(ctx context.Context, endpointID string, now time.Time) ([]store.Secret, error)
+	store.Circuits
 }
 
 // Activities holds the dependencies of hookd's activities. Register a
@@ -31,6 +34,9 @@ type Activities struct {
 	jitter    func() float64 // uniform in [-1, 1)
 
 	deadLetterRetention time.Duration
+	disabledPoll        time.Duration
+	circuit             circuit.Policy
+	publisher           *ingest.Publisher
 }
 
 // Config holds what New needs. Endpoints, HTTP and Temporal are required.
@@ -44,6 +50,15 @@ type Config struct {
 	// DeadLetterRetention is how long dead letters wait for a redrive;
 	// zero means DefaultDeadLetterRetention.
 	DeadLetterRetention time.Duration
+	// DisabledPoll is how often a delivery to a disabled endpoint checks
+	// again; zero means DefaultDisabledPoll.
+	DisabledPoll time.Duration
+	// Circuit tunes the endpoints' circuit breakers; zero means
+	// circuit.DefaultPolicy.
+	Circuit circuit.Policy
+	// Publisher publishes hookd's operational events (endpoint unhealthy,
+	// recovered); nil disables them.
+	Publisher *ingest.Publisher
 }
 
 // New returns the activities.
@@ -62,5 +77,8 @@ func New(cfg Config) *Activities {
 		jitter:    func() float64 { return rand.Float64()*2 - 1 },
 
 		deadLetterRetention: cmp.Or(cfg.DeadLetterRetention, DefaultDeadLetterRetention),
+		disabledPoll:        cmp.Or(cfg.DisabledPoll, DefaultDisabledPoll),
+		publisher:           cfg.Publisher,
+		circuit:             cmp.Or(cfg.Circuit, circuit.DefaultPolicy),
 	}
 }

@@ -26,7 +26,20 @@ const (
 func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) delivery.Attempt {
 	start := a.now()
 	at := delivery.Attempt{Number: n, Start: start}
-	status, retryAfter, err := a.send(ctx, req, n, start)
+	ep, signer, err := a.load(ctx, req.EndpointID, start)
+	var g gate
+	if err == nil {
+		if g = a.admit(ctx, req, ep, start); !g.allowed {
+			return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: g.wait, DelayReason: g.reason}
+		}
+	}
+	var (
+		status     response
+		retryAfter string
+	)
+	if err == nil {
+		status, retryAfter, err = a.send(ctx, req, ep, signer, n, start)
+	}
 	switch {
 	case err != nil:
 		at.Outcome, at.ErrorClass, at.Error = classifyError(err)
@@ -40,6 +53,9 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) d
 		at.NextAttempt = a.now().Add(at.NextDelay)
 	}
 	at.Duration = a.now().Sub(start)
+	if ep != nil {
+		a.record(ctx, ep.ID, g, at)
+	}
 	return at
 }
 
@@ -59,11 +75,7 @@ type response struct {
 
 // send signs and POSTs the body, returning the response status, a prefix
 // of its body and its Retry-After header.
-func (a *Activities) send(ctx context.Context, req delivery.Request, n int, now time.Time) (response, string, error) {
-	ep, signer, err := a.load(ctx, req.EndpointID, now)
-	if err != nil {
-		return response{}, "", err
-	}
+func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.Endpoint, signer signing.Signer, n int, now time.Time) (response, string, error) {
 	timeout := req.Timeout
 	if timeout <= 0 {
 		timeout = delivery.DefaultTimeout

@@ -35,6 +35,11 @@ func (a *Activities) Retry(ctx context.Context, in delivery.RetryInput) (deliver
 	n := len(in.Prior) + int(activity.GetInfo(ctx).Attempt)
 	at := a.attempt(ctx, in.Request, n)
 	a.logAttempt(in.Request, at)
+	if at.Outcome == delivery.OutcomeDeferred {
+		// Nothing was sent: complete, so this attempt is not counted, and
+		// let the workflow wait.
+		return delivery.Result{Status: delivery.StatusPending, Attempts: timeline, WaitUntil: at.NextAttempt, WaitReason: at.DelayReason}, nil
+	}
 	timeline = append(timeline, at)
 
 	switch {
@@ -54,8 +59,8 @@ func (a *Activities) Retry(ctx context.Context, in delivery.RetryInput) (deliver
 
 func (a *Activities) logAttempt(req delivery.Request, at delivery.Attempt) {
 	level := slog.LevelInfo
-	if at.Outcome == delivery.OutcomeSuccess {
-		level = slog.LevelDebug // the happy path stays quiet
+	if at.Outcome == delivery.OutcomeSuccess || at.Outcome == delivery.OutcomeDeferred {
+		level = slog.LevelDebug // the happy path and waiting stay quiet
 	}
 	a.log.Log(context.Background(), level, "delivery attempt",
 		"delivery_id", req.DeliveryID, "endpoint_id", req.EndpointID, "event_type", req.EventType,

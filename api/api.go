@@ -4,6 +4,7 @@
 package api
 
 import (
+	"context"
 	"crypto/subtle"
 	"errors"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"go.temporal.io/sdk/client"
 
+	"github.com/hookd/hookd/ingest"
 	"github.com/hookd/hookd/store"
 )
 
@@ -38,6 +40,9 @@ type Config struct {
 	// EagerStart asks Temporal to hand new deliveries straight to the
 	// worker in this process (only with an in-process worker).
 	EagerStart bool
+	// Stats, if set, adds an endpoint's success rates and latencies to its
+	// health.
+	Stats func(ctx context.Context, endpointID string) (any, error)
 	// URLPolicy validates endpoint URLs; nil accepts http and https.
 	URLPolicy func(u string) error
 }
@@ -50,8 +55,9 @@ type Server struct {
 	keys       [][]byte
 	log        *slog.Logger
 	maxPayload int64
-	eager      bool
+	publisher  *ingest.Publisher
 	urlPolicy  func(string) error
+	stats      func(context.Context, string) (any, error)
 	now        func() time.Time
 	router     chi.Router
 }
@@ -74,8 +80,8 @@ func New(cfg Config) (*Server, error) {
 		store:      cfg.Store,
 		log:        cfg.Logger,
 		maxPayload: cfg.MaxPayload,
-		eager:      cfg.EagerStart,
 		urlPolicy:  cfg.URLPolicy,
+		stats:      cfg.Stats,
 		now:        time.Now,
 	}
 	for _, k := range cfg.APIKeys {
@@ -90,6 +96,7 @@ func New(cfg Config) (*Server, error) {
 	if s.maxPayload <= 0 {
 		s.maxPayload = DefaultMaxPayload
 	}
+	s.publisher = &ingest.Publisher{Temporal: cfg.Temporal, Endpoints: cfg.Store, EagerStart: cfg.EagerStart, Logger: s.log}
 	s.router = s.routes()
 	return s, nil
 }
@@ -110,6 +117,8 @@ func (s *Server) routes() chi.Router {
 		r.Patch("/endpoints/{id}", s.updateEndpoint)
 		r.Delete("/endpoints/{id}", s.deleteEndpoint)
 		r.Post("/endpoints/{id}/secret/rotate", s.rotateSecret)
+		r.Get("/endpoints/{id}/health", s.endpointHealth)
+		r.Post("/endpoints/{id}/test", s.testEndpoint)
 		r.Post("/events", s.postEvent)
 		r.Post("/events/batch", s.postEventBatch)
 		r.Get("/deliveries/{id}", s.getDelivery)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"sync"
+
+	"github.com/hookd/hookd/ingest"
 )
 
 // MaxBatch is the most events one batch request may carry.
@@ -14,7 +16,7 @@ const MaxBatch = 100
 type batchResult struct {
 	Status int    `json:"status"`
 	Error  *Error `json:"error,omitempty"`
-	*eventOut
+	*ingest.Result
 }
 
 // postEventBatch accepts up to MaxBatch events; each is validated and
@@ -52,18 +54,18 @@ func (s *Server) postEventBatch(w http.ResponseWriter, r *http.Request) {
 func (s *Server) ingestOne(r *http.Request, raw json.RawMessage) batchResult {
 	var in eventIn
 	err := decodeStrict(raw, &in)
-	var ev event
+	var ev ingest.Event
 	if err == nil {
 		ev, err = s.validateEvent(in, "")
 	}
-	var out eventOut
+	var out ingest.Result
 	if err == nil {
 		out, err = s.ingest(r.Context(), ev)
 	}
 	var apiErr *Error
 	switch {
 	case err == nil:
-		return batchResult{Status: http.StatusAccepted, eventOut: &out}
+		return batchResult{Status: http.StatusAccepted, Result: &out}
 	case errors.As(err, &apiErr):
 		return batchResult{Status: statusOf[apiErr.Code], Error: apiErr}
 	default:

@@ -30,6 +30,7 @@ type deliveryOut struct {
 	LastStatus int               `json:"last_status,omitempty"`
 	LastError  string            `json:"last_error,omitempty"`
 	NextTry    *time.Time        `json:"next_attempt_at,omitempty"`
+	WaitReason string            `json:"wait_reason,omitempty"`
 	CreatedAt  time.Time         `json:"created_at"`
 	Timeline   []attemptOut      `json:"timeline"`
 	Redrive    *delivery.Redrive `json:"redrive,omitempty"`
@@ -78,10 +79,13 @@ func (s *Server) readDelivery(ctx context.Context, id string) (deliveryOut, erro
 		}
 	}
 	out.Status, out.Timeline, out.Attempts = res.Status, timelineOut(res.Attempts), len(res.Attempts)
+	if !res.WaitUntil.IsZero() && out.Status == delivery.StatusPending {
+		out.NextTry, out.WaitReason = &res.WaitUntil, res.WaitReason
+	}
 	if last := res.Last(); last.Number > 0 {
 		out.LastStatus = last.Status
 		out.LastError = last.ErrorClass
-		if !last.NextAttempt.IsZero() && out.Status == delivery.StatusPending {
+		if !last.NextAttempt.IsZero() && out.Status == delivery.StatusPending && out.NextTry == nil {
 			out.NextTry = &last.NextAttempt
 		}
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/base32"
 	"errors"
@@ -43,7 +44,7 @@ func toJSON(ep *store.Endpoint) endpointJSON {
 	for _, d := range schedule {
 		out.RetrySchedule = append(out.RetrySchedule, d.String())
 	}
-	out.Timeout = cmpDuration(ep.Timeout, delivery.DefaultTimeout).String()
+	out.Timeout = cmp.Or(ep.Timeout, delivery.DefaultTimeout).String()
 	if out.EventTypes == nil {
 		out.EventTypes = []string{}
 	}
@@ -51,13 +52,6 @@ func toJSON(ep *store.Endpoint) endpointJSON {
 		out.Metadata = map[string]string{}
 	}
 	return out
-}
-
-func cmpDuration(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
 }
 
 // endpointPatch is the body of create and update. Nil fields are left as

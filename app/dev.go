@@ -22,8 +22,10 @@ import (
 
 	"github.com/hookd/hookd/activities"
 	"github.com/hookd/hookd/api"
+	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/embedded"
+	"github.com/hookd/hookd/ingest"
 	"github.com/hookd/hookd/namespace"
 	"github.com/hookd/hookd/store/secretbox"
 	"github.com/hookd/hookd/store/sqlite"
@@ -45,8 +47,13 @@ type DevConfig struct {
 	Retention time.Duration
 	// DeadLetterRetention bounds how long dead letters wait for a redrive.
 	DeadLetterRetention time.Duration
-	Version             string
-	Logger              *slog.Logger
+	// Circuit tunes endpoints' circuit breakers (zero: the default policy).
+	Circuit circuit.Policy
+	// DisabledPoll is how often deliveries to a disabled endpoint check
+	// again (zero: one minute).
+	DisabledPoll time.Duration
+	Version      string
+	Logger       *slog.Logger
 	// LogLevel is hookd's own log level (informational; Logger applies it).
 	LogLevel slog.Level
 	// TemporalLogLevel filters the embedded server's own logs.
@@ -171,6 +178,9 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		Version:             cfg.Version,
 		Logger:              cfg.Logger,
 		DeadLetterRetention: cfg.DeadLetterRetention,
+		Circuit:             cfg.Circuit,
+		DisabledPoll:        cfg.DisabledPoll,
+		Publisher:           &ingest.Publisher{Temporal: d.Client, Endpoints: d.store, Logger: cfg.Logger},
 	})
 	d.worker = worker.New(d.Client, acts, worker.Options{})
 	if err := d.worker.Start(); err != nil {

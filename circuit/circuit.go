@@ -16,12 +16,16 @@ const (
 	HalfOpen State = "half_open" // one probe is in flight
 )
 
-// Tuning, as the product promises it.
-const (
-	Threshold    = 5 // consecutive retryable failures that open the circuit
-	BaseCooldown = 60 * time.Second
-	MaxCooldown  = 10 * time.Minute
-)
+// Policy tunes a breaker.
+type Policy struct {
+	Threshold    int           // consecutive retryable failures that open the circuit
+	BaseCooldown time.Duration // the first open period
+	MaxCooldown  time.Duration // the cap as it doubles on each re-open
+}
+
+// DefaultPolicy is the tuning the product promises: five failures, a 60s
+// cooldown doubling up to 10 minutes.
+var DefaultPolicy = Policy{Threshold: 5, BaseCooldown: 60 * time.Second, MaxCooldown: 10 * time.Minute}
 
 // Breaker is one endpoint's circuit.
 type Breaker struct {
@@ -50,8 +54,10 @@ type Admission struct {
 }
 
 // Admit decides whether an attempt may be sent now. A probe holds a lease
-// of length lease.
-func (b Breaker) Admit(now time.Time, lease time.Duration) (Breaker, Admission) {
+// of length lease; while it is out, other attempts are told to ask again a
+// quarter of the base cooldown later, by when the probe has usually
+// answered.
+func (b Breaker) Admit(p Policy, now time.Time, lease time.Duration) (Breaker, Admission) {
 	switch b.State {
 	case Open:
 		if now.Before(b.OpenUntil) {
@@ -59,7 +65,7 @@ func (b Breaker) Admit(now time.Time, lease time.Duration) (Breaker, Admission) 
 		}
 	case HalfOpen:
 		if now.Before(b.ProbeUntil) {
-			return b, Admission{Wait: b.ProbeUntil}
+			return b, Admission{Wait: minTime(b.ProbeUntil, now.Add(p.BaseCooldown/4))}
 		}
 	default:
 		return b, Admission{Allowed: true}
@@ -84,7 +90,7 @@ const (
 // Record applies an attempt's result. reachable means the endpoint
 // answered in a way that proves it is up (2xx or a permanent 4xx); a
 // retryable failure counts towards opening the circuit.
-func (b Breaker) Record(reachable bool, now time.Time) (Breaker, Change) {
+func (b Breaker) Record(p Policy, reachable bool, now time.Time) (Breaker, Change) {
 	if reachable {
 		was := b.State
 		b = Breaker{State: Closed}
@@ -96,15 +102,22 @@ func (b Breaker) Record(reachable bool, now time.Time) (Breaker, Change) {
 	b.Failures++
 	switch {
 	case b.State == HalfOpen, b.State == Open:
-		b.Cooldown = min(max(2*b.Cooldown, BaseCooldown), MaxCooldown)
+		b.Cooldown = min(max(2*b.Cooldown, p.BaseCooldown), p.MaxCooldown)
 		b.State, b.OpenUntil, b.ProbeUntil = Open, now.Add(b.Cooldown), time.Time{}
 		return b, Reopened
-	case b.Failures >= Threshold:
-		b.Cooldown = BaseCooldown
+	case b.Failures >= p.Threshold:
+		b.Cooldown = p.BaseCooldown
 		b.State, b.OpenUntil = Open, now.Add(b.Cooldown)
 		return b, Opened
 	default:
 		b.State = Closed
 		return b, Unchanged
 	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }

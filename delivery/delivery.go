@@ -55,6 +55,9 @@ type Request struct {
 	Timeout time.Duration `json:"timeout"`
 	// Redrive is set when an operator redrove the delivery.
 	Redrive *Redrive `json:"redrive,omitempty"`
+	// Resume carries the attempts made so far when a long-waiting run
+	// continues as new.
+	Resume []Attempt `json:"resume,omitempty"`
 }
 
 // Redrive records who redrove a dead letter and why.
@@ -96,12 +99,20 @@ const (
 	OutcomeSuccess   Outcome = "success"
 	OutcomeRetryable Outcome = "retryable"
 	OutcomePermanent Outcome = "permanent"
+	// OutcomeDeferred means no request was sent and no attempt counted:
+	// the endpoint is disabled or its circuit is open. NextAttempt says
+	// when to ask again and DelayReason why.
+	OutcomeDeferred Outcome = "deferred"
 )
 
 // Result is a delivery run's final state and whole timeline.
 type Result struct {
 	Status   Status    `json:"status"`
 	Attempts []Attempt `json:"attempts"`
+	// WaitUntil, on a pending result, is when the delivery asks again
+	// after a deferral, and WaitReason why it waits.
+	WaitUntil  time.Time `json:"wait_until,omitzero"`
+	WaitReason string    `json:"wait_reason,omitempty"`
 }
 
 // Last returns the latest attempt, or the zero Attempt.

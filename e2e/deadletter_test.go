@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -71,12 +72,10 @@ func (s *switchable) delivered() map[string]int {
 	return out
 }
 
-func (s *switchable) server(t *testing.T) *receiver {
-	rc := newReceiver(t, nil)
-	rc.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func (s *switchable) server(t *testing.T) *httptest.Server {
+	return serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.respond(w, r.Header.Get("webhook-id"))
-	})
-	return rc
+	}))
 }
 
 // An always-500 endpoint exhausts exactly 1 + len(schedule) attempts and

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hookd/hookd/app"
+	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/signing"
 )
 
@@ -54,6 +55,9 @@ func startDev(dir string) (*app.Dev, error) {
 		Logger:           logger,
 		TemporalLogLevel: slog.LevelError,
 		Version:          "test",
+		// Short enough for tests to watch a circuit open, probe and close.
+		Circuit:      circuit.Policy{Threshold: 5, BaseCooldown: 2 * time.Second, MaxCooldown: 8 * time.Second},
+		DisabledPoll: 500 * time.Millisecond,
 	})
 }
 
@@ -181,7 +185,7 @@ type receiver struct {
 
 func newReceiver(t *testing.T, respond func(n int, w http.ResponseWriter)) *receiver {
 	rc := &receiver{respond: respond}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	rc.Server = serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		rc.mu.Lock()
 		rc.hits = append(rc.hits, hit{At: time.Now(), Header: r.Header.Clone(), Body: body})
@@ -193,8 +197,14 @@ func newReceiver(t *testing.T, respond func(n int, w http.ResponseWriter)) *rece
 		}
 		w.WriteHeader(http.StatusOK)
 	}))
-	t.Cleanup(rc.Close)
 	return rc
+}
+
+// serve starts a loopback HTTP server for the test.
+func serve(t *testing.T, h http.Handler) *httptest.Server {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 func (rc *receiver) Hits() []hit {

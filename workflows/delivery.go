@@ -1,7 +1,9 @@
 package workflows
 
 import (
+	"cmp"
 	"errors"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -22,17 +24,19 @@ const activitySlack = 10 * time.Second
 // delivery that fails permanently or exhausts the schedule is parked as a
 // dead letter and the run fails with the final state as details.
 func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, error) {
-	state := delivery.Result{Status: delivery.StatusPending}
-	if err := workflow.SetQueryHandler(ctx, delivery.QueryState, func() (delivery.Result, error) { return state, nil }); err != nil {
-		return state, err
+	w := &run{req: req, state: delivery.Result{Status: delivery.StatusPending, Attempts: req.Resume}}
+	if err := workflow.SetQueryHandler(ctx, delivery.QueryState, func() (delivery.Result, error) { return w.state, nil }); err != nil {
+		return w.state, err
 	}
-	timeout := req.Timeout
-	if timeout <= 0 {
-		timeout = delivery.DefaultTimeout
+	if req.Timeout <= 0 {
+		w.req.Timeout = delivery.DefaultTimeout
+	}
+	if len(req.Resume) > 0 {
+		return w.retry(ctx, 0) // continued as new: the first attempt is long done
 	}
 
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: timeout + activitySlack,
+		StartToCloseTimeout: w.req.Timeout + activitySlack,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 	})
 	var first delivery.Attempt
@@ -44,49 +48,97 @@ func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, erro
 			first.NextDelay, first.DelayReason = req.Schedule[0], "schedule"
 		}
 	}
-	state.Attempts = append(state.Attempts, first)
+	if first.Outcome == delivery.OutcomeDeferred {
+		w.setStatus(ctx, "waiting", first.DelayReason)
+		return w.retry(ctx, first.NextAttempt.Sub(workflow.Now(ctx)))
+	}
+	w.state.Attempts = append(w.state.Attempts, first)
 	switch {
 	case first.Outcome == delivery.OutcomeSuccess:
-		state.Status = delivery.StatusDelivered
-		return state, nil
+		w.state.Status = delivery.StatusDelivered
+		return w.state, nil
 	case first.Outcome == delivery.OutcomePermanent:
-		return fail(ctx, req, &state, delivery.StatusFailed)
+		return w.fail(ctx, delivery.StatusFailed)
 	case len(req.Schedule) == 0:
-		return fail(ctx, req, &state, delivery.StatusExhausted)
+		return w.fail(ctx, delivery.StatusExhausted)
 	}
+	w.setStatus(ctx, "retrying", "after attempt 1: "+first.ErrorClass)
+	return w.retry(ctx, first.NextDelay)
+}
 
-	setStatus(ctx, "retrying")
-	workflow.SetCurrentDetails(ctx, "retrying after attempt 1: "+first.ErrorClass)
-	if err := workflow.Sleep(ctx, first.NextDelay); err != nil {
-		return state, err
+// run is one delivery run's state.
+type run struct {
+	req    delivery.Request
+	state  delivery.Result
+	status string // the HookdStatus search attribute, once set
+}
+
+// maxHistory bounds a run's history: a delivery that waits a long time
+// (an endpoint disabled for days) continues as new before Temporal's limit.
+const maxHistory = 5000
+
+// retry waits, then makes the remaining attempts in a regular activity that
+// Temporal retries on the schedule. An attempt the endpoint's switch or
+// circuit defers completes the activity without counting; the run waits as
+// told and asks again.
+func (w *run) retry(ctx workflow.Context, wait time.Duration) (delivery.Result, error) {
+	for {
+		if wait > 0 {
+			if err := workflow.Sleep(ctx, wait); err != nil {
+				return w.state, err
+			}
+		}
+		if workflow.GetInfo(ctx).GetCurrentHistoryLength() > maxHistory {
+			next := w.req
+			next.Resume = w.state.Attempts
+			return w.state, workflow.NewContinueAsNewError(ctx, delivery.WorkflowDelivery, next)
+		}
+		remaining := w.req.Attempts() - len(w.state.Attempts)
+		if remaining <= 0 {
+			return w.fail(ctx, delivery.StatusExhausted)
+		}
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: w.req.Timeout + activitySlack,
+			RetryPolicy: &temporal.RetryPolicy{
+				// Used only when an attempt times out (a worker died
+				// mid-attempt); every other retry sets its own delay.
+				InitialInterval:    cmp.Or(firstOr(w.req.Schedule), delivery.MinRetryDelay),
+				BackoffCoefficient: 2,
+				MaximumInterval:    delivery.MaxRetryDelay,
+				MaximumAttempts:    int32(remaining),
+			},
+		})
+		var res delivery.Result
+		err := workflow.ExecuteActivity(actx, delivery.ActivityRetry, delivery.RetryInput{Request: w.req, Prior: w.state.Attempts}).Get(ctx, &res)
+		if err != nil {
+			if timeline := timelineOf(err); len(timeline) > len(w.state.Attempts) {
+				w.state.Attempts = timeline
+			}
+			var appErr *temporal.ApplicationError
+			if errors.As(err, &appErr) && appErr.Type() == delivery.ErrTypePermanent {
+				return w.fail(ctx, delivery.StatusFailed)
+			}
+			return w.fail(ctx, delivery.StatusExhausted)
+		}
+		if len(res.Attempts) > len(w.state.Attempts) {
+			w.state.Attempts = res.Attempts
+		}
+		if res.Status == delivery.StatusDelivered {
+			w.state.Status, w.state.WaitUntil, w.state.WaitReason = delivery.StatusDelivered, time.Time{}, ""
+			w.setStatus(ctx, string(delivery.StatusDelivered), "")
+			return w.state, nil
+		}
+		w.state.WaitUntil, w.state.WaitReason = res.WaitUntil, res.WaitReason
+		w.setStatus(ctx, "waiting", res.WaitReason)
+		wait = res.WaitUntil.Sub(workflow.Now(ctx))
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: timeout + activitySlack,
-		RetryPolicy: &temporal.RetryPolicy{
-			// Used only when an attempt times out (a worker died mid-attempt);
-			// every other retry sets its own delay from the schedule.
-			InitialInterval:    req.Schedule[0],
-			BackoffCoefficient: 2,
-			MaximumInterval:    delivery.MaxRetryDelay,
-			MaximumAttempts:    int32(len(req.Schedule)),
-		},
-	})
-	var res delivery.Result
-	err := workflow.ExecuteActivity(actx, delivery.ActivityRetry, delivery.RetryInput{Request: req, Prior: state.Attempts}).Get(ctx, &res)
-	if err == nil {
-		state = res
-		setStatus(ctx, string(delivery.StatusDelivered))
-		return state, nil
+}
+
+func firstOr(s []time.Duration) time.Duration {
+	if len(s) == 0 {
+		return 0
 	}
-	if timeline := timelineOf(err); len(timeline) > len(state.Attempts) {
-		state.Attempts = timeline
-	}
-	status := delivery.StatusExhausted
-	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && appErr.Type() == delivery.ErrTypePermanent {
-		status = delivery.StatusFailed
-	}
-	return fail(ctx, req, &state, status)
+	return s[0]
 }
 
 // timelineOf recovers the attempts carried by the Retry activity's final
@@ -108,26 +160,32 @@ func timelineOf(err error) []delivery.Attempt {
 
 // fail parks the delivery as a dead letter and fails the run with the
 // final state as the error's details.
-func fail(ctx workflow.Context, req delivery.Request, state *delivery.Result, status delivery.Status) (delivery.Result, error) {
-	state.Status = status
-	setStatus(ctx, string(status))
-	workflow.SetCurrentDetails(ctx, "dead-lettered: "+string(status))
+func (w *run) fail(ctx workflow.Context, status delivery.Status) (delivery.Result, error) {
+	w.state.Status = status
+	w.setStatus(ctx, string(status), "dead-lettered")
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
 		// No maximum: the dead letter must be parked, however long the
 		// Temporal frontend takes to come back.
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
 	})
-	dl := delivery.DeadLetter{Request: req, Reason: status, Attempts: state.Attempts, DeadAt: workflow.Now(ctx)}
+	dl := delivery.DeadLetter{Request: w.req, Reason: status, Attempts: w.state.Attempts, DeadAt: workflow.Now(ctx)}
+	dl.Request.Resume = nil
 	if err := workflow.ExecuteActivity(actx, delivery.ActivityDeadLetter, dl).Get(ctx, nil); err != nil {
-		return *state, err
+		return w.state, err
 	}
-	return *state, temporal.NewNonRetryableApplicationError("delivery "+string(status), string(status), nil, *state)
+	return w.state, temporal.NewNonRetryableApplicationError("delivery "+string(status), string(status), nil, w.state)
 }
 
-// setStatus records the delivery's status as a search attribute. It is
-// called only off the happy path, where one more event is affordable.
-func setStatus(ctx workflow.Context, status string) {
+// setStatus records the delivery's status as a search attribute when it
+// changes, and a readable line in the Web UI's current details. It is only
+// called off the happy path, where one more history event is affordable.
+func (w *run) setStatus(ctx workflow.Context, status, detail string) {
+	workflow.SetCurrentDetails(ctx, strings.TrimSpace(status+" "+detail))
+	if status == w.status {
+		return
+	}
+	w.status = status
 	if err := workflow.UpsertTypedSearchAttributes(ctx, delivery.AttrStatus.ValueSet(status)); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert status", "error", err)
 	}

@@ -1,0 +1,124 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/hookd/hookd/circuit"
+	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/ingest"
+	"github.com/hookd/hookd/store"
+)
+
+// Operational event types hookd publishes about endpoints.
+const (
+	EventEndpointUnhealthy = "hookd.endpoint.unhealthy"
+	EventEndpointRecovered = "hookd.endpoint.recovered"
+)
+
+// DefaultDisabledPoll is how often a delivery to a disabled endpoint checks
+// whether it was enabled again.
+const DefaultDisabledPoll = time.Minute
+
+// gate is the admission of one attempt.
+type gate struct {
+	allowed bool
+	probe   bool
+	quiet   bool // the circuit was closed with no failures: a success needs no write
+	wait    time.Time
+	reason  string
+}
+
+// admit lets an attempt through unless the endpoint is disabled (an
+// operator's redrive goes through anyway) or its circuit is open. A
+// refused attempt is deferred: nothing is sent and nothing counts against
+// the delivery's budget.
+func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.Endpoint, now time.Time) gate {
+	if !ep.Enabled && req.Redrive == nil {
+		return gate{wait: now.Add(a.disabledPoll), reason: "endpoint disabled"}
+	}
+	b, err := a.endpoints.Circuit(ctx, ep.ID)
+	if err != nil {
+		// Fail open: a store hiccup must not stop deliveries.
+		a.log.Warn("read circuit", "endpoint_id", ep.ID, "error", err)
+		return gate{allowed: true}
+	}
+	if b.State != circuit.Open && b.State != circuit.HalfOpen {
+		return gate{allowed: true, quiet: b.Quiet()}
+	}
+	var adm circuit.Admission
+	_, err = a.endpoints.UpdateCircuit(ctx, ep.ID, func(b circuit.Breaker) circuit.Breaker {
+		b, adm = b.Admit(a.circuit, now, req.Timeout+probeSlack)
+		return b
+	})
+	if err != nil {
+		a.log.Warn("admit through circuit", "endpoint_id", ep.ID, "error", err)
+		return gate{allowed: true}
+	}
+	if !adm.Allowed {
+		// Spread the queued deliveries over a fifth of the cooldown, so a
+		// recovering endpoint is not hit by all of them at once.
+		spread := time.Duration(rand.Int64N(int64(max(adm.Wait.Sub(now)/5, time.Second))))
+		return gate{wait: adm.Wait.Add(spread), reason: "circuit open"}
+	}
+	return gate{allowed: true, probe: adm.Probe}
+}
+
+// probeSlack is added to the request timeout for a probe's lease.
+const probeSlack = 10 * time.Second
+
+// record feeds an attempt's result to the endpoint's circuit. A success on
+// a quiet circuit changes nothing and writes nothing: the happy path costs
+// one read. Failures that say nothing about the endpoint (hookd's own
+// store, a refused destination) are not counted.
+func (a *Activities) record(ctx context.Context, endpointID string, g gate, at delivery.Attempt) {
+	reachable := at.Outcome == delivery.OutcomeSuccess || (at.Outcome == delivery.OutcomePermanent && at.Status != 0)
+	counts := at.Outcome == delivery.OutcomeRetryable && at.ErrorClass != "internal"
+	if (reachable && g.quiet) || (!reachable && !counts) {
+		return
+	}
+	var (
+		change circuit.Change
+		after  circuit.Breaker
+	)
+	after, err := a.endpoints.UpdateCircuit(ctx, endpointID, func(b circuit.Breaker) circuit.Breaker {
+		b, change = b.Record(a.circuit, reachable, a.now())
+		return b
+	})
+	if err != nil {
+		a.log.Warn("record circuit result", "endpoint_id", endpointID, "error", err)
+		return
+	}
+	switch change {
+	case circuit.Opened, circuit.Reopened:
+		a.log.Warn("circuit opened", "endpoint_id", endpointID, "failures", after.Failures, "cooldown", after.Cooldown, "reopened", change == circuit.Reopened)
+		if change == circuit.Opened {
+			a.alert(ctx, EventEndpointUnhealthy, endpointID, after)
+		}
+	case circuit.Recovered:
+		a.log.Info("circuit closed", "endpoint_id", endpointID)
+		a.alert(ctx, EventEndpointRecovered, endpointID, after)
+	}
+}
+
+// alert publishes an operational event about an endpoint, delivered like
+// any other event to the endpoints subscribed to its type. Its ID is
+// derived from the transition, so a retried activity does not repeat it.
+func (a *Activities) alert(ctx context.Context, eventType, endpointID string, b circuit.Breaker) {
+	if a.publisher == nil {
+		return
+	}
+	body, _ := json.Marshal(map[string]any{
+		"endpoint_id": endpointID,
+		"circuit":     b.State,
+		"failures":    b.Failures,
+		"open_until":  b.OpenUntil,
+	})
+	ev := ingest.Event{ID: fmt.Sprintf("%s:%s:%d", eventType, endpointID, a.now().Unix()), Type: eventType, Body: string(body)}
+	if _, err := a.publisher.Publish(ctx, ev); err != nil {
+		a.log.Warn("publish endpoint alert", "endpoint_id", endpointID, "event_type", eventType, "error", err)
+	}
+}

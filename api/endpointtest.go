@@ -1,0 +1,122 @@
+package api
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/ingest"
+	"github.com/hookd/hookd/store"
+)
+
+// TestEventType is the type of the event POST /v1/endpoints/{id}/test sends.
+const TestEventType = "hookd.test"
+
+// Bounds of the wait for a test delivery's first attempt: the endpoint's
+// own timeout plus testWaitSlack, polling the workflow every testPoll.
+const (
+	testWaitSlack = 10 * time.Second
+	testPoll      = 50 * time.Millisecond
+)
+
+// outcomePending is a test's outcome when its first attempt was not known
+// within the wait; the delivery goes on and can be followed by its ID.
+const outcomePending delivery.Outcome = "pending"
+
+// testOut is the answer of POST /v1/endpoints/{id}/test: the first
+// attempt of the test delivery.
+type testOut struct {
+	DeliveryID string           `json:"delivery_id"`
+	EventID    string           `json:"event_id"`
+	Outcome    delivery.Outcome `json:"outcome"`
+	// Status is the HTTP status the endpoint answered, 0 if none.
+	Status     int     `json:"status"`
+	ErrorClass string  `json:"error_class,omitempty"`
+	Error      string  `json:"error,omitempty"`
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// testEndpoint sends a signed hookd.test event to one endpoint, whatever
+// its filter and enabled flag, through a real delivery workflow (so a
+// failed test is retried on the endpoint's schedule like any delivery), and
+// answers with the first attempt's outcome. If the attempt is not known in
+// time the answer is 202 with outcome "pending".
+func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
+	if err := s.decode(w, r, &struct{}{}); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ep, err := s.endpoint(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ev, err := testEvent(ep.ID, s.now().UTC())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.publisher.PublishTo(r.Context(), ev, []*store.Endpoint{ep})
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("%w: send test event: %w", errUnavailable, err))
+		return
+	}
+	out := testOut{DeliveryID: res.Deliveries[0].ID, EventID: ev.ID, Outcome: outcomePending}
+	ctx, cancel := context.WithTimeout(r.Context(), cmp.Or(ep.Timeout, delivery.DefaultTimeout)+testWaitSlack)
+	defer cancel()
+	at, err := s.firstAttempt(ctx, out.DeliveryID)
+	if err != nil {
+		s.log.Warn("test event: first attempt not known in time", "endpoint_id", ep.ID, "delivery_id", out.DeliveryID)
+		writeJSON(w, http.StatusAccepted, out)
+		return
+	}
+	out.Outcome, out.Status, out.ErrorClass, out.Error = at.Outcome, at.Status, at.ErrorClass, at.Error
+	out.DurationMS = float64(at.Duration.Microseconds()) / 1000
+	s.log.Info("test event sent", "endpoint_id", ep.ID, "delivery_id", out.DeliveryID, "outcome", out.Outcome, "status", out.Status)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// testEvent is a fresh hookd.test event for an endpoint: a unique event ID
+// per call, so every test is a new delivery.
+func testEvent(endpointID string, now time.Time) (ingest.Event, error) {
+	body, err := json.Marshal(struct {
+		Message    string    `json:"message"`
+		EndpointID string    `json:"endpoint_id"`
+		SentAt     time.Time `json:"sent_at"`
+	}{"This is a test event sent by hookd.", endpointID, now})
+	if err != nil {
+		return ingest.Event{}, fmt.Errorf("encode test event: %w", err)
+	}
+	return ingest.Event{ID: newID("evt_test_"), Type: TestEventType, Body: string(body)}, nil
+}
+
+// errNoAttemptYet is what firstAttempt returns when ctx ends first.
+var errNoAttemptYet = errors.New("first attempt not known yet")
+
+// firstAttempt polls the delivery workflow's state query until it holds
+// an attempt, or ctx ends. The query also answers for a closed run, so a
+// delivery that completed between two polls is read the same way.
+func (s *Server) firstAttempt(ctx context.Context, deliveryID string) (delivery.Attempt, error) {
+	tick := time.NewTicker(testPoll)
+	defer tick.Stop()
+	for {
+		// Fails while the run's first workflow task is still running;
+		// the next poll asks again.
+		if v, err := s.temporal.QueryWorkflow(ctx, deliveryID, "", delivery.QueryState); err == nil {
+			var state delivery.Result
+			if v.Get(&state) == nil && len(state.Attempts) > 0 {
+				return state.Attempts[0], nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return delivery.Attempt{}, errNoAttemptYet
+		case <-tick.C:
+		}
+	}
+}
