@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/hookd/hookd/circuit"
+	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/ingest"
 	"github.com/hookd/hookd/store"
 )
@@ -36,6 +37,7 @@ type Activities struct {
 	deadLetterRetention time.Duration
 	disabledPoll        time.Duration
 	circuit             circuit.Policy
+	observe             func(endpointID string, at delivery.Attempt)
 	publisher           *ingest.Publisher
 }
 
@@ -56,6 +58,10 @@ type Config struct {
 	// Circuit tunes the endpoints' circuit breakers; zero means
 	// circuit.DefaultPolicy.
 	Circuit circuit.Policy
+	// Observe, if set, is told every attempt made (not deferrals), after
+	// it is made: the hook for metrics and health figures. It must not
+	// block.
+	Observe func(endpointID string, at delivery.Attempt)
 	// Publisher publishes hookd's operational events (endpoint unhealthy,
 	// recovered); nil disables them.
 	Publisher *ingest.Publisher
@@ -79,6 +85,7 @@ func New(cfg Config) *Activities {
 		deadLetterRetention: cmp.Or(cfg.DeadLetterRetention, DefaultDeadLetterRetention),
 		disabledPoll:        cmp.Or(cfg.DisabledPoll, DefaultDisabledPoll),
 		publisher:           cfg.Publisher,
+		observe:             cfg.Observe,
 		circuit:             cmp.Or(cfg.Circuit, circuit.DefaultPolicy),
 	}
 }

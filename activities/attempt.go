@@ -56,6 +56,9 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) d
 	if ep != nil {
 		a.record(ctx, ep.ID, g, at)
 	}
+	if a.observe != nil {
+		a.observe(req.EndpointID, at)
+	}
 	return at
 }
 
