@@ -46,6 +46,41 @@ var migrations = [][]string{
 			updated_at BIGINT NOT NULL
 		)`,
 	},
+	{
+		`CREATE TABLE hookd_endpoint_stats (
+			endpoint_id TEXT NOT NULL,
+			minute BIGINT NOT NULL,
+			attempts BIGINT NOT NULL,
+			successes BIGINT NOT NULL,
+			l0 BIGINT NOT NULL,
+			l1 BIGINT NOT NULL,
+			l2 BIGINT NOT NULL,
+			l3 BIGINT NOT NULL,
+			l4 BIGINT NOT NULL,
+			l5 BIGINT NOT NULL,
+			l6 BIGINT NOT NULL,
+			l7 BIGINT NOT NULL,
+			l8 BIGINT NOT NULL,
+			l9 BIGINT NOT NULL,
+			l10 BIGINT NOT NULL,
+			l11 BIGINT NOT NULL,
+			l12 BIGINT NOT NULL,
+			l13 BIGINT NOT NULL,
+			l14 BIGINT NOT NULL,
+			l15 BIGINT NOT NULL,
+			l16 BIGINT NOT NULL,
+			l17 BIGINT NOT NULL,
+			PRIMARY KEY (endpoint_id, minute)
+		)`,
+		`CREATE INDEX hookd_endpoint_stats_by_minute ON hookd_endpoint_stats (minute)`,
+		`CREATE TABLE hookd_endpoint_alerts (
+			endpoint_id TEXT NOT NULL,
+			kind TEXT NOT NULL,
+			active BOOLEAN NOT NULL,
+			changed_at BIGINT NOT NULL,
+			PRIMARY KEY (endpoint_id, kind)
+		)`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 		{"DeleteCascadesSecrets", testDeleteCascades},
 		{"ConcurrentReadsAndWrites", testConcurrent},
 		{"Circuits", testCircuits},
+		{"Stats", testStats},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
