@@ -1,0 +1,30 @@
+package metrics
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Counters of events that happen where no Metrics is at hand (ingest, the
+// redrive activity). They are process-wide, like the Go runtime's
+// metrics, and every Metrics registry serves them.
+var (
+	duplicateIngests = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "hookd_duplicate_ingests_total",
+		Help: "Events posted again whose every delivery already existed.",
+	})
+	redrives = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "hookd_redrives_total",
+		Help: "Redrive starts of dead letters, by outcome (started, skipped, failed).",
+	}, []string{"outcome"})
+)
+
+// Redrive outcomes.
+const (
+	RedriveStarted = "started" // a fresh delivery run started
+	RedriveSkipped = "skipped" // already started by an earlier try, or the delivery already completed
+	RedriveFailed  = "failed"  // the start failed; the activity retries
+)
+
+// DuplicateIngest counts an event whose deliveries all existed already.
+func DuplicateIngest() { duplicateIngests.Inc() }
+
+// Redrive counts a redrive start by outcome (RedriveStarted, ...).
+func Redrive(outcome string) { redrives.WithLabelValues(outcome).Inc() }

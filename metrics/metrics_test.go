@@ -1,0 +1,57 @@
+package metrics
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/delivery"
+)
+
+func TestObserveMovesSeries(t *testing.T) {
+	m := New(Config{})
+	before := scrape(t, m)
+	require.Equal(t, float64(-1), value(before, "hookd_deliveries_total", "outcome=success"))
+	require.Equal(t, float64(0), value(before, "hookd_attempt_duration_seconds"))
+	require.Equal(t, float64(0), value(before, "hookd_retries_total"))
+	require.NotNil(t, before["go_goroutines"], "runtime metrics are served too")
+
+	now := time.Now()
+	m.Observe("ep_a", delivery.Attempt{Outcome: delivery.OutcomeSuccess, Status: 200, Duration: 20 * time.Millisecond})
+	m.Observe("ep_a", delivery.Attempt{Outcome: delivery.OutcomeRetryable, Status: 503, Duration: time.Second, NextAttempt: now.Add(time.Minute)})
+	m.Observe("ep_b", delivery.Attempt{Outcome: delivery.OutcomeRetryable, ErrorClass: "timeout", Duration: 15 * time.Second}) // the last: no retry
+	m.Observe("ep_b", delivery.Attempt{Outcome: delivery.OutcomeDeferred})                                                      // not an attempt
+
+	after := scrape(t, m)
+	require.Equal(t, float64(1), value(after, "hookd_deliveries_total", "outcome=success", "endpoint_id=ep_a"))
+	require.Equal(t, float64(1), value(after, "hookd_deliveries_total", "outcome=retryable", "endpoint_id=ep_a"))
+	require.Equal(t, float64(1), value(after, "hookd_deliveries_total", "outcome=retryable", "endpoint_id=ep_b"))
+	require.Equal(t, float64(-1), value(after, "hookd_deliveries_total", "outcome=deferred"))
+	require.Equal(t, float64(3), value(after, "hookd_attempt_duration_seconds"))
+	require.Equal(t, 16.02, after["hookd_attempt_duration_seconds"].GetMetric()[0].GetHistogram().GetSampleSum())
+	require.Equal(t, float64(1), value(after, "hookd_retries_total"))
+}
+
+func TestNoEndpointLabels(t *testing.T) {
+	m := New(Config{NoEndpointLabels: true})
+	m.Observe("ep_a", delivery.Attempt{Outcome: delivery.OutcomeSuccess})
+	m.Observe("ep_b", delivery.Attempt{Outcome: delivery.OutcomeSuccess})
+	fams := scrape(t, m)
+	require.Equal(t, float64(2), value(fams, "hookd_deliveries_total", "outcome=success"))
+	require.Equal(t, []string{"outcome"}, labelNames(fams, "hookd_deliveries_total"))
+	require.Nil(t, fams["hookd_circuit_state"])
+}
+
+func TestHooks(t *testing.T) {
+	m := New(Config{})
+	before := scrape(t, m)
+	DuplicateIngest()
+	Redrive(RedriveStarted)
+	Redrive(RedriveStarted)
+	Redrive(RedriveFailed)
+	after := scrape(t, m)
+	require.Equal(t, value(before, "hookd_duplicate_ingests_total")+1, value(after, "hookd_duplicate_ingests_total"))
+	require.Equal(t, float64(2), value(after, "hookd_redrives_total", "outcome=started")-max(0, value(before, "hookd_redrives_total", "outcome=started")))
+	require.GreaterOrEqual(t, value(after, "hookd_redrives_total", "outcome=failed"), float64(1))
+}
