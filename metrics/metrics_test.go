@@ -21,7 +21,7 @@ func TestObserveMovesSeries(t *testing.T) {
 	m.Observe("ep_a", delivery.Attempt{Outcome: delivery.OutcomeSuccess, Status: 200, Duration: 20 * time.Millisecond})
 	m.Observe("ep_a", delivery.Attempt{Outcome: delivery.OutcomeRetryable, Status: 503, Duration: time.Second, NextAttempt: now.Add(time.Minute)})
 	m.Observe("ep_b", delivery.Attempt{Outcome: delivery.OutcomeRetryable, ErrorClass: "timeout", Duration: 15 * time.Second}) // the last: no retry
-	m.Observe("ep_b", delivery.Attempt{Outcome: delivery.OutcomeDeferred})                                                      // not an attempt
+	m.Observe("ep_b", delivery.Attempt{Outcome: delivery.OutcomeDeferred})                                                     // not an attempt
 
 	after := scrape(t, m)
 	require.Equal(t, float64(1), value(after, "hookd_deliveries_total", "outcome=success", "endpoint_id=ep_a"))
