@@ -3,7 +3,7 @@ GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: build run test vet fmt bench clean
+.PHONY: build run test test-reliability vet fmt bench clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/hookd ./cmd/hookd
@@ -15,6 +15,11 @@ test:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
+
+# The reliability scenarios at full size (500 in flight at kill -9, ...);
+# `make test` runs them small.
+test-reliability:
+	HOOKD_RELIABILITY=full $(GO) test -count=1 -timeout 15m -v -run . ./reliability | grep -v '^=== '
 
 vet:
 	$(GO) vet ./...

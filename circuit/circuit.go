@@ -83,7 +83,7 @@ type Change int
 const (
 	Unchanged Change = iota
 	Opened           // closed -> open: the endpoint is unhealthy
-	Reopened         // the probe failed; the cooldown doubled
+	Reopened         // the half-open probe failed; the cooldown doubled
 	Recovered        // open or half-open -> closed
 )
 
@@ -101,7 +101,11 @@ func (b Breaker) Record(p Policy, reachable bool, now time.Time) (Breaker, Chang
 	}
 	b.Failures++
 	switch {
-	case b.State == HalfOpen, b.State == Open:
+	case b.State == Open:
+		// An attempt that was in flight when the circuit opened: counted,
+		// but it says nothing new.
+		return b, Unchanged
+	case b.State == HalfOpen:
 		b.Cooldown = min(max(2*b.Cooldown, p.BaseCooldown), p.MaxCooldown)
 		b.State, b.OpenUntil, b.ProbeUntil = Open, now.Add(b.Cooldown), time.Time{}
 		return b, Reopened

@@ -85,3 +85,17 @@ func TestProbeLeaseLapses(t *testing.T) {
 		t.Fatalf("lapsed lease not taken over: %+v", adm)
 	}
 }
+
+// Attempts that were in flight when the circuit opened fail later; they
+// must not re-open it or double the cooldown.
+func TestLateFailuresDoNotReopen(t *testing.T) {
+	var b Breaker
+	for range DefaultPolicy.Threshold {
+		b, _ = b.Record(DefaultPolicy, false, t0)
+	}
+	opened := b
+	b, ch := b.Record(DefaultPolicy, false, t0.Add(time.Second))
+	if ch != Unchanged || b.Cooldown != opened.Cooldown || !b.OpenUntil.Equal(opened.OpenUntil) {
+		t.Fatalf("late failure changed the open circuit: %v %+v", ch, b)
+	}
+}

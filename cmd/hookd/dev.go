@@ -9,6 +9,7 @@ import (
 
 	"github.com/hookd/hookd/activities"
 	"github.com/hookd/hookd/app"
+	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/namespace"
 )
 
@@ -25,10 +26,16 @@ func parseDevFlags(args []string, out io.Writer) (devOptions, error) {
 	fs.duration(&cfg.DeadLetterRetention, "dead-letter-retention", "HOOKD_DEAD_LETTER_RETENTION", activities.DefaultDeadLetterRetention, "how long a dead letter waits for a redrive")
 	fs.level(&cfg.TemporalLogLevel, "temporal-log-level", "HOOKD_TEMPORAL_LOG_LEVEL", slog.LevelError, "log level of the embedded Temporal server")
 	fs.boolean(&cfg.OnlyTemporal, "only-temporal", "HOOKD_ONLY_TEMPORAL", false, "run only the embedded Temporal server and Web UI (for hookd worker and hookd api processes)")
+	cfg.Circuit = circuit.DefaultPolicy
+	fs.duration(&cfg.Circuit.BaseCooldown, "circuit-cooldown", "HOOKD_CIRCUIT_COOLDOWN", circuit.DefaultPolicy.BaseCooldown, "how long an endpoint's circuit stays open after it trips (doubles on each re-open)")
+	fs.duration(&cfg.Circuit.MaxCooldown, "circuit-max-cooldown", "HOOKD_CIRCUIT_MAX_COOLDOWN", circuit.DefaultPolicy.MaxCooldown, "the cap on the doubling cooldown")
 	var level slog.Level
 	fs.level(&level, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
 	if err := fs.parse(args); err != nil {
 		return cfg, err
+	}
+	if cfg.Circuit.BaseCooldown <= 0 || cfg.Circuit.MaxCooldown < cfg.Circuit.BaseCooldown {
+		return cfg, fmt.Errorf("--circuit-cooldown must be positive and at most --circuit-max-cooldown")
 	}
 	cfg.LogLevel = level
 	cfg.Version = version
