@@ -30,6 +30,7 @@ Usage:
   hookd send       send an event through the API
   hookd deliveries show a delivery
   hookd dlq        list, inspect and redrive dead letters
+  hookd bench      measure throughput, latency and cost per delivery
   hookd version    print the version
 
 Run "hookd <command> -h" for a command's flags.
@@ -58,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		return runDev(ctx, cfg, stdout, newLogger(stderr, cfg.LogLevel))
+	case "bench":
+		return runBenchCommand(ctx, args[1:], stdout, stderr)
 	case "receiver":
 		cfg, err := parseReceiverFlags(args[1:], stderr)
 		if err != nil {

@@ -1,0 +1,151 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"go.temporal.io/sdk/worker"
+)
+
+// Result is one benchmark run.
+type Result struct {
+	Config  Config
+	Machine string
+	Started time.Time
+	// LoadBefore and LoadAfter are the machine's load averages.
+	LoadBefore, LoadAfter string
+	Hookd                 HookdResult
+	Baseline              *BaselineResult
+}
+
+// Run measures hookd, then the naive baseline (so each phase's peak RSS is
+// its own), and writes the report to out.
+func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return Result{}, err
+	}
+	if cfg.StickyCache > 0 {
+		worker.SetStickyWorkflowCacheSize(cfg.StickyCache)
+	}
+	res := Result{Config: cfg, Machine: machine(), Started: time.Now(), LoadBefore: loadAvg()}
+	finish := func(err error) (Result, error) {
+		res.LoadAfter = loadAvg()
+		report(out, res)
+		return res, err
+	}
+	if res.Hookd, err = runHookd(ctx, cfg); err != nil {
+		return finish(err)
+	}
+	if cfg.BaselineN > 0 {
+		settle(ctx)
+		b, err := runBaseline(ctx, cfg)
+		res.Baseline = &b
+		if err != nil {
+			return finish(err)
+		}
+	}
+	return finish(nil)
+}
+
+// Targets of issue 9 on a 2-core machine.
+const (
+	targetRatio      = 5
+	targetRate       = 100
+	targetE2EP50     = 50 * time.Millisecond
+	targetE2EP99     = 250 * time.Millisecond
+	targetIngestP99  = 100 * time.Millisecond
+	targetHistory    = 7
+	targetPeakRSSMB  = 600
+	fmtRow           = "| %-44s | %-22s | %-22s | %-12s | %-4s |\n"
+	reportTimeFormat = "2006-01-02 15:04 MST"
+)
+
+// report writes the result as Markdown tables.
+func report(w io.Writer, r Result) {
+	h, c := r.Hookd, r.Config
+	b := r.Baseline
+	if b == nil {
+		b = &BaselineResult{}
+	}
+	fmt.Fprintf(w, "\nhookd bench, %s, %s\n", r.Started.Format(reportTimeFormat), r.Machine)
+	fmt.Fprintf(w, "load average before: %s, after: %s (other work on the machine skews every figure)\n", r.LoadBefore, r.LoadAfter)
+	fmt.Fprintf(w, "saturation: N=%d, %d clients, batch %d, ingest %s; baseline N=%d, %d starters; light: %.0f events/s for %s\n\n",
+		c.N, c.Clients, c.Batch, c.Ingest, c.BaselineN, c.BaselineStarters, c.LightRate, c.LightDuration)
+	fmt.Fprintf(w, fmtRow, "measure", "hookd (embedded)", "naive baseline", "target", "met")
+	fmt.Fprintf(w, fmtRow, "---", "---", "---", "---", "---")
+	ratio := 0.0
+	if b.Saturation.Rate > 0 {
+		ratio = h.Saturation.Rate / b.Saturation.Rate
+	}
+	row(w, "deliveries/s at saturation", rate(h.Saturation), rate(b.Saturation), ">= 100", h.Saturation.Rate >= targetRate)
+	row(w, "ratio to baseline", fmt.Sprintf("%.1fx", ratio), "1x", ">= 5x", ratio >= targetRatio)
+	row(w, "CPU% at saturation (200% = 2 cores)", pct(h.Saturation.Usage), pct(b.Saturation.Usage), "", true)
+	row(w, "peak RSS at saturation (VmHWM)", peak(h.Saturation.Usage), peak(b.Saturation.Usage), "<= 600 MB", h.Saturation.Usage.PeakMB <= targetPeakRSSMB)
+	row(w, "ingest p50 / p99 at 10/s", h.Light.Ingest.pair(), b.Light.Ingest.pair(), "p99 <= 100 ms", h.Light.Ingest.pct(99) <= targetIngestP99)
+	row(w, "ingest-to-receiver p50 / p99 at 10/s", h.Light.EndToEnd.pair(), b.Light.EndToEnd.pair(), "50 / 250 ms",
+		h.Light.EndToEnd.pct(50) <= targetE2EP50 && h.Light.EndToEnd.pct(99) <= targetE2EP99)
+	row(w, "ingest p50 / p99 at saturation", h.Saturation.Ingest.pair(), b.Saturation.Ingest.pair(), "", true)
+	row(w, "ingest-to-receiver p50 / p99 at saturation", h.Saturation.EndToEnd.pair(), b.Saturation.EndToEnd.pair(), "", true)
+	row(w, "history events per healthy delivery", hist(h.History), hist(b.History), "<= 7", h.History.Max <= targetHistory && h.History.Sampled > 0)
+	row(w, "refused starts (retried) / lost", fmt.Sprintf("%d / %d", h.Saturation.Errors, h.Saturation.Lost), fmt.Sprintf("%d / %d", b.Saturation.Errors, b.Saturation.Lost), "0 lost", h.Saturation.Lost == 0)
+	if s := h.Storm; s != nil {
+		fmt.Fprintf(w, "\nretry storm: %d deliveries, schedule %v, receiver answering 503\n\n", s.N, s.Schedule)
+		fmt.Fprintf(w, "| %-44s | %-22s |\n| --- | --- |\n", "measure", "hookd")
+		kv(w, "ingest while down", fmt.Sprintf("%.1f events/s", s.IngestRate))
+		kv(w, "all parked after (visibility count)", s.Park.Round(time.Second).String())
+		kv(w, "real attempts refused (503)", fmt.Sprint(s.Refused))
+		kv(w, "RSS once parked / Go heap in use", fmt.Sprintf("%.0f MB / %.0f MB", s.ParkedRSSMB, s.HeapMB))
+		kv(w, "peak RSS while down (ingest + parked)", fmt.Sprintf("%.0f MB", s.PeakMB))
+		kv(w, "receiver back -> first delivery", s.FirstAfter.Round(time.Millisecond).String())
+		kv(w, "receiver back -> all delivered", s.Drain.Round(time.Millisecond).String())
+		kv(w, "drain rate (first to last arrival)", fmt.Sprintf("%.1f deliveries/s", s.DrainRate))
+		kv(w, "CPU% / peak RSS while draining", fmt.Sprintf("%s / %s", pct(s.DrainUsage), peak(s.DrainUsage)))
+	}
+}
+
+func row(w io.Writer, name, hookd, base, target string, met bool) {
+	ok := "yes"
+	if !met {
+		ok = "NO"
+	}
+	if target == "" {
+		ok = ""
+	}
+	fmt.Fprintf(w, fmtRow, name, hookd, base, target, ok)
+}
+
+func kv(w io.Writer, k, v string) { fmt.Fprintf(w, "| %-44s | %-22s |\n", k, v) }
+
+func rate(r LoadResult) string {
+	if r.N == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f (N=%d)", r.Rate, r.N)
+}
+
+func pct(u usage) string {
+	if u.Wall == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", u.CPUPercent())
+}
+
+func peak(u usage) string {
+	if u.Wall == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f MB", u.PeakMB)
+}
+
+func hist(h HistoryResult) string {
+	if h.Sampled == 0 {
+		return "-"
+	}
+	if h.Min == h.Max {
+		return fmt.Sprintf("%d (%d sampled)", h.Max, h.Sampled)
+	}
+	return fmt.Sprintf("%.1f (%d-%d, %d sampled)", h.Mean, h.Min, h.Max, h.Sampled)
+}

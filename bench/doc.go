@@ -1,0 +1,6 @@
+// Package bench measures hookd's cost per delivery on one machine: it runs
+// the embedded `hookd dev` wiring in-process with a loopback receiver, posts
+// events through the real HTTP API, and compares the result with a naive
+// Temporal delivery (the stock temporaltest server, one regular activity per
+// delivery) run in the same invocation. `hookd bench` prints its report.
+package bench

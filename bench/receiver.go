@@ -1,0 +1,94 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// headerEventID names the event a delivery carries; hookd sets it, and the
+// naive baseline sets it too so one receiver serves both.
+const headerEventID = "hookd-event-id"
+
+// receiver is a loopback webhook receiver that records when each event
+// first arrived. While down it answers 503 to everything.
+type receiver struct {
+	URL  string
+	srv  *http.Server
+	down atomic.Bool
+	fail atomic.Int64 // 503s answered
+
+	mu    sync.Mutex
+	first map[string]time.Time // event ID -> first 2xx
+	last  time.Time
+}
+
+func startReceiver() (*receiver, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("receiver: %w", err)
+	}
+	rc := &receiver{URL: "http://" + ln.Addr().String() + "/hook", first: map[string]time.Time{}}
+	rc.srv = &http.Server{Handler: rc, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = rc.srv.Serve(ln) }()
+	return rc, nil
+}
+
+// ServeHTTP records the event and answers 200, or 503 while down.
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	if rc.down.Load() {
+		rc.fail.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	now := time.Now()
+	id := r.Header.Get(headerEventID)
+	rc.mu.Lock()
+	if _, seen := rc.first[id]; !seen {
+		rc.first[id] = now
+		rc.last = now
+	}
+	rc.mu.Unlock()
+	w.WriteHeader(http.StatusOK)
+}
+
+// received returns how many of ids arrived and when each did.
+func (rc *receiver) received(ids []string) (int, []time.Time) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	at := make([]time.Time, len(ids))
+	n := 0
+	for i, id := range ids {
+		if t, ok := rc.first[id]; ok {
+			at[i] = t
+			n++
+		}
+	}
+	return n, at
+}
+
+// wait polls until every one of ids arrived or ctx ends; it returns the
+// arrival times (zero for missing ones).
+func (rc *receiver) wait(ctx context.Context, ids []string) ([]time.Time, error) {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		n, at := rc.received(ids)
+		if n == len(ids) {
+			return at, nil
+		}
+		select {
+		case <-ctx.Done():
+			return at, fmt.Errorf("%d of %d deliveries arrived: %w", n, len(ids), ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+func (rc *receiver) close() { _ = rc.srv.Close() }

@@ -1,0 +1,71 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+)
+
+// HookdResult is what the run measured of hookd.
+type HookdResult struct {
+	Light, Saturation LoadResult
+	History           HistoryResult
+	Storm             *StormResult
+}
+
+const eventType = "bench.order.paid"
+
+// runHookd measures the embedded default: light load, saturation, history
+// length of healthy deliveries, then the retry storm.
+func runHookd(ctx context.Context, cfg Config) (HookdResult, error) {
+	var res HookdResult
+	h, err := startHookd(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	defer h.stop()
+	rc, err := startReceiver()
+	if err != nil {
+		return res, err
+	}
+	defer rc.close()
+	epID, err := h.createEndpoint(ctx, rc.URL, eventType, nil)
+	if err != nil {
+		return res, err
+	}
+	start := h.apiStarter(eventType)
+
+	// Warm up: connections, caches, the first workflow tasks.
+	if _, err := runLoad(ctx, cfg, rc, loadSpec{name: "hookd warm-up", ids: eventIDs("warm", min(100, cfg.N)), start: start, clients: 16, batch: 1}); err != nil {
+		return res, err
+	}
+	if cfg.LightDuration > 0 {
+		n := int(cfg.LightRate * cfg.LightDuration.Seconds())
+		settle(ctx)
+		if res.Light, err = runLoad(ctx, cfg, rc, loadSpec{name: "hookd light", ids: eventIDs("light", n), start: start, rate: cfg.LightRate}); err != nil {
+			return res, err
+		}
+	}
+	sat := loadSpec{name: "hookd saturation", ids: eventIDs("sat", cfg.N), start: start, clients: cfg.Clients, batch: cfg.Batch, profile: cfg.CPUProfile}
+	switch cfg.Ingest {
+	case "direct":
+		sat.start = h.directStarter(eventType, epID, true)
+	case "direct-lazy":
+		sat.start = h.directStarter(eventType, epID, false)
+	}
+	settle(ctx)
+	if res.Saturation, err = runLoad(ctx, cfg, rc, sat); err != nil {
+		return res, err
+	}
+	if res.History, err = sampleHistory(ctx, h.dev.Client, deliveryIDs(sat.ids, epID), cfg.HistorySample); err != nil {
+		return res, fmt.Errorf("history: %w", err)
+	}
+	if cfg.StormN > 0 {
+		settle(ctx)
+		storm, err := runStorm(ctx, cfg, h)
+		res.Storm = &storm
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,139 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"go.temporal.io/api/workflowservice/v1"
+)
+
+// StormResult is the retry-storm recovery: deliveries parked while the
+// receiver answered 503, then drained when it came back.
+type StormResult struct {
+	N        int
+	Schedule []string
+	// Ingest is posting the storm's events (receiver down).
+	IngestRate float64
+	// Park is from the first post until visibility showed every delivery
+	// retrying or waiting.
+	Park time.Duration
+	// Refused counts the 503s the receiver answered: real attempts; the
+	// rest were deferred by the open circuit without a request.
+	Refused int64
+	// ParkedRSSMB is the RSS once all were parked; PeakMB the high-water
+	// mark while down; HeapMB the Go heap in use once parked.
+	ParkedRSSMB, PeakMB, HeapMB float64
+	// FirstAfter is from the receiver's return until the first delivery
+	// arrived (the circuit's cooldown and probe); Drain until the last.
+	FirstAfter, Drain time.Duration
+	// DrainRate is deliveries/s from the first to the last arrival.
+	DrainRate float64
+	// DrainUsage is CPU and peak memory while draining.
+	DrainUsage usage
+}
+
+const stormType = "bench.storm"
+
+// runStorm parks StormN deliveries in retry behind a 503 receiver, then
+// brings the receiver back and measures the drain.
+func runStorm(ctx context.Context, cfg Config, h *hookdTarget) (StormResult, error) {
+	res := StormResult{N: cfg.StormN, Schedule: cfg.StormSchedule}
+	rc, err := startReceiver()
+	if err != nil {
+		return res, err
+	}
+	defer rc.close()
+	rc.down.Store(true)
+	epID, err := h.createEndpoint(ctx, rc.URL, stormType, cfg.StormSchedule)
+	if err != nil {
+		return res, err
+	}
+	ids := eventIDs("storm", cfg.StormN)
+	cfg.Log.Info("phase", "name", "storm ingest", "events", len(ids))
+	resetPeak()
+	began := time.Now()
+	s := saturate(ctx, h.apiStarter(stormType), ids, cfg.Clients, cfg.Batch)
+	res.IngestRate = float64(len(ids)) / time.Since(began).Seconds()
+	for _, at := range s.accepted {
+		if at.IsZero() {
+			return res, fmt.Errorf("storm: an event was not accepted (%d refusals)", s.errors.Load())
+		}
+	}
+
+	if err := waitParked(ctx, cfg, h, epID, len(ids)); err != nil {
+		return res, err
+	}
+	res.Park = time.Since(began)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	res.ParkedRSSMB, res.HeapMB = mb(memKB("VmRSS")), float64(ms.HeapInuse)/(1<<20)
+	cfg.Log.Info("parked", "deliveries", len(ids), "after", res.Park.Round(time.Second), "rss_mb", int(res.ParkedRSSMB), "refused", rc.fail.Load())
+	if cfg.StormHold > 0 {
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(cfg.StormHold):
+		}
+	}
+	res.PeakMB = mb(memKB("VmHWM"))
+	res.Refused = rc.fail.Load()
+
+	m := startMeter()
+	back := time.Now()
+	rc.down.Store(false)
+	cfg.Log.Info("phase", "name", "storm drain")
+	wctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	recv, werr := rc.wait(wctx, ids)
+	res.DrainUsage = m.stop()
+	var first, last time.Time
+	for _, at := range recv {
+		if at.IsZero() {
+			continue
+		}
+		if first.IsZero() || at.Before(first) {
+			first = at
+		}
+		if at.After(last) {
+			last = at
+		}
+	}
+	if !first.IsZero() {
+		res.FirstAfter, res.Drain = first.Sub(back), last.Sub(back)
+		if span := last.Sub(first); span > 0 {
+			res.DrainRate = float64(len(recv)) / span.Seconds()
+		}
+	}
+	cfg.Log.Info("drained", "first_after", res.FirstAfter.Round(time.Millisecond), "drain", res.Drain.Round(time.Millisecond), "rate", fmt.Sprintf("%.1f/s", res.DrainRate))
+	if werr != nil {
+		return res, fmt.Errorf("storm drain: %w", werr)
+	}
+	return res, nil
+}
+
+// waitParked polls visibility until n deliveries to the endpoint are
+// running and retrying or waiting.
+func waitParked(ctx context.Context, cfg Config, h *hookdTarget, endpointID string, n int) error {
+	q := fmt.Sprintf("HookdEndpointId = '%s' AND ExecutionStatus = 'Running' AND HookdStatus IN ('retrying', 'waiting')", endpointID)
+	deadline := time.Now().Add(cfg.Timeout)
+	for {
+		resp, err := h.dev.Client.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: q})
+		if err != nil {
+			return fmt.Errorf("count parked: %w", err)
+		}
+		if int(resp.GetCount()) >= n {
+			return nil
+		}
+		cfg.Log.Debug("parking", "parked", resp.GetCount(), "of", n)
+		if time.Now().After(deadline) {
+			return fmt.Errorf("storm: %d of %d parked after %s", resp.GetCount(), n, cfg.Timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}

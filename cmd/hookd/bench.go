@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/hookd/hookd/bench"
+	"github.com/hookd/hookd/circuit"
+)
+
+// benchOptions are `hookd bench`'s settings: the run's and the command's own.
+type benchOptions struct {
+	cfg        bench.Config
+	cpuProfile string
+	logLevel   slog.Level
+}
+
+func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
+	var o benchOptions
+	d := bench.Defaults
+	fs := newFlagSet("hookd bench", out)
+	fs.IntVar(&o.cfg.N, "n", d.N, "deliveries in the saturation phase")
+	fs.IntVar(&o.cfg.Clients, "clients", d.Clients, "concurrent API clients at saturation")
+	fs.IntVar(&o.cfg.Batch, "batch", d.Batch, "events per API request (>1 uses POST /v1/events/batch)")
+	fs.StringVar(&o.cfg.Ingest, "ingest", d.Ingest, `how saturation starts deliveries: "api", or in-process "direct" (eager start) / "direct-lazy" (no eager start)`)
+	fs.Float64Var(&o.cfg.LightRate, "light-rate", d.LightRate, "events/s of the light load")
+	fs.DurationVar(&o.cfg.LightDuration, "light-duration", d.LightDuration, "length of the light load (negative skips it)")
+	fs.IntVar(&o.cfg.HistorySample, "history-sample", d.HistorySample, "completed deliveries whose history is counted")
+	fs.IntVar(&o.cfg.BaselineN, "baseline-n", d.BaselineN, "deliveries through the naive baseline (negative skips it)")
+	fs.IntVar(&o.cfg.BaselineStarters, "baseline-starters", d.BaselineStarters, "concurrent ExecuteWorkflow callers of the baseline")
+	fs.IntVar(&o.cfg.StormN, "storm-n", d.StormN, "deliveries parked in the retry storm (negative skips it)")
+	schedule := fs.String("storm-schedule", strings.Join(d.StormSchedule, ","), "retry schedule of the storm's endpoint")
+	fs.DurationVar(&o.cfg.StormHold, "storm-hold", 0, "keep the receiver down this long after all deliveries parked")
+	fs.DurationVar(&o.cfg.Circuit.BaseCooldown, "circuit-cooldown", 0, "hookd's circuit cooldown (0: hookd's default, "+circuit.DefaultPolicy.BaseCooldown.String()+")")
+	fs.DurationVar(&o.cfg.Circuit.MaxCooldown, "circuit-max-cooldown", 0, "cap of the doubling cooldown (0: hookd's default, "+circuit.DefaultPolicy.MaxCooldown.String()+")")
+	fs.IntVar(&o.cfg.StickyCache, "sticky-cache", 0, "SDK workflow cache size (0: the SDK's default, 10000)")
+	fs.DurationVar(&o.cfg.Timeout, "timeout", d.Timeout, "bound on each wait for deliveries")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of hookd's saturation phase to this file")
+	fs.level(&o.logLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level of progress lines (stderr)")
+	if err := fs.parse(args); err != nil {
+		return o, err
+	}
+	if *schedule != "" {
+		o.cfg.StormSchedule = strings.Split(*schedule, ",")
+	}
+	if o.cfg.Circuit != (circuit.Policy{}) {
+		p := circuit.DefaultPolicy
+		if o.cfg.Circuit.BaseCooldown > 0 {
+			p.BaseCooldown = o.cfg.Circuit.BaseCooldown
+		}
+		if o.cfg.Circuit.MaxCooldown > 0 {
+			p.MaxCooldown = o.cfg.Circuit.MaxCooldown
+		}
+		p.MaxCooldown = max(p.MaxCooldown, p.BaseCooldown)
+		o.cfg.Circuit = p
+	}
+	return o, nil
+}
+
+// runBenchCommand is `hookd bench`: parse the flags, run, report.
+func runBenchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseBenchFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	return runBench(ctx, o, stdout, stderr)
+}
+
+// runBench runs the benchmark and prints its report on stdout.
+func runBench(ctx context.Context, o benchOptions, stdout, stderr io.Writer) error {
+	o.cfg.Log = newLogger(stderr, o.logLevel)
+	o.cfg.HookdLog = newLogger(stderr, slog.LevelWarn).With("part", "hookd")
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer f.Close()
+		o.cfg.CPUProfile = f
+	}
+	_, err := bench.Run(ctx, o.cfg, stdout)
+	return err
+}
