@@ -67,18 +67,9 @@ func New(cfg Config) *Metrics {
 		Name: "hookd_retries_total",
 		Help: "Retries scheduled after a retryable attempt failure.",
 	})
-	m.deadLetters = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "hookd_dead_letters",
-		Help: "Dead letters waiting for a redrive.",
-	})
-	m.deadLetterOldest = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "hookd_dead_letter_oldest_age_seconds",
-		Help: "Age of the oldest waiting dead letter; 0 when there is none.",
-	})
-	m.pendingOldest = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "hookd_oldest_pending_delivery_age_seconds",
-		Help: "Age of the oldest delivery not yet delivered, failed or exhausted; 0 when there is none.",
-	})
+	m.deadLetters = gauge("hookd_dead_letters", "Dead letters waiting for a redrive.")
+	m.deadLetterOldest = gauge("hookd_dead_letter_oldest_age_seconds", "Age of the oldest waiting dead letter; 0 when there is none.")
+	m.pendingOldest = gauge("hookd_oldest_pending_delivery_age_seconds", "Age of the oldest delivery not yet delivered, failed or exhausted; 0 when there is none.")
 	m.circuitState = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "hookd_circuit_state",
 		Help: "Circuit breaker state per endpoint: 0 closed, 1 half-open, 2 open.",
@@ -100,6 +91,10 @@ func New(cfg Config) *Metrics {
 		m.reg.MustRegister(m.circuitState)
 	}
 	return m
+}
+
+func gauge(name, help string) prometheus.Gauge {
+	return prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
 }
 
 // Registry is the registry every hookd metric is on.

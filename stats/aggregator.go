@@ -15,17 +15,7 @@ import (
 )
 
 // Store is what the aggregator uses of the endpoint store.
-type Store interface {
-	// AddStats adds deltas to the shared per-minute totals.
-	AddStats(ctx context.Context, deltas []store.StatsDelta) error
-	// StatsSince sums an endpoint's totals from the minute of since on.
-	StatsSince(ctx context.Context, endpointID string, since time.Time) (store.StatsTotals, error)
-	// PruneStats deletes the minutes before before.
-	PruneStats(ctx context.Context, before time.Time) (int64, error)
-	// SetAlert raises or clears an alert and reports whether this call
-	// changed it.
-	SetAlert(ctx context.Context, endpointID, kind string, active bool, at time.Time) (bool, error)
-}
+type Store = store.Stats
 
 // Publisher publishes operational events (ingest.Publisher).
 type Publisher interface {

@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // LatencyBuckets is the number of attempt-latency buckets kept per
 // endpoint and minute: bucket i (i < LatencyBuckets-1) counts attempts that
@@ -27,4 +30,20 @@ type StatsTotals struct {
 	Successes int64
 	// Latency counts attempts per latency bucket; len LatencyBuckets.
 	Latency []int64
+}
+
+// Stats keeps the per-minute attempt totals and the alert flags every
+// process shares.
+type Stats interface {
+	// AddStats adds each delta to its endpoint's totals for that minute.
+	AddStats(ctx context.Context, deltas []StatsDelta) error
+	// StatsSince sums an endpoint's totals from the minute of since on.
+	StatsSince(ctx context.Context, endpointID string, since time.Time) (StatsTotals, error)
+	// PruneStats deletes the minutes before before and says how many rows
+	// it deleted.
+	PruneStats(ctx context.Context, before time.Time) (int64, error)
+	// SetAlert raises (active) or clears an endpoint's alert of a kind and
+	// reports whether this call changed it; clearing an alert never raised
+	// changes nothing.
+	SetAlert(ctx context.Context, endpointID, kind string, active bool, at time.Time) (bool, error)
 }

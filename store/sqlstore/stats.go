@@ -14,6 +14,8 @@ import (
 // hookd_endpoint_stats, which every process adds its observations to, and
 // the alert flags in hookd_endpoint_alerts.
 
+var _ store.Stats = (*Store)(nil)
+
 // latencyColumns are the latency bucket columns l0 .. l{n-1}.
 var latencyColumns = func() []string {
 	cols := make([]string, store.LatencyBuckets)

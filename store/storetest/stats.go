@@ -15,12 +15,9 @@ import (
 )
 
 // StatsStore is implemented by stores that keep the shared attempt
-// statistics, success-rate alert flags and circuit listing.
+// statistics and alert flags, and list circuit states.
 type StatsStore interface {
-	AddStats(ctx context.Context, deltas []store.StatsDelta) error
-	StatsSince(ctx context.Context, endpointID string, since time.Time) (store.StatsTotals, error)
-	PruneStats(ctx context.Context, before time.Time) (int64, error)
-	SetAlert(ctx context.Context, endpointID, kind string, active bool, at time.Time) (bool, error)
+	store.Stats
 	CircuitStates(ctx context.Context) (map[string]circuit.State, error)
 }
 
