@@ -1,0 +1,76 @@
+package main
+
+import (
+	"io"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseServeFlags(t *testing.T) {
+	const key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=" // 32 bytes
+	t.Setenv("TEMPORAL_ADDRESS", "temporal.example:7233")
+	t.Setenv("TEMPORAL_NAMESPACE", "hookd")
+	t.Setenv("TEMPORAL_TLS_SERVER_NAME", "temporal.internal")
+	t.Setenv("HOOKD_DATABASE_URL", "postgres://hookd:pw@db/hookd")
+	t.Setenv("HOOKD_MASTER_KEY", key)
+	t.Setenv("HOOKD_API_KEYS", " k1, k2 ,")
+	t.Setenv("HOOKD_ALLOW_CIDRS", "10.0.0.0/8, 192.168.1.7")
+
+	cfg, _, format, err := parseServeFlags("serve", []string{"--http-addr", "127.0.0.1:9999"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case !cfg.API || !cfg.Worker:
+		t.Errorf("serve runs API %v worker %v", cfg.API, cfg.Worker)
+	case cfg.Temporal.Address != "temporal.example:7233" || cfg.Temporal.Namespace != "hookd" || cfg.Temporal.TLSServerName != "temporal.internal":
+		t.Errorf("temporal config from env: %+v", cfg.Temporal)
+	case !slices.Equal(cfg.APIKeys, []string{"k1", "k2"}):
+		t.Errorf("API keys %q", cfg.APIKeys)
+	case len(cfg.MasterKey) != 32 || cfg.HTTPAddr != "127.0.0.1:9999" || format != "json":
+		t.Errorf("master key %d bytes, http %q, format %q", len(cfg.MasterKey), cfg.HTTPAddr, format)
+	case !slices.Equal(cfg.AllowCIDRs, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32")}):
+		t.Errorf("allow CIDRs %v", cfg.AllowCIDRs)
+	}
+
+	w, _, _, err := parseServeFlags("worker", nil, io.Discard)
+	if err != nil || w.API || !w.Worker {
+		t.Errorf("worker: API %v worker %v err %v", w.API, w.Worker, err)
+	}
+	if _, _, _, err := parseServeFlags("worker", []string{"--api-keys", "x"}, io.Discard); err == nil {
+		t.Error("worker accepted --api-keys")
+	}
+}
+
+func TestParseServeFlagsRefuses(t *testing.T) {
+	const key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+	base := []string{"--database-url", "postgres://db/hookd", "--master-key", key, "--api-keys", "k"}
+	for name, tc := range map[string]struct {
+		args []string
+		want string
+	}{
+		"no API key":        {base[:4], "missing API key"},
+		"no master key":     {[]string{"--database-url", "postgres://db/hookd", "--api-keys", "k"}, "missing master key"},
+		"short master key":  {append(slices.Clone(base), "--master-key", "c2VjcmV0"), "master key"},
+		"no database":       {base[2:], "missing database URL"},
+		"bad CIDR":          {append(slices.Clone(base), "--allow-cidrs", "10.0.0.0/99"), "allow-cidrs"},
+		"bad log format":    {append(slices.Clone(base), "--log-format", "xml"), "log-format"},
+		"positional":        {append(slices.Clone(base), "extra"), "unexpected"},
+		"secret not echoed": {append(slices.Clone(base), "--master-key", "c2VjcmV0LXZhbHVl"), "decodes"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, env := range []string{"HOOKD_DATABASE_URL", "HOOKD_MASTER_KEY", "HOOKD_API_KEYS", "HOOKD_ALLOW_CIDRS"} {
+				t.Setenv(env, "")
+			}
+			_, _, _, err := parseServeFlags("api", tc.args, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "c2VjcmV0") {
+				t.Errorf("error shows the key: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,17 @@
+# Scale-out and deploy targets; the top-level Makefile includes this file.
+
+.PHONY: test-scaleout test-deploy image
+
+# The multi-process test at full size: one Temporal server process, PostgreSQL,
+# two workers (one killed with SIGKILL mid-run) and one API; 1000 deliveries.
+# `make test` runs the same test with 100 deliveries.
+test-scaleout:
+	HOOKD_SCALEOUT=1 $(GO) test -count=1 -timeout 15m -v -run TestScaleOut ./scaleout/
+
+# Checks the Dockerfile, Kubernetes manifests and compose file against hookd's flags.
+test-deploy:
+	$(GO) test -count=1 -run TestDeploy ./cmd/hookd/
+
+# Builds the container image (needs a Docker engine; none on CI machines).
+image:
+	docker build -f deploy/Dockerfile --build-arg VERSION=$(VERSION) -t ghcr.io/hookd/hookd:$(VERSION) .
