@@ -41,17 +41,22 @@ type testOut struct {
 	DurationMS float64 `json:"duration_ms"`
 }
 
-// testEndpoint sends a signed hookd.test event to one endpoint, whatever
-// its filter and enabled flag, through a real delivery workflow (so a
-// failed test is retried on the endpoint's schedule like any delivery), and
-// answers with the first attempt's outcome. If the attempt is not known in
-// time the answer is 202 with outcome "pending".
+// testEndpoint sends a signed hookd.test event to one enabled endpoint,
+// whatever its filter, through a real delivery workflow (so a failed test
+// is retried on the endpoint's schedule like any delivery), and answers
+// with the first attempt's outcome. If the attempt is not known in
+// time the answer is 202 with outcome "pending" ("deferred" when the
+// endpoint's open circuit holds it back).
 func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
 	if err := s.decode(w, r, &struct{}{}); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	ep, err := s.endpoint(r)
+	if err == nil && !ep.Enabled {
+		// Its delivery would wait, unsent, until the endpoint is enabled.
+		err = &Error{Code: CodeConflict, Field: "enabled", Message: "endpoint is disabled; enable it to test it"}
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -69,12 +74,18 @@ func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
 	out := testOut{DeliveryID: res.Deliveries[0].ID, EventID: ev.ID, Outcome: outcomePending}
 	ctx, cancel := context.WithTimeout(r.Context(), cmp.Or(ep.Timeout, delivery.DefaultTimeout)+testWaitSlack)
 	defer cancel()
-	at, err := s.firstAttempt(ctx, out.DeliveryID)
-	if err != nil {
-		s.log.Warn("test event: first attempt not known in time", "endpoint_id", ep.ID, "delivery_id", out.DeliveryID)
+	state, err := s.firstAttempt(ctx, out.DeliveryID)
+	if err != nil || len(state.Attempts) == 0 {
+		// Not known in time, or deferred (the endpoint's circuit is open):
+		// the delivery goes on and can be followed by its ID.
+		if state.WaitReason != "" {
+			out.Outcome, out.Error = delivery.OutcomeDeferred, state.WaitReason
+		}
+		s.log.Warn("test event: first attempt not made yet", "endpoint_id", ep.ID, "delivery_id", out.DeliveryID, "outcome", out.Outcome)
 		writeJSON(w, http.StatusAccepted, out)
 		return
 	}
+	at := state.Attempts[0]
 	out.Outcome, out.Status, out.ErrorClass, out.Error = at.Outcome, at.Status, at.ErrorClass, at.Error
 	out.DurationMS = float64(at.Duration.Microseconds()) / 1000
 	s.log.Info("test event sent", "endpoint_id", ep.ID, "delivery_id", out.DeliveryID, "outcome", out.Outcome, "status", out.Status)
@@ -99,9 +110,10 @@ func testEvent(endpointID string, now time.Time) (ingest.Event, error) {
 var errNoAttemptYet = errors.New("first attempt not known yet")
 
 // firstAttempt polls the delivery workflow's state query until it holds
-// an attempt, or ctx ends. The query also answers for a closed run, so a
-// delivery that completed between two polls is read the same way.
-func (s *Server) firstAttempt(ctx context.Context, deliveryID string) (delivery.Attempt, error) {
+// an attempt or says the delivery waits (a deferral), or ctx ends. The
+// query also answers for a closed run, so a delivery that completed
+// between two polls is read the same way.
+func (s *Server) firstAttempt(ctx context.Context, deliveryID string) (delivery.Result, error) {
 	tick := time.NewTicker(testPoll)
 	defer tick.Stop()
 	for {
@@ -109,13 +121,13 @@ func (s *Server) firstAttempt(ctx context.Context, deliveryID string) (delivery.
 		// the next poll asks again.
 		if v, err := s.temporal.QueryWorkflow(ctx, deliveryID, "", delivery.QueryState); err == nil {
 			var state delivery.Result
-			if v.Get(&state) == nil && len(state.Attempts) > 0 {
-				return state.Attempts[0], nil
+			if v.Get(&state) == nil && (len(state.Attempts) > 0 || state.WaitReason != "") {
+				return state, nil
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return delivery.Attempt{}, errNoAttemptYet
+			return delivery.Result{}, errNoAttemptYet
 		case <-tick.C:
 		}
 	}

@@ -77,33 +77,30 @@ func TestEndpointPatchEveryField(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)
 	ep := api.createEndpoint(map[string]any{"url": "http://127.0.0.1:1/a", "description": "before", "event_types": []string{"patch.a"}})
-	type full struct {
-		URL           string            `json:"url"`
-		Description   string            `json:"description"`
-		EventTypes    []string          `json:"event_types"`
-		Enabled       bool              `json:"enabled"`
-		RetrySchedule []string          `json:"retry_schedule"`
-		Timeout       string            `json:"timeout"`
-		Metadata      map[string]string `json:"metadata"`
-		Secret        string            `json:"secret"`
+	// fields reads an endpoint answer without its ID and timestamps.
+	fields := func(method string, body any) map[string]any {
+		var got map[string]any
+		require.Equal(t, http.StatusOK, api.do(method, "/v1/endpoints/"+ep.ID, body, &got))
+		require.Equal(t, ep.ID, got["id"])
+		delete(got, "id")
+		delete(got, "created_at")
+		delete(got, "updated_at")
+		return got
 	}
-	var got full
-	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{
+	want := map[string]any{
+		"url": "https://example.com/hooks", "description": "after", "event_types": []any{"patch.*", "other.exact"},
+		"enabled": false, "retry_schedule": []any{"1s", "1m30s", "24h0m0s"}, "timeout": "2s", "metadata": map[string]any{"team": "billing"},
+	}
+	require.Equal(t, want, fields("PATCH", map[string]any{
 		"url": "https://example.com/hooks", "description": "after", "event_types": []string{"patch.*", "other.exact"},
 		"enabled": false, "retry_schedule": []string{"1s", "90s", "24h"}, "timeout": "2s", "metadata": map[string]string{"team": "billing"},
-	}, &got))
-	want := full{URL: "https://example.com/hooks", Description: "after", EventTypes: []string{"patch.*", "other.exact"},
-		RetrySchedule: []string{"1s", "1m30s", "24h0m0s"}, Timeout: "2s", Metadata: map[string]string{"team": "billing"}}
-	require.Equal(t, want, got, "no secret outside create and rotate")
-	got = full{}
-	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+ep.ID, nil, &got))
-	require.Equal(t, want, got)
+	}), "every field changed, and no secret outside create and rotate")
+	require.Equal(t, want, fields("GET", nil))
 
-	// A partial patch touches only its field; an empty filter means all.
-	got = full{}
-	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"enabled": true, "event_types": []string{}}, &got))
-	want.Enabled, want.EventTypes = true, []string{}
-	require.Equal(t, want, got)
+	// A partial patch touches only its field. (The endpoint stays disabled:
+	// an empty filter subscribes it to every other test's events.)
+	want["event_types"] = []any{}
+	require.Equal(t, want, fields("PATCH", map[string]any{"event_types": []string{}}))
 }
 
 // Each invalid field is refused with a 400 naming it, and changes nothing.
@@ -157,7 +154,7 @@ func TestEndpointPatchInvalid(t *testing.T) {
 func TestEndpointDelete(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)
-	ep := api.createEndpoint(map[string]any{"url": "http://127.0.0.1:1/gone"})
+	ep := api.createEndpoint(map[string]any{"url": "http://127.0.0.1:1/gone", "event_types": []string{"delete.never"}})
 	require.Equal(t, http.StatusNoContent, api.do("DELETE", "/v1/endpoints/"+ep.ID, nil, nil))
 	for _, method := range []string{"GET", "PATCH", "DELETE"} {
 		var e apiFailure
@@ -174,7 +171,7 @@ func TestEndpointListPagination(t *testing.T) {
 	api := newAPI(t)
 	mine := map[string]bool{}
 	for i := range 5 {
-		mine[api.createEndpoint(map[string]any{"url": fmt.Sprintf("http://127.0.0.1:1/page/%d", i)}).ID] = false
+		mine[api.createEndpoint(map[string]any{"url": fmt.Sprintf("http://127.0.0.1:1/page/%d", i), "event_types": []string{"page.never"}}).ID] = false
 	}
 	seen := map[string]bool{}
 	cursor, pages := "", 0
@@ -350,7 +347,8 @@ type testResult struct {
 }
 
 // The test route sends a signed hookd.test event to one endpoint, even one
-// whose filter does not match, and answers the first attempt's outcome.
+// whose filter does not match, and answers the first attempt's outcome; a
+// disabled endpoint is not tested.
 func TestEndpointTestRoute(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)
@@ -384,8 +382,12 @@ func TestEndpointTestRoute(t *testing.T) {
 	require.Len(t, failing.Hits(), 1)
 
 	var e apiFailure
+	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+epOK.ID, map[string]any{"enabled": false}, nil))
+	require.Equal(t, http.StatusConflict, api.do("POST", "/v1/endpoints/"+epOK.ID+"/test", nil, &e))
+	require.Equal(t, "enabled", e.Error.Field)
 	require.Equal(t, http.StatusNotFound, api.do("POST", "/v1/endpoints/ep_nosuchendpoint/test", nil, &e))
 	require.Equal(t, "not_found", e.Error.Code)
 	require.Equal(t, http.StatusBadRequest, api.do("POST", "/v1/endpoints/"+epOK.ID+"/test", `{"payload":{}}`, &e))
 	require.Equal(t, "payload", e.Error.Field)
+	require.Len(t, ok.Hits(), 2)
 }

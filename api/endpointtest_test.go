@@ -1,0 +1,204 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/store"
+)
+
+// fakeStore holds endpoints in memory; only what the test route uses is
+// implemented (the embedded interface panics for the rest).
+type fakeStore struct {
+	store.Store
+	endpoints map[string]*store.Endpoint
+}
+
+func (f *fakeStore) GetEndpoint(_ context.Context, id string) (*store.Endpoint, error) {
+	if ep, ok := f.endpoints[id]; ok {
+		cp := *ep
+		return &cp, nil
+	}
+	return nil, store.ErrNotFound
+}
+
+// fakeTemporal records workflow starts and answers state queries from
+// states, one per query (the last one repeats).
+type fakeTemporal struct {
+	client.Client
+	startErr error
+
+	mu      sync.Mutex
+	starts  []client.StartWorkflowOptions
+	reqs    []delivery.Request
+	states  []delivery.Result
+	queries int
+}
+
+func (f *fakeTemporal) ExecuteWorkflow(_ context.Context, opts client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.startErr != nil {
+		return nil, f.startErr
+	}
+	if workflow != delivery.WorkflowDelivery || len(args) != 1 {
+		return nil, errors.New("unexpected workflow start")
+	}
+	f.starts = append(f.starts, opts)
+	f.reqs = append(f.reqs, args[0].(delivery.Request))
+	return nil, nil
+}
+
+func (f *fakeTemporal) QueryWorkflow(ctx context.Context, id, _ string, query string, _ ...any) (converter.EncodedValue, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queries++
+	if query != delivery.QueryState || len(f.starts) == 0 || id != f.starts[len(f.starts)-1].ID {
+		return nil, errors.New("unexpected query")
+	}
+	if len(f.states) == 0 {
+		return nil, errors.New("workflow not ready")
+	}
+	st := f.states[0]
+	if len(f.states) > 1 {
+		f.states = f.states[1:]
+	}
+	return resultValue(st), nil
+}
+
+// resultValue is a query answer holding a delivery.Result.
+type resultValue delivery.Result
+
+func (v resultValue) HasValue() bool { return true }
+func (v resultValue) Get(p any) error {
+	*(p.(*delivery.Result)) = delivery.Result(v)
+	return nil
+}
+
+func newTestServer(t *testing.T, tc *fakeTemporal) *Server {
+	t.Helper()
+	st := &fakeStore{endpoints: map[string]*store.Endpoint{
+		"ep_on":  {ID: "ep_on", URL: "https://example.com/h", EventTypes: []string{"order.*"}, Enabled: true, Timeout: time.Second},
+		"ep_off": {ID: "ep_off", URL: "https://example.com/h", Enabled: false},
+	}}
+	s, err := New(Config{Temporal: tc, Store: st, APIKeys: []string{"k"}, Namespace: "default",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.NoError(t, err)
+	return s
+}
+
+// postTest calls the test route and decodes the answer.
+func postTest(t *testing.T, s *Server, ctx context.Context, id, body string) (int, map[string]any) {
+	t.Helper()
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/v1/endpoints/"+id+"/test", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer k")
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out), rec.Body.String())
+	return rec.Code, out
+}
+
+// The test route starts one delivery of a fresh hookd.test event to the
+// endpoint, even though its filter does not match, and answers the first
+// attempt once the state query shows it.
+func TestEndpointTestReportsFirstAttempt(t *testing.T) {
+	first := delivery.Attempt{Number: 1, Status: 503, Outcome: delivery.OutcomeRetryable, ErrorClass: "http_5xx",
+		Duration: 12345 * time.Microsecond, NextDelay: time.Second}
+	tc := &fakeTemporal{states: []delivery.Result{
+		{Status: delivery.StatusPending},
+		{Status: delivery.StatusPending, Attempts: []delivery.Attempt{first}},
+	}}
+	s := newTestServer(t, tc)
+
+	code, out := postTest(t, s, context.Background(), "ep_on", "")
+	require.Equal(t, http.StatusOK, code, out)
+	require.Len(t, tc.reqs, 1)
+	req := tc.reqs[0]
+	assert.Equal(t, TestEventType, req.EventType)
+	assert.Equal(t, "ep_on", req.EndpointID)
+	assert.True(t, strings.HasPrefix(req.EventID, "evt_test_"), req.EventID)
+	assert.Equal(t, delivery.ID(req.EventID, "ep_on"), req.DeliveryID)
+	assert.Equal(t, req.DeliveryID, tc.starts[0].ID)
+	assert.Equal(t, time.Second, req.Timeout)
+	assert.Equal(t, delivery.DefaultSchedule, req.Schedule)
+	assert.Contains(t, req.Body, `"endpoint_id":"ep_on"`)
+	assert.NotContains(t, req.Body, "example.com", "no URL in workflow input")
+	assert.Equal(t, map[string]any{
+		"delivery_id": req.DeliveryID, "event_id": req.EventID, "outcome": "retryable",
+		"status": 503.0, "error_class": "http_5xx", "duration_ms": 12.345,
+	}, out)
+	assert.GreaterOrEqual(t, tc.queries, 2)
+
+	// Every call is a new event, hence a new delivery.
+	tc.states = []delivery.Result{{Status: delivery.StatusDelivered, Attempts: []delivery.Attempt{{Number: 1, Status: 204, Outcome: delivery.OutcomeSuccess}}}}
+	code, out = postTest(t, s, context.Background(), "ep_on", "{}")
+	require.Equal(t, http.StatusOK, code)
+	assert.Equal(t, "success", out["outcome"])
+	assert.Equal(t, 204.0, out["status"])
+	require.Len(t, tc.reqs, 2)
+	assert.NotEqual(t, tc.reqs[0].DeliveryID, tc.reqs[1].DeliveryID)
+}
+
+// When the first attempt is not known in time the answer is 202 with
+// outcome "pending"; a deferral is reported as soon as the state says so.
+func TestEndpointTestPendingAndDeferred(t *testing.T) {
+	tc := &fakeTemporal{states: []delivery.Result{{Status: delivery.StatusPending}}}
+	s := newTestServer(t, tc)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	code, out := postTest(t, s, ctx, "ep_on", "")
+	require.Equal(t, http.StatusAccepted, code)
+	assert.Equal(t, "pending", out["outcome"])
+	assert.Equal(t, tc.reqs[0].DeliveryID, out["delivery_id"])
+
+	tc.states = []delivery.Result{{Status: delivery.StatusPending, WaitUntil: time.Now().Add(time.Minute), WaitReason: "circuit open"}}
+	start := time.Now()
+	code, out = postTest(t, s, context.Background(), "ep_on", "")
+	require.Equal(t, http.StatusAccepted, code)
+	assert.Equal(t, "deferred", out["outcome"])
+	assert.Equal(t, "circuit open", out["error"])
+	assert.Less(t, time.Since(start), time.Second)
+}
+
+func TestEndpointTestRefusals(t *testing.T) {
+	tc := &fakeTemporal{}
+	s := newTestServer(t, tc)
+	for _, c := range []struct {
+		id, body string
+		status   int
+		field    string
+	}{
+		{"ep_missing", "", http.StatusNotFound, ""},
+		{"ep_off", "", http.StatusConflict, "enabled"},
+		{"ep_on", `{"type":"x"}`, http.StatusBadRequest, "type"},
+		{"ep_on", `[`, http.StatusBadRequest, "body"},
+	} {
+		code, out := postTest(t, s, context.Background(), c.id, c.body)
+		assert.Equal(t, c.status, code, "%s %s", c.id, c.body)
+		e, _ := out["error"].(map[string]any)
+		field, _ := e["field"].(string)
+		assert.Equal(t, c.field, field, "%v", out)
+	}
+	assert.Empty(t, tc.starts, "nothing was started")
+
+	tc.startErr = errors.New("frontend unavailable")
+	code, out := postTest(t, s, context.Background(), "ep_on", "")
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.NotContains(t, out["error"].(map[string]any)["message"], "frontend")
+}
