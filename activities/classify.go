@@ -86,7 +86,9 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		if secs > int64(delivery.MaxRetryAfter/time.Second) {
 			return delivery.MaxRetryAfter, true
 		}
-		return time.Duration(secs) * time.Second, true
+		// Zero would mean "use the retry policy" to Temporal: wait the
+		// shortest delay hookd ever waits instead.
+		return max(time.Duration(secs)*time.Second, delivery.MinRetryDelay), true
 	}
 	t, err := http.ParseTime(v)
 	if err != nil {
@@ -96,7 +98,7 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	if d <= 0 {
 		return 0, false
 	}
-	return min(d, delivery.MaxRetryAfter), true
+	return min(max(d, delivery.MinRetryDelay), delivery.MaxRetryAfter), true
 }
 
 // refusedMessage is the part of a refusal that names no URL: the error

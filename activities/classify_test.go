@@ -159,7 +159,7 @@ func TestParseRetryAfter(t *testing.T) {
 		want  time.Duration
 		ok    bool
 	}{
-		{"0", 0, true},
+		{"0", time.Second, true}, // zero would mean "use the retry policy",
 		{"2", 2 * time.Second, true},
 		{" 120 ", 2 * time.Minute, true},
 		{"86400", 24 * time.Hour, true},

@@ -65,10 +65,12 @@ func (a *Activities) StartRedrive(ctx context.Context, req delivery.Request) err
 	switch {
 	case req.Redrive != nil && !info.GetStartTime().AsTime().Before(req.Redrive.At):
 		return nil // started by an earlier try of this activity
-	case info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		return fmt.Errorf("redrive %s: the previous run is still closing", req.DeliveryID)
-	default:
+	case info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		a.log.Warn("redrive skipped: delivery already completed", "delivery_id", req.DeliveryID)
 		return nil
+	default:
+		// The dead run was still closing when the start was refused (it
+		// signals its dead letter just before it fails): try again.
+		return fmt.Errorf("redrive %s: the previous run is still closing", req.DeliveryID)
 	}
 }

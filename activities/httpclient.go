@@ -19,9 +19,10 @@ type Guard struct {
 	Allow []netip.Prefix
 }
 
-// cloudMetadata are instance-metadata addresses outside the ranges refused
-// anyway (169.254.169.254 is link-local).
+// cloudMetadata are instance-metadata addresses. They are refused even
+// inside an allow-listed range, unless allow-listed by themselves.
 var cloudMetadata = []netip.Prefix{
+	netip.MustParsePrefix("169.254.169.254/32"),
 	netip.MustParsePrefix("fd00:ec2::254/128"),
 	netip.MustParsePrefix("100.100.100.200/32"), // Alibaba Cloud
 }
@@ -29,6 +30,11 @@ var cloudMetadata = []netip.Prefix{
 // Check returns an error wrapping ErrRefused if addr may not be dialled.
 func (g Guard) Check(addr netip.Addr) error {
 	addr = addr.Unmap()
+	for _, p := range cloudMetadata {
+		if p.Contains(addr) && !g.allowsExactly(addr) {
+			return fmt.Errorf("%w: cloud metadata address %s", ErrRefused, addr)
+		}
+	}
 	for _, p := range g.Allow {
 		if p.Contains(addr) {
 			return nil
@@ -49,11 +55,6 @@ func (g Guard) Check(addr netip.Addr) error {
 		kind = "multicast"
 	case addr.IsUnspecified():
 		kind = "unspecified"
-	}
-	for _, p := range cloudMetadata {
-		if p.Contains(addr) {
-			kind = "cloud metadata"
-		}
 	}
 	if kind != "" {
 		return fmt.Errorf("%w: %s address %s", ErrRefused, kind, addr)
@@ -86,4 +87,14 @@ func NewHTTPClient(g Guard) *http.Client {
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// allowsExactly reports whether addr is allow-listed as a single address.
+func (g Guard) allowsExactly(addr netip.Addr) bool {
+	for _, p := range g.Allow {
+		if p.Bits() == addr.BitLen() && p.Addr() == addr {
+			return true
+		}
+	}
+	return false
 }

@@ -51,7 +51,7 @@ func TestGuardCheck(t *testing.T) {
 		guard Guard
 		kind  string // "" when allowed
 	}{
-		{"169.254.169.254", Guard{}, "link-local"},
+		{"169.254.169.254", Guard{}, "cloud metadata"},
 		{"10.0.0.1", Guard{}, "private"},
 		{"172.16.5.4", Guard{}, "private"},
 		{"192.168.1.1", Guard{}, "private"},
@@ -61,7 +61,7 @@ func TestGuardCheck(t *testing.T) {
 		{"::1", Guard{}, "loopback"},
 		{"::1", Guard{AllowLoopback: true}, ""},
 		{"::ffff:127.0.0.1", Guard{}, "loopback"},
-		{"::ffff:169.254.169.254", Guard{}, "link-local"},
+		{"::ffff:169.254.169.254", Guard{}, "cloud metadata"},
 		{"fe80::1", Guard{}, "link-local"},
 		{"fd00:ec2::254", Guard{}, "cloud metadata"},
 		{"fd12:3456::1", Guard{}, "private"},
@@ -78,6 +78,7 @@ func TestGuardCheck(t *testing.T) {
 		{"10.0.0.1", Guard{Allow: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}, ""},
 		{"10.0.0.1", Guard{Allow: []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16")}}, "private"},
 		{"169.254.169.254", Guard{Allow: []netip.Prefix{netip.MustParsePrefix("169.254.169.254/32")}}, ""},
+		{"169.254.169.254", Guard{Allow: []netip.Prefix{netip.MustParsePrefix("169.254.0.0/16")}}, "cloud metadata"},
 		{"127.0.0.1", Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}, ""},
 	} {
 		err := c.guard.Check(netip.MustParseAddr(c.addr))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/hookd/hookd/ingest"
 )
@@ -53,6 +54,9 @@ func (s *Server) validateEvent(in eventIn, idempotencyKey string) (ingest.Event,
 	}
 	if len(in.Payload) == 0 || bytes.Equal(in.Payload, []byte("null")) {
 		return ingest.Event{}, invalid("payload", "is required")
+	}
+	if !utf8.Valid(in.Payload) {
+		return ingest.Event{}, invalid("payload", "not valid UTF-8")
 	}
 	if in.Payload[0] != '{' {
 		return ingest.Event{}, invalid("payload", "must be a JSON object")

@@ -49,6 +49,7 @@ func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, erro
 		}
 	}
 	if first.Outcome == delivery.OutcomeDeferred {
+		w.state.WaitUntil, w.state.WaitReason = first.NextAttempt, first.DelayReason
 		w.setStatus(ctx, "waiting", first.DelayReason)
 		return w.retry(ctx, first.NextAttempt.Sub(workflow.Now(ctx)))
 	}
