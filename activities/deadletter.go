@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/metrics"
 )
 
 // DefaultDeadLetterRetention is how long a dead letter waits for a redrive.
@@ -52,8 +53,10 @@ func (a *Activities) StartRedrive(ctx context.Context, req delivery.Request) err
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if err == nil || !errors.As(err, &started) {
 		if err != nil {
+			metrics.Redrive("error")
 			return fmt.Errorf("redrive %s: %w", req.DeliveryID, err)
 		}
+		metrics.Redrive("started")
 		a.log.Info("delivery redriven", "delivery_id", req.DeliveryID, "by", req.Redrive.By)
 		return nil
 	}
@@ -66,6 +69,7 @@ func (a *Activities) StartRedrive(ctx context.Context, req delivery.Request) err
 	case req.Redrive != nil && !info.GetStartTime().AsTime().Before(req.Redrive.At):
 		return nil // started by an earlier try of this activity
 	case info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		metrics.Redrive("skipped")
 		a.log.Warn("redrive skipped: delivery already completed", "delivery_id", req.DeliveryID)
 		return nil
 	default:

@@ -49,6 +49,8 @@ type DevConfig struct {
 	DeadLetterRetention time.Duration
 	// Circuit tunes endpoints' circuit breakers (zero: the default policy).
 	Circuit circuit.Policy
+	// Observability tunes health figures and metrics.
+	Observability observabilityConfig
 	// DisabledPoll is how often deliveries to a disabled endpoint check
 	// again (zero: one minute).
 	DisabledPoll time.Duration
@@ -70,6 +72,7 @@ type Dev struct {
 
 	cfg    DevConfig
 	store  *sqlstore.Store
+	obs    *observability
 	worker sdkworker.Worker
 	http   *http.Server
 	served chan error
@@ -152,10 +155,12 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	cfg := d.cfg
 	var err error
+	d.obs = newObservability(cfg.Observability, cfg.Logger)
 	d.Client, err = client.DialContext(ctx, client.Options{
-		HostPort:  cfg.TemporalAddr,
-		Namespace: cfg.Namespace,
-		Logger:    sdkLogger(cfg.Logger),
+		HostPort:       cfg.TemporalAddr,
+		Namespace:      cfg.Namespace,
+		Logger:         sdkLogger(cfg.Logger),
+		MetricsHandler: d.obs.SDKMetrics(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect to temporal: %w", err)
@@ -170,6 +175,10 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	if d.store, err = sqlite.Open(ctx, filepath.Join(cfg.DataDir, "hookd.db"), key); err != nil {
 		return nil, err
 	}
+	publisher := &ingest.Publisher{Temporal: d.Client, Endpoints: d.store, Logger: cfg.Logger}
+	if err := d.obs.start(d.store, d.Client, publisher); err != nil {
+		return nil, err
+	}
 	acts := activities.New(activities.Config{
 		Endpoints: d.store,
 		// hookd dev delivers to local receivers: loopback is allowed.
@@ -180,20 +189,26 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		DeadLetterRetention: cfg.DeadLetterRetention,
 		Circuit:             cfg.Circuit,
 		DisabledPoll:        cfg.DisabledPoll,
-		Publisher:           &ingest.Publisher{Temporal: d.Client, Endpoints: d.store, Logger: cfg.Logger},
+		Publisher:           publisher,
+		Observe:             d.obs.Observe,
 	})
 	d.worker = worker.New(d.Client, acts, worker.Options{})
 	if err := d.worker.Start(); err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
-	return api.New(api.Config{
+	h, err := api.New(api.Config{
 		Temporal:   d.Client,
 		Namespace:  cfg.Namespace,
 		Store:      d.store,
 		APIKeys:    []string{d.APIKey},
 		Logger:     cfg.Logger,
 		EagerStart: true,
+		Stats:      d.obs.Stats,
 	})
+	if err != nil {
+		return nil, err
+	}
+	return d.obs.withMetrics(h), nil
 }
 
 // Wait blocks until ctx is done or the API server fails.
@@ -216,6 +231,9 @@ func (d *Dev) Stop(ctx context.Context) {
 	}
 	if d.worker != nil {
 		d.worker.Stop()
+	}
+	if err := d.obs.Close(ctx); err != nil {
+		d.cfg.Logger.Warn("flush attempt figures", "error", err)
 	}
 	if d.Client != nil {
 		d.Client.Close()

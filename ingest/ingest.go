@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/metrics"
 	"github.com/hookd/hookd/store"
 )
 
@@ -98,8 +99,11 @@ func (p *Publisher) PublishTo(ctx context.Context, ev Event, eps []*store.Endpoi
 		}
 	}
 	out.Duplicate = dups > 0 && dups == len(results)
-	if out.Duplicate && p.Logger != nil {
-		p.Logger.Info("duplicate event", "event_id", ev.ID, "deliveries", dups)
+	if out.Duplicate {
+		metrics.DuplicateIngest()
+		if p.Logger != nil {
+			p.Logger.Info("duplicate event", "event_id", ev.ID, "deliveries", dups)
+		}
 	}
 	return out, nil
 }
