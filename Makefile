@@ -3,7 +3,7 @@ GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: build run test test-reliability vet fmt bench clean
+.PHONY: build run test test-reliability fuzz vet fmt bench clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/hookd ./cmd/hookd
@@ -15,6 +15,14 @@ test:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -run '^$$' -fuzz FuzzVerify -fuzztime 5s ./signing
+
+# Each fuzz target for a while (make test runs their seed corpora).
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzVerify -fuzztime $(FUZZTIME) ./signing
+	$(GO) test -run '^$$' -fuzz FuzzEventValidation -fuzztime $(FUZZTIME) ./api
+	$(GO) test -run '^$$' -fuzz FuzzEndpointValidation -fuzztime $(FUZZTIME) ./api
 
 # The reliability scenarios at full size (500 in flight at kill -9, ...);
 # `make test` runs them small.
@@ -29,3 +37,6 @@ fmt:
 
 clean:
 	rm -rf bin
+
+include bench/bench.mk
+include deploy/scaleout.mk
