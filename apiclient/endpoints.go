@@ -1,0 +1,88 @@
+package apiclient
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Endpoint is a receiver of webhooks. Secret is set only in the answers to
+// create (and shown only then).
+type Endpoint struct {
+	Raw
+	ID            string            `json:"id"`
+	URL           string            `json:"url"`
+	Description   string            `json:"description"`
+	EventTypes    []string          `json:"event_types"`
+	Enabled       bool              `json:"enabled"`
+	RetrySchedule []string          `json:"retry_schedule"`
+	Timeout       string            `json:"timeout"`
+	Metadata      map[string]string `json:"metadata"`
+	CreatedAt     time.Time         `json:"created_at"`
+	UpdatedAt     time.Time         `json:"updated_at"`
+	Secret        string            `json:"secret,omitempty"`
+}
+
+// EndpointInput is the body of create and update. Nil fields are left as
+// they are (update) or take the API's defaults (create).
+type EndpointInput struct {
+	URL           *string            `json:"url,omitempty"`
+	Description   *string            `json:"description,omitempty"`
+	EventTypes    *[]string          `json:"event_types,omitempty"`
+	Enabled       *bool              `json:"enabled,omitempty"`
+	RetrySchedule *[]string          `json:"retry_schedule,omitempty"`
+	Timeout       *string            `json:"timeout,omitempty"`
+	Metadata      *map[string]string `json:"metadata,omitempty"`
+}
+
+// EndpointPage is one page of endpoints.
+type EndpointPage struct {
+	Raw
+	Data       []Endpoint `json:"data"`
+	NextCursor string     `json:"next_cursor,omitempty"`
+}
+
+// RotatedSecret is the answer to a secret rotation: the new secret, shown
+// only here, and when the previous one stops being used.
+type RotatedSecret struct {
+	Raw
+	EndpointID        string    `json:"endpoint_id"`
+	Secret            string    `json:"secret"`
+	PreviousExpiresAt time.Time `json:"previous_expires_at"`
+}
+
+func endpointPath(id string) string { return "/v1/endpoints/" + url.PathEscape(id) }
+
+// CreateEndpoint creates an endpoint; the answer carries its signing secret.
+func (c *Client) CreateEndpoint(ctx context.Context, in EndpointInput) (*Endpoint, error) {
+	return call[Endpoint](ctx, c, http.MethodPost, "/v1/endpoints", nil, in)
+}
+
+// ListEndpoints returns one page of endpoints.
+func (c *Client) ListEndpoints(ctx context.Context, p Page) (*EndpointPage, error) {
+	return call[EndpointPage](ctx, c, http.MethodGet, "/v1/endpoints", p.values(), nil)
+}
+
+// GetEndpoint returns one endpoint.
+func (c *Client) GetEndpoint(ctx context.Context, id string) (*Endpoint, error) {
+	return call[Endpoint](ctx, c, http.MethodGet, endpointPath(id), nil, nil)
+}
+
+// UpdateEndpoint changes the fields of in that are set.
+func (c *Client) UpdateEndpoint(ctx context.Context, id string, in EndpointInput) (*Endpoint, error) {
+	return call[Endpoint](ctx, c, http.MethodPatch, endpointPath(id), nil, in)
+}
+
+// DeleteEndpoint deletes an endpoint.
+func (c *Client) DeleteEndpoint(ctx context.Context, id string) error {
+	_, err := c.do(ctx, http.MethodDelete, endpointPath(id), nil, nil)
+	return err
+}
+
+// RotateSecret gives an endpoint a new signing secret; deliveries are
+// signed with both secrets until overlap has passed.
+func (c *Client) RotateSecret(ctx context.Context, id string, overlap time.Duration) (*RotatedSecret, error) {
+	body := map[string]string{"overlap": overlap.String()}
+	return call[RotatedSecret](ctx, c, http.MethodPost, endpointPath(id)+"/secret/rotate", nil, body)
+}

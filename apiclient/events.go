@@ -1,0 +1,82 @@
+package apiclient
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Event is an event to deliver. An empty EventID has the API generate one;
+// Payload must be a JSON object.
+type Event struct {
+	EventID string          `json:"event_id,omitempty"`
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// EventResult is the answer to an accepted event: one delivery per
+// subscribed endpoint. Duplicate says the event had been accepted before.
+type EventResult struct {
+	Raw
+	EventID    string        `json:"event_id"`
+	Deliveries []DeliveryRef `json:"deliveries"`
+	Duplicate  bool          `json:"duplicate"`
+}
+
+// DeliveryRef names one delivery of an event.
+type DeliveryRef struct {
+	ID         string `json:"id"`
+	EndpointID string `json:"endpoint_id"`
+}
+
+// Delivery is one event's delivery to one endpoint, with its timeline.
+type Delivery struct {
+	Raw
+	ID            string     `json:"id"`
+	EventID       string     `json:"event_id"`
+	EventType     string     `json:"event_type"`
+	EndpointID    string     `json:"endpoint_id"`
+	Status        string     `json:"status"` // pending, delivered, failed or exhausted
+	Attempts      int        `json:"attempts"`
+	LastStatus    int        `json:"last_status,omitempty"`
+	LastError     string     `json:"last_error,omitempty"`
+	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+	CreatedAt     time.Time  `json:"created_at"`
+	Timeline      []Attempt  `json:"timeline"`
+	Redrive       *Redrive   `json:"redrive,omitempty"`
+}
+
+// Attempt is one HTTP attempt of a delivery.
+type Attempt struct {
+	Number        int        `json:"number"`
+	Start         time.Time  `json:"start"`
+	DurationMS    float64    `json:"duration_ms"`
+	Status        int        `json:"status,omitempty"` // 0: no response
+	ErrorClass    string     `json:"error_class,omitempty"`
+	Error         string     `json:"error,omitempty"`
+	Response      string     `json:"response,omitempty"`
+	Outcome       string     `json:"outcome"`              // success, retryable or permanent
+	NextDelay     string     `json:"next_delay,omitempty"` // a Go duration, such as "5s"
+	DelayReason   string     `json:"delay_reason,omitempty"`
+	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+}
+
+// Redrive records who redrove a delivery, why and when.
+type Redrive struct {
+	By     string    `json:"by"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// SendEvent posts an event; it returns once every delivery is durably
+// accepted.
+func (c *Client) SendEvent(ctx context.Context, ev Event) (*EventResult, error) {
+	return call[EventResult](ctx, c, http.MethodPost, "/v1/events", nil, ev)
+}
+
+// GetDelivery returns a delivery's status and timeline.
+func (c *Client) GetDelivery(ctx context.Context, id string) (*Delivery, error) {
+	return call[Delivery](ctx, c, http.MethodGet, "/v1/deliveries/"+url.PathEscape(id), nil, nil)
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hookd/hookd/apiclient"
+)
+
+// filterFlags select dead letters, for dlq list and bulk redrive.
+type filterFlags struct {
+	endpoint, eventType, since, until string
+	reasons                           stringList
+}
+
+// register adds the filter flags; reasonFlag names the reason filter
+// ("reason" on list; on redrive --reason is the operator's reason).
+func (ff *filterFlags) register(cf *clientFlags, reasonFlag string) {
+	cf.StringVar(&ff.endpoint, "endpoint", "", "only this endpoint ID")
+	cf.StringVar(&ff.eventType, "event-type", "", "only this event type")
+	cf.Var(&ff.reasons, reasonFlag, "only this reason: failed or exhausted (repeatable or comma-separated)")
+	cf.StringVar(&ff.since, "since", "", "dead since: an RFC 3339 time or a duration ago such as 1h or 2d")
+	cf.StringVar(&ff.until, "until", "", "dead until: an RFC 3339 time or a duration ago")
+}
+
+func (ff *filterFlags) filter(now time.Time) (apiclient.DeadLetterFilter, error) {
+	f := apiclient.DeadLetterFilter{EndpointID: ff.endpoint, EventType: ff.eventType}
+	if len(ff.reasons) > 0 {
+		f.Reasons = listValues(ff.reasons)
+	}
+	var err error
+	if f.Since, err = parseWhen("since", ff.since, now); err != nil {
+		return f, err
+	}
+	f.Until, err = parseWhen("until", ff.until, now)
+	return f, err
+}
+
+// parseWhen reads a time given as RFC 3339 or as a duration ago ("90m",
+// "2d"); empty is the zero time.
+func parseWhen(flagName, v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	d, err := time.ParseDuration(v)
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		if n, convErr := strconv.Atoi(days); convErr == nil {
+			d, err = time.Duration(n)*24*time.Hour, nil
+		}
+	}
+	if err != nil || d < 0 {
+		return time.Time{}, fmt.Errorf("--%s %q: want an RFC 3339 time or a duration ago such as 1h or 2d", flagName, v)
+	}
+	return now.Add(-d), nil
+}
+
+func dlqList(ctx context.Context, e *clientEnv, name string, args []string) error {
+	cf := e.newClientFlags(name, "[--endpoint ID] [--event-type T] [--reason R] [--since T] [--until T] [--limit N] [--all] [flags]").withJSON()
+	var ff filterFlags
+	ff.register(cf, "reason")
+	var pf pageFlags
+	pf.register(cf, "dead letters")
+	c, err := cf.parseClient(args)
+	if err != nil {
+		return err
+	}
+	f, err := ff.filter(e.now())
+	if err != nil {
+		return err
+	}
+	tw, n := table(e.stdout, "DELIVERY", "EVENT TYPE", "ENDPOINT", "REASON", "DEAD AT", "AGE"), 0
+	next, err := eachPage(pf.Page, pf.all, func(p apiclient.Page) (string, error) {
+		res, err := c.ListDeadLetters(ctx, f, p)
+		if err != nil {
+			return "", err
+		}
+		if cf.json {
+			return res.NextCursor, printJSON(e.stdout, res.JSON())
+		}
+		for _, d := range res.Data {
+			row(tw, d.ID, d.EventType, d.EndpointID, d.Reason, stamp(d.DeadAt), ago(e.now(), d.DeadAt))
+		}
+		n += len(res.Data)
+		return res.NextCursor, nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case cf.json:
+	case n == 0:
+		fmt.Fprintln(e.stdout, "No dead letters match.")
+	default:
+		tw.Flush()
+	}
+	e.moreHint(next)
+	return nil
+}
+
+var dlqShow = showOne("DELIVERY_ID", "dead letter (delivery) ID", (*apiclient.Client).GetDeadLetter, printDeadLetter)
+
+func printDeadLetter(e *clientEnv, d *apiclient.DeadLetter) {
+	fields(e.stdout,
+		"Delivery", d.ID, "Event", d.EventID+" ("+d.EventType+")", "Endpoint", d.EndpointID,
+		"Reason", d.Reason, "State", d.State, "Dead at", stamp(d.DeadAt)+" ("+ago(e.now(), d.DeadAt)+" ago)",
+		"Attempts", fmt.Sprint(d.Attempts), "Last result", result(d.LastStatus, d.LastError, ""),
+		"First attempt", stamp(d.FirstAttemptAt), "Last attempt", stamp(d.LastAttemptAt))
+	fmt.Fprintln(e.stdout)
+	printTimeline(e.stdout, d.Timeline)
+	fmt.Fprintln(e.stdout, "\nPayload:")
+	printJSON(e.stdout, d.Payload)
+}
+
+func dlqSummary(ctx context.Context, e *clientEnv, name string, args []string) error {
+	cf := e.newClientFlags(name, "[flags]").withJSON()
+	c, err := cf.parseClient(args)
+	if err != nil {
+		return err
+	}
+	s, err := c.DeadLetterSummary(ctx)
+	return answer(e, cf, s, err, printSummary)
+}
+
+func printSummary(e *clientEnv, s *apiclient.DeadLetterSummary) {
+	if s.Total == 0 {
+		fmt.Fprintln(e.stdout, "No dead letters.")
+		return
+	}
+	oldest := roughly(time.Duration(s.OldestAgeSeconds * float64(time.Second)))
+	fmt.Fprintf(e.stdout, "%d dead letters, the oldest %s old.\n\n", s.Total, oldest)
+	sort.Slice(s.Groups, func(i, j int) bool {
+		a, b := s.Groups[i], s.Groups[j]
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		return a.EndpointID+a.Reason < b.EndpointID+b.Reason
+	})
+	tw := table(e.stdout, "ENDPOINT", "REASON", "COUNT")
+	for _, g := range s.Groups {
+		row(tw, g.EndpointID, g.Reason, g.Count)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hookd/hookd/apiclient"
+)
+
+// endpointFlags are the fields create and update take.
+type endpointFlags struct {
+	url, description, schedule string
+	eventTypes, metadata       stringList
+	timeout                    time.Duration
+	enabled, allTypes          bool
+}
+
+func (ef *endpointFlags) register(cf *clientFlags, update bool) {
+	cf.StringVar(&ef.url, "url", "", "URL to deliver to")
+	cf.StringVar(&ef.description, "description", "", "description")
+	cf.Var(&ef.eventTypes, "event-type", "event type to subscribe to, exact or a prefix such as order.* (repeatable or comma-separated; default all)")
+	cf.StringVar(&ef.schedule, "retry-schedule", "", "comma-separated waits before each retry, such as 1s,5s,1m")
+	cf.DurationVar(&ef.timeout, "timeout", 0, "HTTP timeout of one attempt, such as 10s")
+	cf.Var(&ef.metadata, "metadata", "key=value metadata (repeatable)")
+	if update {
+		cf.BoolVar(&ef.enabled, "enabled", true, "whether deliveries are sent (--enabled=false pauses the endpoint)")
+		cf.BoolVar(&ef.allTypes, "all-event-types", false, "subscribe to every event type")
+	}
+}
+
+// input builds the request body from the flags the user set.
+func (ef *endpointFlags) input(cf *clientFlags) (apiclient.EndpointInput, error) {
+	var in apiclient.EndpointInput
+	if cf.isSet("url") {
+		in.URL = &ef.url
+	}
+	if cf.isSet("description") {
+		in.Description = &ef.description
+	}
+	if len(ef.eventTypes) > 0 || ef.allTypes {
+		types := listValues(ef.eventTypes)
+		in.EventTypes = &types
+	}
+	if cf.isSet("retry-schedule") {
+		schedule := listValues([]string{ef.schedule})
+		in.RetrySchedule = &schedule
+	}
+	if cf.isSet("timeout") {
+		s := ef.timeout.String()
+		in.Timeout = &s
+	}
+	if cf.isSet("enabled") {
+		in.Enabled = &ef.enabled
+	}
+	if len(ef.metadata) > 0 {
+		md := map[string]string{}
+		for _, kv := range ef.metadata {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return in, fmt.Errorf("--metadata %q: want key=value", kv)
+			}
+			md[k] = v
+		}
+		in.Metadata = &md
+	}
+	return in, nil
+}
+
+// listValues splits comma-separated values and drops empty ones.
+func listValues(values []string) []string {
+	out := []string{}
+	for _, v := range values {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func endpointsCreate(ctx context.Context, e *clientEnv, name string, args []string) error {
+	cf := e.newClientFlags(name, "--url URL [--event-type T ...] [flags]").withJSON()
+	var ef endpointFlags
+	ef.register(cf, false)
+	c, err := cf.parseClient(args)
+	if err != nil {
+		return err
+	}
+	if ef.url == "" {
+		return errors.New("--url is required")
+	}
+	in, err := ef.input(cf)
+	if err != nil {
+		return err
+	}
+	ep, err := c.CreateEndpoint(ctx, in)
+	return answer(e, cf, ep, err, printEndpoint)
+}
+
+func endpointsUpdate(ctx context.Context, e *clientEnv, name string, args []string) error {
+	cf := e.newClientFlags(name, "ID [--url U] [--enabled=false] [flags]").withJSON()
+	var ef endpointFlags
+	ef.register(cf, true)
+	id, c, err := cf.idClient(args, "endpoint ID")
+	if err != nil {
+		return err
+	}
+	in, err := ef.input(cf)
+	if err != nil {
+		return err
+	}
+	if in == (apiclient.EndpointInput{}) {
+		return errors.New("nothing to update: give at least one flag such as --url or --enabled=false")
+	}
+	ep, err := c.UpdateEndpoint(ctx, id, in)
+	return answer(e, cf, ep, err, printEndpoint)
+}
+
+var endpointsGet = showOne("ID", "endpoint ID", (*apiclient.Client).GetEndpoint, printEndpoint)
+
+func printEndpoint(e *clientEnv, ep *apiclient.Endpoint) {
+	types := strings.Join(ep.EventTypes, ", ")
+	if types == "" {
+		types = "all"
+	}
+	var md []string
+	for k, v := range ep.Metadata {
+		md = append(md, k+"="+v)
+	}
+	sort.Strings(md)
+	fields(e.stdout,
+		"ID", ep.ID, "URL", ep.URL, "Description", ep.Description, "Event types", types,
+		"Enabled", fmt.Sprint(ep.Enabled), "Retry schedule", strings.Join(ep.RetrySchedule, ", "),
+		"Timeout", ep.Timeout, "Metadata", strings.Join(md, ", "),
+		"Created", stamp(ep.CreatedAt), "Updated", stamp(ep.UpdatedAt), "Secret", ep.Secret)
+	if ep.Secret != "" {
+		fmt.Fprintln(e.stdout, "\nThe signing secret is shown only now: store it with the receiver.")
+	}
+}
+
+// pageFlags are the paging flags of a list command.
+type pageFlags struct {
+	apiclient.Page
+	all bool
+}
+
+func (pf *pageFlags) register(cf *clientFlags, what string) {
+	cf.IntVar(&pf.Limit, "limit", 0, what+" per page (API default 50, at most 500)")
+	cf.StringVar(&pf.Cursor, "cursor", "", "cursor of the page to start from")
+	cf.BoolVar(&pf.all, "all", false, "fetch every page")
+}
+
+func endpointsList(ctx context.Context, e *clientEnv, name string, args []string) error {
+	cf := e.newClientFlags(name, "[--limit N] [--cursor C] [--all] [flags]").withJSON()
+	var pf pageFlags
+	pf.register(cf, "endpoints")
+	c, err := cf.parseClient(args)
+	if err != nil {
+		return err
+	}
+	tw := table(e.stdout, "ID", "URL", "EVENT TYPES", "ENABLED", "CREATED")
+	next, err := eachPage(pf.Page, pf.all, func(p apiclient.Page) (string, error) {
+		res, err := c.ListEndpoints(ctx, p)
+		if err != nil {
+			return "", err
+		}
+		if cf.json {
+			return res.NextCursor, printJSON(e.stdout, res.JSON())
+		}
+		for _, ep := range res.Data {
+			row(tw, ep.ID, ep.URL, orDash(strings.Join(ep.EventTypes, ",")), ep.Enabled, stamp(ep.CreatedAt))
+		}
+		return res.NextCursor, nil
+	})
+	if err != nil {
+		return err
+	}
+	if !cf.json {
+		tw.Flush()
+	}
+	e.moreHint(next)
+	return nil
+}
+
+func endpointsDelete(ctx context.Context, e *clientEnv, name string, args []string) error {
+	id, c, err := e.newClientFlags(name, "ID [flags]").idClient(args, "endpoint ID")
+	if err != nil {
+		return err
+	}
+	if err := c.DeleteEndpoint(ctx, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Deleted endpoint %s.\n", id)
+	return nil
+}
+
+func endpointsRotate(ctx context.Context, e *clientEnv, name string, args []string) error {
+	cf := e.newClientFlags(name, "ID [--overlap 24h] [flags]").withJSON()
+	var overlap time.Duration
+	cf.DurationVar(&overlap, "overlap", 24*time.Hour, "how long deliveries are also signed with the previous secret")
+	id, c, err := cf.idClient(args, "endpoint ID")
+	if err != nil {
+		return err
+	}
+	rs, err := c.RotateSecret(ctx, id, overlap)
+	return answer(e, cf, rs, err, func(e *clientEnv, rs *apiclient.RotatedSecret) {
+		fields(e.stdout, "Endpoint", rs.EndpointID, "New secret", rs.Secret, "Previous secret expires", stamp(rs.PreviousExpiresAt))
+		fmt.Fprintln(e.stdout, "\nThe new secret is shown only now: give it to the receiver before the previous one expires.")
+	})
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hookd/hookd/apiclient"
+)
+
+// printJSON prints an API answer indented, otherwise exactly as sent.
+func printJSON(w io.Writer, raw json.RawMessage) error {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, bytes.TrimSpace(raw), "", "  "); err != nil {
+		buf.Reset()
+		buf.Write(bytes.TrimSpace(raw))
+	}
+	buf.WriteByte('\n')
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// apiAnswer is an API answer that keeps the JSON the API sent.
+type apiAnswer interface{ JSON() json.RawMessage }
+
+// answer prints v, the API's answer to a call that returned err: the JSON
+// as sent with --json, else through human.
+func answer[T apiAnswer](e *clientEnv, cf *clientFlags, v T, err error, human func(*clientEnv, T)) error {
+	switch {
+	case err != nil:
+		return err
+	case cf.json:
+		return printJSON(e.stdout, v.JSON())
+	}
+	human(e, v)
+	return nil
+}
+
+// showOne is a command that fetches one thing by ID and prints it;
+// synopsis names the ID in the usage, what in errors.
+func showOne[T apiAnswer](synopsis, what string, get func(*apiclient.Client, context.Context, string) (T, error), human func(*clientEnv, T)) clientCommand {
+	return func(ctx context.Context, e *clientEnv, name string, args []string) error {
+		cf := e.newClientFlags(name, synopsis+" [flags]").withJSON()
+		id, c, err := cf.idClient(args, what)
+		if err != nil {
+			return err
+		}
+		v, err := get(c, ctx, id)
+		return answer(e, cf, v, err, human)
+	}
+}
+
+// table writes tab-separated rows as aligned columns; Flush prints them.
+func table(w io.Writer, header ...string) *tabwriter.Writer {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	if len(header) > 0 {
+		fmt.Fprintln(tw, strings.Join(header, "\t"))
+	}
+	return tw
+}
+
+// row writes one table row.
+func row(tw *tabwriter.Writer, cells ...any) {
+	s := make([]string, len(cells))
+	for i, c := range cells {
+		s[i] = fmt.Sprint(c)
+	}
+	fmt.Fprintln(tw, strings.Join(s, "\t"))
+}
+
+// fields prints label/value pairs aligned, skipping empty values.
+func fields(w io.Writer, pairs ...string) {
+	tw := table(w)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			fmt.Fprintf(tw, "%s\t%s\n", pairs[i], pairs[i+1])
+		}
+	}
+	tw.Flush()
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// ago is how long before now t was, rounded to one unit: "42s", "3h", "2d".
+func ago(now, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return roughly(now.Sub(t))
+}
+
+func roughly(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// result says how an attempt ended: the HTTP status or the network error.
+func result(status int, class, msg string) string {
+	out := class
+	if status > 0 {
+		out = fmt.Sprintf("HTTP %d", status)
+	}
+	if msg != "" && status == 0 {
+		out = strings.TrimPrefix(out+": "+msg, ": ")
+	}
+	const max = 72
+	if len(out) > max {
+		out = out[:max-1] + "…"
+	}
+	return orDash(out)
+}
+
+// printTimeline prints a delivery's attempts as a table.
+func printTimeline(w io.Writer, timeline []apiclient.Attempt) {
+	if len(timeline) == 0 {
+		fmt.Fprintln(w, "No attempts yet.")
+		return
+	}
+	tw := table(w, "#", "STARTED", "DURATION", "RESULT", "OUTCOME", "NEXT")
+	for _, a := range timeline {
+		next := "-"
+		if a.NextDelay != "" {
+			next = a.NextDelay
+			if a.DelayReason != "" {
+				next += " (" + a.DelayReason + ")"
+			}
+		}
+		row(tw, a.Number, stamp(a.Start), time.Duration(a.DurationMS*float64(time.Millisecond)).Round(time.Millisecond), result(a.Status, a.ErrorClass, a.Error), orDash(a.Outcome), next)
+	}
+	tw.Flush()
+}
+
+// eachPage fetches pages from p.Cursor on, every one when all is set, and
+// returns the cursor of the first page it did not fetch.
+func eachPage(p apiclient.Page, all bool, fetch func(apiclient.Page) (string, error)) (string, error) {
+	for {
+		next, err := fetch(p)
+		if err != nil || next == "" || !all {
+			return next, err
+		}
+		p.Cursor = next
+	}
+}
+
+// moreHint tells on stderr how to read past the last page printed.
+func (e *clientEnv) moreHint(next string) {
+	if next != "" {
+		fmt.Fprintf(e.stderr, "More results: add --cursor %s, or --all.\n", next)
+	}
+}
