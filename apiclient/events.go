@@ -3,6 +3,7 @@ package apiclient
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -57,10 +58,29 @@ type Attempt struct {
 	ErrorClass    string     `json:"error_class,omitempty"`
 	Error         string     `json:"error,omitempty"`
 	Response      string     `json:"response,omitempty"`
-	Outcome       string     `json:"outcome"`              // success, retryable or permanent
-	NextDelay     string     `json:"next_delay,omitempty"` // a Go duration, such as "5s"
+	Outcome       string     `json:"outcome"` // success, retryable or permanent
+	NextDelay     Delay      `json:"next_delay,omitempty"`
 	DelayReason   string     `json:"delay_reason,omitempty"`
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+}
+
+// Delay is a wait as the API reports it, a Go duration such as "5s". It
+// also reads the nanosecond numbers of earlier API versions.
+type Delay string
+
+// UnmarshalJSON reads a duration string or a number of nanoseconds.
+func (d *Delay) UnmarshalJSON(b []byte) error {
+	var ns int64
+	if json.Unmarshal(b, &ns) == nil {
+		*d = Delay(time.Duration(ns).String())
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("next_delay: %w", err)
+	}
+	*d = Delay(s)
+	return nil
 }
 
 // Redrive records who redrove a delivery, why and when.

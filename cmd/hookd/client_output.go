@@ -147,7 +147,7 @@ func printTimeline(w io.Writer, timeline []apiclient.Attempt) {
 	for _, a := range timeline {
 		next := "-"
 		if a.NextDelay != "" {
-			next = a.NextDelay
+			next = string(a.NextDelay)
 			if a.DelayReason != "" {
 				next += " (" + a.DelayReason + ")"
 			}
