@@ -4,7 +4,7 @@
 
 # The multi-process test at full size: one Temporal server process, PostgreSQL,
 # two workers (one killed with SIGKILL mid-run) and one API; 1000 deliveries.
-# `make test` runs the same test with 100 deliveries.
+# `HOOKD_SCALEOUT=smoke` runs it with 100; `make test` runs only the in-process version.
 test-scaleout:
 	HOOKD_SCALEOUT=1 $(GO) test -count=1 -timeout 15m -v -run TestScaleOut ./scaleout/
 
