@@ -12,7 +12,7 @@ var (
 	})
 	redrives = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hookd_redrives_total",
-		Help: "Redrive starts of dead letters, by outcome (started, skipped, failed).",
+		Help: "Redrive starts of dead letters, by outcome (started, skipped, error).",
 	}, []string{"outcome"})
 )
 
@@ -20,7 +20,7 @@ var (
 const (
 	RedriveStarted = "started" // a fresh delivery run started
 	RedriveSkipped = "skipped" // already started by an earlier try, or the delivery already completed
-	RedriveFailed  = "failed"  // the start failed; the activity retries
+	RedriveFailed  = "error"   // the start failed; the activity retries
 )
 
 // DuplicateIngest counts an event whose deliveries all existed already.
