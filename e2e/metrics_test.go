@@ -1,0 +1,48 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestMetricsAndHealthFigures delivers a few events and sees them in a
+// scrape of /metrics and, once flushed, in the endpoint's health figures.
+func TestMetricsAndHealthFigures(t *testing.T) {
+	api := newAPI(t)
+	rc := newReceiver(t, nil)
+	ep := api.createEndpoint(map[string]any{"url": rc.URL, "event_types": []string{"metrics.test"}})
+	for i := range 3 {
+		a := api.send(fmt.Sprintf(`{"event_id":"metrics-%d","type":"metrics.test","payload":{"n":%d}}`, i, i))
+		api.waitDelivery(a.Deliveries[0].ID, 10*time.Second)
+	}
+
+	resp, err := http.Get(api.dev.APIURL + "/metrics")
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Contains(t, string(body), fmt.Sprintf(`hookd_deliveries_total{endpoint_id=%q,outcome="success"} 3`, ep.ID))
+	require.Contains(t, string(body), "hookd_attempt_duration_seconds_bucket")
+	require.Contains(t, string(body), "temporal_request_total{", "Temporal SDK metrics")
+
+	var health struct {
+		Stats struct {
+			LastHour struct {
+				Attempts    int      `json:"attempts"`
+				SuccessRate *float64 `json:"success_rate"`
+				P50         *float64 `json:"p50_ms"`
+			} `json:"last_hour"`
+		} `json:"stats"`
+	}
+	require.Eventually(t, func() bool {
+		require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &health))
+		return health.Stats.LastHour.Attempts == 3
+	}, 15*time.Second, 200*time.Millisecond, "figures flushed within a few seconds")
+	require.Equal(t, 1.0, *health.Stats.LastHour.SuccessRate)
+	require.Positive(t, *health.Stats.LastHour.P50)
+}
