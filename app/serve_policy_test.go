@@ -38,7 +38,7 @@ func TestURLPolicy(t *testing.T) {
 		{"http://203.0.113.9/hook", "must use https"},
 		{"http://127.0.0.2/hook", "must use https"},
 		{"https://127.0.0.2/hook", "loopback"},
-		{"https://169.254.169.254/latest/meta-data", "link-local"},
+		{"https://169.254.169.254/latest/meta-data", "cloud metadata"},
 		{"https://10.0.0.1/hook", "private"},
 		{"https://[::1]/hook", "loopback"},
 	} {
