@@ -53,10 +53,10 @@ func (a *Activities) StartRedrive(ctx context.Context, req delivery.Request) err
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if err == nil || !errors.As(err, &started) {
 		if err != nil {
-			metrics.Redrive("error")
+			metrics.Redrive(metrics.RedriveFailed)
 			return fmt.Errorf("redrive %s: %w", req.DeliveryID, err)
 		}
-		metrics.Redrive("started")
+		metrics.Redrive(metrics.RedriveStarted)
 		a.log.Info("delivery redriven", "delivery_id", req.DeliveryID, "by", req.Redrive.By)
 		return nil
 	}
@@ -69,7 +69,7 @@ func (a *Activities) StartRedrive(ctx context.Context, req delivery.Request) err
 	case req.Redrive != nil && !info.GetStartTime().AsTime().Before(req.Redrive.At):
 		return nil // started by an earlier try of this activity
 	case info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-		metrics.Redrive("skipped")
+		metrics.Redrive(metrics.RedriveSkipped)
 		a.log.Warn("redrive skipped: delivery already completed", "delivery_id", req.DeliveryID)
 		return nil
 	default:

@@ -25,7 +25,6 @@ import (
 	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/embedded"
-	"github.com/hookd/hookd/ingest"
 	"github.com/hookd/hookd/namespace"
 	"github.com/hookd/hookd/store/secretbox"
 	"github.com/hookd/hookd/store/sqlite"
@@ -175,22 +174,17 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	if d.store, err = sqlite.Open(ctx, filepath.Join(cfg.DataDir, "hookd.db"), key); err != nil {
 		return nil, err
 	}
-	publisher := &ingest.Publisher{Temporal: d.Client, Endpoints: d.store, Logger: cfg.Logger}
-	if err := d.obs.start(d.store, d.Client, publisher); err != nil {
+	p, err := startParts(d.store, d.Client, d.obs, cfg.Logger)
+	if err != nil {
 		return nil, err
 	}
-	acts := activities.New(activities.Config{
-		Endpoints: d.store,
+	acts := p.activities(activities.Config{
 		// hookd dev delivers to local receivers: loopback is allowed.
 		HTTP:                activities.NewHTTPClient(activities.Guard{AllowLoopback: true}),
-		Temporal:            d.Client,
 		Version:             cfg.Version,
-		Logger:              cfg.Logger,
 		DeadLetterRetention: cfg.DeadLetterRetention,
 		Circuit:             cfg.Circuit,
 		DisabledPoll:        cfg.DisabledPoll,
-		Publisher:           publisher,
-		Observe:             d.obs.Observe,
 	})
 	d.worker = worker.New(d.Client, acts, worker.Options{})
 	if err := d.worker.Start(); err != nil {

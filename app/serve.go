@@ -75,6 +75,8 @@ type Serve struct {
 
 	cfg      ServeConfig
 	store    *sqlstore.Store
+	obs      *observability
+	parts    parts
 	worker   sdkworker.Worker
 	servers  []*http.Server
 	served   chan error
@@ -147,6 +149,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			// Eager start hands deliveries to the worker in this process.
 			EagerStart: cfg.Worker,
 			URLPolicy:  URLPolicy(cfg.AllowCIDRs, nil),
+			Stats:      s.obs.Stats,
 		})
 		if err != nil {
 			return nil, err
@@ -159,7 +162,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 		}
 	}
 	s.serve(apiLn, handler)
-	s.serve(metricsLn, metricsHandler())
+	s.serve(metricsLn, s.obs.withMetrics(http.NotFoundHandler()))
 	log.Info("hookd started", "api", cfg.API, "worker", cfg.Worker, "http", s.HTTPURL, "metrics", s.MetricsURL,
 		"temporal", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace, "allow_cidrs", len(cfg.AllowCIDRs))
 	return s, nil
@@ -169,7 +172,10 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 func (s *Serve) connect(ctx context.Context) error {
 	cfg := s.cfg
 	var err error
-	if s.Client, err = DialTemporal(ctx, cfg.Temporal, cfg.Logger); err != nil {
+	s.obs = newObservability(observabilityConfig{}, cfg.Logger)
+	tc := cfg.Temporal
+	tc.Metrics = s.obs.SDKMetrics()
+	if s.Client, err = DialTemporal(ctx, tc, cfg.Logger); err != nil {
 		return err
 	}
 	// An operator owns the namespace's retention: warn, never change it.
@@ -179,19 +185,17 @@ func (s *Serve) connect(ctx context.Context) error {
 	if s.store, err = postgres.Open(ctx, cfg.DatabaseURL, cfg.MasterKey); err != nil {
 		return err
 	}
-	return nil
+	s.parts, err = startParts(s.store, s.Client, s.obs, cfg.Logger)
+	return err
 }
 
 // startWorker starts the Temporal worker. It is worker.New's worker plus a
 // stop timeout, so a stop lets in-flight attempts finish.
 func (s *Serve) startWorker() error {
 	cfg := s.cfg
-	acts := activities.New(activities.Config{
-		Endpoints:           s.store,
+	acts := s.parts.activities(activities.Config{
 		HTTP:                activities.NewHTTPClient(activities.Guard{Allow: cfg.AllowCIDRs}),
-		Temporal:            s.Client,
 		Version:             cfg.Version,
-		Logger:              cfg.Logger,
 		DeadLetterRetention: cfg.DeadLetterRetention,
 	})
 	n := cmp.Or(cfg.MaxConcurrentAttempts, 256)
@@ -263,6 +267,9 @@ func (s *Serve) Stop(ctx context.Context) {
 		start := time.Now()
 		s.worker.Stop()
 		log.Info("worker stopped", "took", time.Since(start).Round(time.Millisecond))
+	}
+	if err := s.obs.Close(shutdownCtx); err != nil {
+		log.Warn("flush attempt figures", "error", err)
 	}
 	if s.Client != nil {
 		s.Client.Close()

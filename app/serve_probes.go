@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.temporal.io/sdk/client"
 
 	"github.com/hookd/hookd/store"
@@ -58,9 +57,3 @@ func writeProbe(w http.ResponseWriter, status int, body any) {
 }
 
 // metricsHandler serves the default Prometheus registry (Go runtime and
-// process metrics) at /metrics.
-func metricsHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.Handler())
-	return mux
-}

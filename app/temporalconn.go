@@ -39,15 +39,18 @@ type TemporalConfig struct {
 	// ConnectTimeout bounds how long DialTemporal keeps trying to reach the
 	// frontend, so processes may start before Temporal; zero means 30s.
 	ConnectTimeout time.Duration
+	// Metrics receives the SDK's metrics (set by the process, not a flag).
+	Metrics client.MetricsHandler
 }
 
 // clientOptions validates c and returns the SDK options it describes. The
 // errors name files and fields, never the API key.
 func (c TemporalConfig) clientOptions(logger *slog.Logger) (client.Options, error) {
 	opts := client.Options{
-		HostPort:  c.Address,
-		Namespace: c.Namespace,
-		Logger:    sdkLogger(logger),
+		HostPort:       c.Address,
+		Namespace:      c.Namespace,
+		Logger:         sdkLogger(logger),
+		MetricsHandler: c.Metrics,
 	}
 	switch {
 	case c.Address == "":
