@@ -30,8 +30,9 @@ type Faults struct {
 	// recording nothing.
 	AlwaysFail int `json:"always_fail"`
 	// DropAfterCommit closes the connection without an answer after the
-	// inbox transaction committed (the lost-ACK case): for the first N
-	// requests that reach the inbox, or for all of them with DropAlways.
+	// inbox transaction committed a new delivery (the lost-ACK case): for
+	// the first N new deliveries, or for all of them with DropAlways.
+	// Duplicates are answered, so the sender's retry succeeds.
 	DropAfterCommit int `json:"drop_after_commit"`
 }
 

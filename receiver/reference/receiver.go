@@ -120,7 +120,9 @@ func (r *Receiver) accept(w http.ResponseWriter, req *http.Request) {
 	d, _ := receiver.FromContext(req.Context())
 	o, err := r.inbox.Accept(req.Context(), d, writeEffect)
 	r.counts.record(o, err)
-	if err == nil && r.faults.drop() {
+	// Only a new commit's answer is lost: that is the lost-ACK case, and a
+	// duplicate's answer then gets through.
+	if err == nil && o == receiver.Accepted && r.faults.drop() {
 		r.counts.dropped.Add(1)
 		r.log.InfoContext(req.Context(), "dropping connection after commit (injected)", "webhook_id", d.ID, "outcome", o.String())
 		dropConnection(w)
