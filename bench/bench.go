@@ -83,6 +83,7 @@ func report(w io.Writer, r Result) {
 	row(w, "deliveries/s at saturation", rate(h.Saturation), rate(b.Saturation), ">= 100", h.Saturation.Rate >= targetRate)
 	row(w, "ratio to baseline", fmt.Sprintf("%.1fx", ratio), "1x", ">= 5x", ratio >= targetRatio)
 	row(w, "CPU% at saturation (200% = 2 cores)", pct(h.Saturation.Usage), pct(b.Saturation.Usage), "", true)
+	row(w, "CPU ms per delivery (whole process)", cpuPer(h.Saturation), cpuPer(b.Saturation), "", true)
 	row(w, "peak RSS at saturation (VmHWM)", peak(h.Saturation.Usage), peak(b.Saturation.Usage), "<= 600 MB", h.Saturation.Usage.PeakMB <= targetPeakRSSMB)
 	row(w, "ingest p50 / p99 at 10/s", h.Light.Ingest.pair(), b.Light.Ingest.pair(), "p99 <= 100 ms", h.Light.Ingest.pct(99) <= targetIngestP99)
 	row(w, "ingest-to-receiver p50 / p99 at 10/s", h.Light.EndToEnd.pair(), b.Light.EndToEnd.pair(), "50 / 250 ms",
@@ -131,6 +132,15 @@ func pct(u usage) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f%%", u.CPUPercent())
+}
+
+// cpuPer is CPU time per delivery at saturation: less sensitive than
+// deliveries/s to other work competing for the cores.
+func cpuPer(r LoadResult) string {
+	if len(r.EndToEnd) == 0 {
+		return "-"
+	}
+	return ms(r.Usage.CPU / time.Duration(len(r.EndToEnd)))
 }
 
 func peak(u usage) string {
