@@ -101,6 +101,30 @@ func TestServeInProcess(t *testing.T) {
 	}
 	t.Logf("%d events delivered in %s (%d requests)", unique, time.Since(t0).Round(time.Millisecond), total)
 
+	// Issue 8, scenario 6: with no worker running the API keeps accepting;
+	// nothing is refused or lost, and deliveries resume with a worker.
+	worker.Stop(ctx)
+	more := api.sendEventsFrom(events, events)
+	time.Sleep(2 * time.Second)
+	if u, _ := rc.counts(); len(more) != events || u != events {
+		t.Fatalf("without a worker: accepted %d of %d, deliveries seen %d (want %d)", len(more), events, u, events)
+	}
+	t1 := time.Now()
+	worker = start(false, true)
+	deadline = time.Now().Add(time.Minute)
+	for u, _ := rc.counts(); u < 2*events; u, _ = rc.counts() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after the worker returned: %d of %d delivered", u-events, events)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for id := range more {
+		if rc.seen[id] == 0 {
+			t.Errorf("lost %s", id)
+		}
+	}
+	t.Logf("worker outage: %d events accepted with no worker, all delivered %s after it returned", events, time.Since(t1).Round(time.Millisecond))
+
 	url := apiSrv.HTTPURL
 	apiSrv.Stop(ctx)
 	if _, err := http.Get(url + "/healthz"); err == nil {

@@ -224,7 +224,10 @@ func (c *apiClient) do(method, path string, body, out any) int {
 
 // sendEvents posts n events through /v1/events/batch, four batches at a
 // time, and returns the delivery IDs accepted.
-func (c *apiClient) sendEvents(n int) map[string]bool {
+func (c *apiClient) sendEvents(n int) map[string]bool { return c.sendEventsFrom(0, n) }
+
+// sendEventsFrom sends events numbered first to first+n-1.
+func (c *apiClient) sendEventsFrom(first, n int) map[string]bool {
 	type result struct {
 		Status     int `json:"status"`
 		Deliveries []struct {
@@ -235,8 +238,8 @@ func (c *apiClient) sendEvents(n int) map[string]bool {
 	ids := map[string]bool{}
 	sem := make(chan struct{}, 4)
 	var wg sync.WaitGroup
-	for from := 0; from < n; from += 100 {
-		to := min(from+100, n)
+	for from := first; from < first+n; from += 100 {
+		to := min(from+100, first+n)
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
