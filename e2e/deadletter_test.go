@@ -180,7 +180,7 @@ func TestBulkRedrive(t *testing.T) {
 			}
 		}
 		return false
-	}, 60*time.Second, 250*time.Millisecond)
+	}, 60*time.Second, time.Second)
 
 	sw.failStatus.Store(0)
 	var job struct {
