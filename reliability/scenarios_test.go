@@ -90,13 +90,14 @@ func TestLostAck(t *testing.T) {
 // each is delivered once.
 func TestPoisonThenRedrive(t *testing.T) {
 	n := size(5, 20)
-	// The circuit opens after five failures and defers the rest; a short
-	// cooldown keeps the test quick. Deferrals never count as attempts.
-	h := startHookd(t, "--circuit-cooldown", "1s", "--circuit-max-cooldown", "2s")
+	// The circuit opens after five failures and defers the rest, letting one
+	// probe through per cooldown, so the remaining attempts go one at a time;
+	// a 1s cooldown keeps the test quick. Deferrals never count as attempts.
+	h := startHookd(t, "--circuit-cooldown", "1s", "--circuit-max-cooldown", "1s")
 	schedule := []string{"1s", "1s", "1s"}
 	s, epID := newSink(t, h, "rel.poison", reference.Faults{AlwaysFail: http.StatusInternalServerError}, schedule...)
 	accepted := h.sendBatch("rel.poison", n)
-	require.Eventually(t, func() bool { return h.deadLetters() == n }, time.Minute, 250*time.Millisecond)
+	require.Eventually(t, func() bool { return h.deadLetters() == n }, time.Duration(n)*8*time.Second, 250*time.Millisecond)
 	require.Equal(t, int64(n*(1+len(schedule))), s.Requests(), "attempts before dead-lettering")
 	dead := h.deadLetters()
 
