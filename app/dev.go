@@ -55,8 +55,6 @@ type DevConfig struct {
 	DisabledPoll time.Duration
 	Version      string
 	Logger       *slog.Logger
-	// LogLevel is hookd's own log level (informational; Logger applies it).
-	LogLevel slog.Level
 	// TemporalLogLevel filters the embedded server's own logs.
 	TemporalLogLevel slog.Level
 }

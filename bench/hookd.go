@@ -42,7 +42,6 @@ func startHookd(ctx context.Context, cfg Config) (*hookdTarget, error) {
 		HTTPAddr:         "127.0.0.1:0",
 		TemporalAddr:     addr,
 		Logger:           cfg.HookdLog,
-		LogLevel:         slog.LevelWarn,
 		TemporalLogLevel: slog.LevelError,
 		Circuit:          cfg.Circuit,
 		Version:          "bench",

@@ -29,15 +29,13 @@ func parseDevFlags(args []string, out io.Writer) (devOptions, error) {
 	cfg.Circuit = circuit.DefaultPolicy
 	fs.duration(&cfg.Circuit.BaseCooldown, "circuit-cooldown", "HOOKD_CIRCUIT_COOLDOWN", circuit.DefaultPolicy.BaseCooldown, "how long an endpoint's circuit stays open after it trips (doubles on each re-open)")
 	fs.duration(&cfg.Circuit.MaxCooldown, "circuit-max-cooldown", "HOOKD_CIRCUIT_MAX_COOLDOWN", circuit.DefaultPolicy.MaxCooldown, "the cap on the doubling cooldown")
-	var level slog.Level
-	fs.level(&level, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
+	fs.level(&cfg.LogLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
 	if err := fs.parse(args); err != nil {
 		return cfg, err
 	}
 	if cfg.Circuit.BaseCooldown <= 0 || cfg.Circuit.MaxCooldown < cfg.Circuit.BaseCooldown {
 		return cfg, fmt.Errorf("--circuit-cooldown must be positive and at most --circuit-max-cooldown")
 	}
-	cfg.LogLevel = level
 	cfg.Version = version
 	return cfg, nil
 }

@@ -18,6 +18,8 @@ type devOptions struct {
 	// OnlyTemporal runs just Temporal and the Web UI, for `hookd worker`
 	// and `hookd api` processes on the same machine.
 	OnlyTemporal bool
+	// LogLevel is hookd's own log level, applied to the logger it builds.
+	LogLevel slog.Level
 }
 
 func (f flagSet) boolean(p *bool, name, env string, def bool, usage string) {
