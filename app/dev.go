@@ -50,6 +50,9 @@ type DevConfig struct {
 	Circuit circuit.Policy
 	// Observability tunes health figures and metrics.
 	Observability observabilityConfig
+	// WorkflowCacheSize bounds the deliveries the worker keeps in memory
+	// between workflow tasks (zero: worker.DefaultWorkflowCacheSize).
+	WorkflowCacheSize int
 	// DisabledPoll is how often deliveries to a disabled endpoint check
 	// again (zero: one minute).
 	DisabledPoll time.Duration
@@ -57,6 +60,9 @@ type DevConfig struct {
 	Logger       *slog.Logger
 	// TemporalLogLevel filters the embedded server's own logs.
 	TemporalLogLevel slog.Level
+	// TemporalTuning departs from the embedded server's measured defaults
+	// (the benchmark's levers).
+	TemporalTuning embedded.Tuning
 }
 
 // Dev is a running `hookd dev`.
@@ -128,7 +134,7 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 	d.Temporal, err = embedded.Start(embedded.Options{
 		DataDir: cfg.DataDir, FrontendAddr: cfg.TemporalAddr, Namespace: cfg.Namespace,
 		UIAddr: cfg.UIAddr, Logger: cfg.Logger, LogLevel: cfg.TemporalLogLevel,
-		SearchAttributes: delivery.SearchAttributes(),
+		SearchAttributes: delivery.SearchAttributes(), Tuning: cfg.TemporalTuning,
 	})
 	if err != nil {
 		_ = ln.Close()
@@ -158,6 +164,10 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		Namespace:      cfg.Namespace,
 		Logger:         sdkLogger(cfg.Logger),
 		MetricsHandler: d.obs.SDKMetrics(),
+		// The server is in this process, reached over loopback: gzip on
+		// every call was 4% of hookd's CPU and saved no bandwidth that
+		// matters (docs/performance.md).
+		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect to temporal: %w", err)
@@ -184,7 +194,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		Circuit:             cfg.Circuit,
 		DisabledPoll:        cfg.DisabledPoll,
 	})
-	d.worker = worker.New(d.Client, acts, worker.Options{})
+	d.worker = worker.New(d.Client, acts, worker.Options{WorkflowCacheSize: cfg.WorkflowCacheSize})
 	if err := d.worker.Start(); err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
 	}

@@ -17,11 +17,9 @@ import (
 
 	"github.com/hookd/hookd/activities"
 	"github.com/hookd/hookd/api"
-	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/namespace"
 	"github.com/hookd/hookd/store/postgres"
 	"github.com/hookd/hookd/store/sqlstore"
-	"github.com/hookd/hookd/workflows"
 
 	hookdworker "github.com/hookd/hookd/worker"
 )
@@ -56,6 +54,9 @@ type ServeConfig struct {
 	DeadLetterRetention time.Duration
 	// MaxConcurrentAttempts bounds one worker's HTTP attempts in flight.
 	MaxConcurrentAttempts int
+	// WorkflowCacheSize bounds the deliveries a worker keeps in memory
+	// between workflow tasks (zero: worker.DefaultWorkflowCacheSize).
+	WorkflowCacheSize int
 	// ShutdownDelay keeps serving, with /readyz failing, after a stop is
 	// asked, so load balancers stop routing first.
 	ShutdownDelay time.Duration
@@ -198,15 +199,11 @@ func (s *Serve) startWorker() error {
 		Version:             cfg.Version,
 		DeadLetterRetention: cfg.DeadLetterRetention,
 	})
-	n := cmp.Or(cfg.MaxConcurrentAttempts, 256)
-	s.worker = sdkworker.New(s.Client, delivery.TaskQueue, sdkworker.Options{
-		MaxConcurrentActivityExecutionSize:      n,
-		MaxConcurrentLocalActivityExecutionSize: n,
-		MaxConcurrentWorkflowTaskExecutionSize:  n,
-		WorkerStopTimeout:                       cfg.ShutdownTimeout,
+	s.worker = hookdworker.New(s.Client, acts, hookdworker.Options{
+		MaxConcurrentAttempts: cfg.MaxConcurrentAttempts,
+		WorkflowCacheSize:     cfg.WorkflowCacheSize,
+		StopTimeout:           cfg.ShutdownTimeout,
 	})
-	workflows.Register(s.worker)
-	hookdworker.Register(s.worker, acts)
 	if err := s.worker.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"time"
-
-	"go.temporal.io/sdk/worker"
 )
 
 // Result is one benchmark run.
@@ -26,9 +24,6 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return Result{}, err
-	}
-	if cfg.StickyCache > 0 {
-		worker.SetStickyWorkflowCacheSize(cfg.StickyCache)
 	}
 	res := Result{Config: cfg, Machine: machine(), Started: time.Now(), LoadBefore: loadAvg()}
 	finish := func(err error) (Result, error) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hookd/hookd/circuit"
+	"github.com/hookd/hookd/embedded"
 )
 
 // Config is one benchmark run. Zero fields take the defaults of Defaults.
@@ -41,12 +42,17 @@ type Config struct {
 	StormHold     time.Duration
 	// Circuit is hookd's circuit-breaker policy (zero: hookd's default).
 	Circuit circuit.Policy
-	// StickyCache, if positive, sets the SDK's workflow cache size.
-	StickyCache int
+	// WorkflowCacheSize is hookd's worker cache (zero: hookd's default).
+	WorkflowCacheSize int
+	// TemporalTuning departs from the embedded server's defaults.
+	TemporalTuning embedded.Tuning
 	// Timeout bounds each wait for deliveries to arrive.
 	Timeout time.Duration
 	// CPUProfile, if set, receives a CPU profile of hookd's saturation phase.
 	CPUProfile io.Writer
+	// HeapProfile, if set, receives a heap profile taken once the storm's
+	// deliveries are all parked.
+	HeapProfile io.Writer
 	// Log receives progress; HookdLog receives hookd's own logs (default:
 	// discarded, since a storm logs every failed attempt).
 	Log, HookdLog *slog.Logger

@@ -38,13 +38,15 @@ func startHookd(ctx context.Context, cfg Config) (*hookdTarget, error) {
 		return nil, err
 	}
 	dev, err := app.StartDev(ctx, app.DevConfig{
-		DataDir:          dir,
-		HTTPAddr:         "127.0.0.1:0",
-		TemporalAddr:     addr,
-		Logger:           cfg.HookdLog,
-		TemporalLogLevel: slog.LevelError,
-		Circuit:          cfg.Circuit,
-		Version:          "bench",
+		DataDir:           dir,
+		HTTPAddr:          "127.0.0.1:0",
+		TemporalAddr:      addr,
+		Logger:            cfg.HookdLog,
+		TemporalLogLevel:  slog.LevelError,
+		Circuit:           cfg.Circuit,
+		TemporalTuning:    cfg.TemporalTuning,
+		WorkflowCacheSize: cfg.WorkflowCacheSize,
+		Version:           "bench",
 	})
 	if err != nil {
 		_ = os.RemoveAll(dir)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
@@ -69,7 +70,13 @@ func runStorm(ctx context.Context, cfg Config, h *hookdTarget) (StormResult, err
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	res.ParkedRSSMB, res.HeapMB = mb(memKB("VmRSS")), float64(ms.HeapInuse)/(1<<20)
+	if cfg.HeapProfile != nil {
+		if err := pprof.WriteHeapProfile(cfg.HeapProfile); err != nil {
+			return res, fmt.Errorf("heap profile: %w", err)
+		}
+	}
 	cfg.Log.Info("parked", "deliveries", len(ids), "after", res.Park.Round(time.Second), "rss_mb", int(res.ParkedRSSMB), "refused", rc.fail.Load())
+	logMemory(cfg, "parked")
 	if cfg.StormHold > 0 {
 		select {
 		case <-ctx.Done():
@@ -106,6 +113,7 @@ func runStorm(ctx context.Context, cfg Config, h *hookdTarget) (StormResult, err
 			res.DrainRate = float64(len(recv)) / span.Seconds()
 		}
 	}
+	logMemory(cfg, "drained")
 	cfg.Log.Info("drained", "first_after", res.FirstAfter.Round(time.Millisecond), "drain", res.Drain.Round(time.Millisecond), "rate", fmt.Sprintf("%.1f/s", res.DrainRate))
 	if werr != nil {
 		return res, fmt.Errorf("storm drain: %w", werr)
@@ -136,4 +144,18 @@ func waitParked(ctx context.Context, cfg Config, h *hookdTarget, endpointID stri
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// logMemory logs where the process's memory is, at debug level: the Go
+// heap (live and held), goroutine stacks, and what the Go runtime does not
+// account for (SQLite's allocations, mostly).
+func logMemory(cfg Config, at string) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	m := func(b uint64) int { return int(b >> 20) }
+	rss := mb(memKB("VmRSS"))
+	cfg.Log.Debug("memory", "at", at, "rss_mb", int(rss),
+		"heap_alloc_mb", m(ms.HeapAlloc), "heap_held_mb", m(ms.HeapInuse+ms.HeapIdle-ms.HeapReleased),
+		"stacks_mb", m(ms.StackInuse), "go_sys_mb", m(ms.Sys), "goroutines", runtime.NumGoroutine(),
+		"gc_cycles", ms.NumGC)
 }

@@ -4,6 +4,7 @@
 package embedded
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -44,6 +45,24 @@ type Options struct {
 	// Logger receives the server's logs at LogLevel and above.
 	Logger   *slog.Logger
 	LogLevel slog.Level
+	// Tuning departs from the measured defaults, to measure other settings.
+	Tuning Tuning
+}
+
+// Tuning holds the embedded server's performance settings that the
+// benchmark can vary; the zero value is the measured default.
+type Tuning struct {
+	// AllVisibilityIndexes keeps every index Temporal's visibility schema
+	// creates in a new data directory. By default the embedded server drops
+	// the ones no hookd or Web UI query uses (see keptVisibilityIndexes).
+	AllVisibilityIndexes bool
+	// StockFTSTrigger keeps Temporal's full-text update trigger as shipped,
+	// rewriting both full-text tables on every visibility update. By
+	// default it runs only when a full-text column changed.
+	StockFTSTrigger bool
+	// Dynamic overrides Temporal dynamic-config keys (for instance
+	// "system.enableActivityEagerExecution": true) on top of the defaults.
+	Dynamic map[string]any
 }
 
 // Server is a running embedded Temporal server (and Web UI).
@@ -217,6 +236,13 @@ func buildConfig(opts Options, host string, port int) (*config.Config, error) {
 			return nil, err
 		}
 	}
+	n, err := tuneVisibility(context.Background(), vis.DatabaseName, opts.Tuning)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		opts.Logger.Debug("dropped unused visibility indexes", "count", n)
+	}
 	ns, err := sqliteschema.NewNamespaceConfig("active", opts.Namespace, false, opts.SearchAttributes)
 	if err != nil {
 		return nil, fmt.Errorf("namespace config: %w", err)
@@ -259,6 +285,10 @@ func buildConfig(opts Options, host string, port int) (*config.Config, error) {
 	return conf, nil
 }
 
+// historyCacheSize bounds the history service's workflow cache
+// (docs/performance.md, retry storm).
+const historyCacheSize = 2048
+
 func serverOptions(opts Options, conf *config.Config) []temporal.ServerOption {
 	hosts := map[primitives.ServiceName]static.Hosts{}
 	for name, svc := range map[primitives.ServiceName]string{
@@ -281,6 +311,14 @@ func serverOptions(opts Options, conf *config.Config) []temporal.ServerOption {
 		dynamicconfig.MatchingNumTaskqueueWritePartitions.Key(): 1,
 		// Bulk redrives are batch operations; allow a few at once.
 		dynamicconfig.FrontendMaxConcurrentBatchOperationPerNamespace.Key(): 10,
+		// The history service caches every workflow it touched in the last
+		// hour, up to 128,000: 10,000 parked deliveries held ~200 MB of
+		// mutable state. In-flight deliveries need a few hundred entries;
+		// an evicted one is read back from SQLite when it wakes.
+		dynamicconfig.HistoryCacheHostLevelMaxSize.Key(): historyCacheSize,
+	}
+	for k, v := range opts.Tuning.Dynamic {
+		dyn[dynamicconfig.MakeKey(k)] = v
 	}
 	return []temporal.ServerOption{
 		temporal.WithConfig(conf),

@@ -4,6 +4,9 @@
 package worker
 
 import (
+	"cmp"
+	"time"
+
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -18,18 +21,32 @@ type Options struct {
 	// MaxConcurrentAttempts bounds the HTTP attempts in flight (local and
 	// regular activities each); zero means 256.
 	MaxConcurrentAttempts int
+	// WorkflowCacheSize bounds the deliveries whose state the process keeps
+	// between workflow tasks (the SDK's sticky cache, shared by every
+	// worker in the process and sized when the first one starts); zero
+	// means DefaultWorkflowCacheSize. An evicted delivery replays its short
+	// history when it next wakes.
+	WorkflowCacheSize int
+	// StopTimeout is how long a stop waits for in-flight attempts before
+	// handing them back to Temporal; zero is the SDK's default.
+	StopTimeout time.Duration
 }
+
+// DefaultWorkflowCacheSize is the sticky cache hookd runs with, instead of
+// the SDK's 10,000: parked deliveries (a receiver down, a circuit open)
+// otherwise each keep their state in memory while they wait
+// (docs/performance.md).
+const DefaultWorkflowCacheSize = 1000
 
 // New returns a worker, not yet started, for hookd's task queue.
 func New(c client.Client, acts *activities.Activities, opts Options) sdkworker.Worker {
-	n := opts.MaxConcurrentAttempts
-	if n <= 0 {
-		n = 256
-	}
+	n := cmp.Or(max(opts.MaxConcurrentAttempts, 0), 256)
+	sdkworker.SetStickyWorkflowCacheSize(cmp.Or(max(opts.WorkflowCacheSize, 0), DefaultWorkflowCacheSize))
 	w := sdkworker.New(c, delivery.TaskQueue, sdkworker.Options{
 		MaxConcurrentActivityExecutionSize:      n,
 		MaxConcurrentLocalActivityExecutionSize: n,
 		MaxConcurrentWorkflowTaskExecutionSize:  n,
+		WorkerStopTimeout:                       opts.StopTimeout,
 	})
 	workflows.Register(w)
 	Register(w, acts)

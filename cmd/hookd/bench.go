@@ -6,16 +6,20 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hookd/hookd/bench"
 	"github.com/hookd/hookd/circuit"
+	"github.com/hookd/hookd/worker"
 )
 
 // benchOptions are `hookd bench`'s settings: the run's and the command's own.
 type benchOptions struct {
 	cfg        bench.Config
 	cpuProfile string
+	memProfile string
 	logLevel   slog.Level
 }
 
@@ -37,9 +41,12 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.DurationVar(&o.cfg.StormHold, "storm-hold", 0, "keep the receiver down this long after all deliveries parked")
 	fs.DurationVar(&o.cfg.Circuit.BaseCooldown, "circuit-cooldown", 0, "hookd's circuit cooldown (0: hookd's default, "+circuit.DefaultPolicy.BaseCooldown.String()+")")
 	fs.DurationVar(&o.cfg.Circuit.MaxCooldown, "circuit-max-cooldown", 0, "cap of the doubling cooldown (0: hookd's default, "+circuit.DefaultPolicy.MaxCooldown.String()+")")
-	fs.IntVar(&o.cfg.StickyCache, "sticky-cache", 0, "SDK workflow cache size (0: the SDK's default, 10000)")
+	fs.IntVar(&o.cfg.WorkflowCacheSize, "workflow-cache", 0, "deliveries hookd's worker keeps in memory between tasks (0: hookd's default, "+strconv.Itoa(worker.DefaultWorkflowCacheSize)+")")
+	fs.BoolVar(&o.cfg.TemporalTuning.AllVisibilityIndexes, "all-visibility-indexes", false, "keep all 58 indexes of Temporal's visibility table (default: the 18 hookd and the Web UI use)")
+	fs.Var(dynamicFlag{&o.cfg.TemporalTuning.Dynamic}, "temporal-dynamic", "override a Temporal dynamic-config key of the embedded server, key=value (repeatable; value: bool, integer, duration or string)")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", d.Timeout, "bound on each wait for deliveries")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of hookd's saturation phase to this file")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile, taken once the storm's deliveries are parked, to this file")
 	fs.level(&o.logLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level of progress lines (stderr)")
 	if err := fs.parse(args); err != nil {
 		return o, err
@@ -74,14 +81,57 @@ func runBenchCommand(ctx context.Context, args []string, stdout, stderr io.Write
 func runBench(ctx context.Context, o benchOptions, stdout, stderr io.Writer) error {
 	o.cfg.Log = newLogger(stderr, o.logLevel)
 	o.cfg.HookdLog = newLogger(stderr, slog.LevelWarn).With("part", "hookd")
-	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
+	for _, p := range []struct {
+		path string
+		w    *io.Writer
+	}{{o.cpuProfile, &o.cfg.CPUProfile}, {o.memProfile, &o.cfg.HeapProfile}} {
+		if p.path == "" {
+			continue
+		}
+		f, err := os.Create(p.path)
 		if err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
+			return fmt.Errorf("profile: %w", err)
 		}
 		defer f.Close()
-		o.cfg.CPUProfile = f
+		*p.w = f
 	}
 	_, err := bench.Run(ctx, o.cfg, stdout)
 	return err
+}
+
+// dynamicFlag collects repeated key=value dynamic-config overrides. Values
+// are typed the way Temporal's dynamic config reads them: bool, integer,
+// duration, else string.
+type dynamicFlag struct{ m *map[string]any }
+
+func (f dynamicFlag) String() string {
+	if f.m == nil || *f.m == nil {
+		return ""
+	}
+	return fmt.Sprint(*f.m)
+}
+
+func (f dynamicFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("%q: want key=value", s)
+	}
+	if *f.m == nil {
+		*f.m = map[string]any{}
+	}
+	(*f.m)[k] = parseDynamicValue(v)
+	return nil
+}
+
+func parseDynamicValue(v string) any {
+	if i, err := strconv.Atoi(v); err == nil {
+		return i // before bool: "1" is a number here
+	}
+	if b, err := strconv.ParseBool(v); err == nil {
+		return b
+	}
+	if d, err := time.ParseDuration(v); err == nil {
+		return d
+	}
+	return v
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hookd/hookd/app"
 	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/namespace"
+	"github.com/hookd/hookd/worker"
 )
 
 func parseDevFlags(args []string, out io.Writer) (devOptions, error) {
@@ -29,6 +30,7 @@ func parseDevFlags(args []string, out io.Writer) (devOptions, error) {
 	cfg.Circuit = circuit.DefaultPolicy
 	fs.duration(&cfg.Circuit.BaseCooldown, "circuit-cooldown", "HOOKD_CIRCUIT_COOLDOWN", circuit.DefaultPolicy.BaseCooldown, "how long an endpoint's circuit stays open after it trips (doubles on each re-open)")
 	fs.duration(&cfg.Circuit.MaxCooldown, "circuit-max-cooldown", "HOOKD_CIRCUIT_MAX_COOLDOWN", circuit.DefaultPolicy.MaxCooldown, "the cap on the doubling cooldown")
+	fs.integer(&cfg.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries the worker keeps in memory between workflow tasks (bounds memory while many are parked)")
 	fs.level(&cfg.LogLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
 	if err := fs.parse(args); err != nil {
 		return cfg, err

@@ -14,6 +14,7 @@ import (
 	"github.com/hookd/hookd/app"
 	"github.com/hookd/hookd/namespace"
 	"github.com/hookd/hookd/store/secretbox"
+	"github.com/hookd/hookd/worker"
 )
 
 // serveFlags is `hookd worker|api|serve` configuration as given, before
@@ -59,6 +60,7 @@ func newServeFlagSet(mode string, out io.Writer, f *serveFlags) flagSet {
 	fs.str(&c.HTTPAddr, "http-addr", "HOOKD_HTTP_ADDR", ":8080", httpUsage)
 	if mode != "api" {
 		fs.integer(&c.MaxConcurrentAttempts, "max-concurrent-attempts", "HOOKD_MAX_CONCURRENT_ATTEMPTS", 256, "HTTP attempts one worker runs at once")
+		fs.integer(&c.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries a worker keeps in memory between workflow tasks (bounds memory while many are parked)")
 	}
 	if mode != "worker" {
 		fs.secret(&f.apiKeys, "api-keys", "HOOKD_API_KEYS", "comma-separated API bearer tokens (at least one required)")

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hookd/hookd/worker"
 )
 
 func TestParseServeFlags(t *testing.T) {
@@ -38,6 +40,13 @@ func TestParseServeFlags(t *testing.T) {
 	w, _, _, err := parseServeFlags("worker", nil, io.Discard)
 	if err != nil || w.API || !w.Worker {
 		t.Errorf("worker: API %v worker %v err %v", w.API, w.Worker, err)
+	}
+	if w.WorkflowCacheSize != worker.DefaultWorkflowCacheSize {
+		t.Errorf("workflow cache %d, want the default %d", w.WorkflowCacheSize, worker.DefaultWorkflowCacheSize)
+	}
+	t.Setenv("HOOKD_WORKFLOW_CACHE", "250")
+	if w, _, _, err = parseServeFlags("worker", nil, io.Discard); err != nil || w.WorkflowCacheSize != 250 {
+		t.Errorf("HOOKD_WORKFLOW_CACHE=250: cache %d, err %v", w.WorkflowCacheSize, err)
 	}
 	if _, _, _, err := parseServeFlags("worker", []string{"--api-keys", "x"}, io.Discard); err == nil {
 		t.Error("worker accepted --api-keys")

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"io"
+	"testing"
+	"time"
+)
+
+func TestParseBenchFlagsTuning(t *testing.T) {
+	o, err := parseBenchFlags([]string{
+		"-workflow-cache", "500", "-all-visibility-indexes",
+		"-temporal-dynamic", "system.enableActivityEagerExecution=true",
+		"-temporal-dynamic", "history.visibilityProcessorSchedulerWorkerCount=1",
+		"-temporal-dynamic", "history.timerProcessorMaxPollInterval=30s",
+		"-temporal-dynamic", "some.key=text",
+	}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.cfg.WorkflowCacheSize != 500 || !o.cfg.TemporalTuning.AllVisibilityIndexes {
+		t.Errorf("cache %d, all indexes %v", o.cfg.WorkflowCacheSize, o.cfg.TemporalTuning.AllVisibilityIndexes)
+	}
+	want := map[string]any{
+		"system.enableActivityEagerExecution":             true,
+		"history.visibilityProcessorSchedulerWorkerCount": 1,
+		"history.timerProcessorMaxPollInterval":           30 * time.Second,
+		"some.key":                                        "text",
+	}
+	got := o.cfg.TemporalTuning.Dynamic
+	if len(got) != len(want) {
+		t.Fatalf("dynamic config %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %#v, want %#v", k, got[k], v)
+		}
+	}
+
+	if _, err := parseBenchFlags([]string{"-temporal-dynamic", "novalue"}, io.Discard); err == nil {
+		t.Error("accepted -temporal-dynamic without =")
+	}
+}
