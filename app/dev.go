@@ -103,6 +103,8 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	// Before the embedded server: its system workers size the shared cache.
+	worker.SizeWorkflowCache(cfg.WorkflowCacheSize)
 	d := &Dev{cfg: cfg, served: make(chan error, 1)}
 	defer func() {
 		if err != nil {
@@ -194,7 +196,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		Circuit:             cfg.Circuit,
 		DisabledPoll:        cfg.DisabledPoll,
 	})
-	d.worker = worker.New(d.Client, acts, worker.Options{WorkflowCacheSize: cfg.WorkflowCacheSize})
+	d.worker = worker.New(d.Client, acts, worker.Options{})
 	if err := d.worker.Start(); err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
 	}

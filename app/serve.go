@@ -113,6 +113,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	hookdworker.SizeWorkflowCache(cfg.WorkflowCacheSize)
 	s := &Serve{cfg: cfg, served: make(chan error, 2)}
 	defer func() {
 		if err != nil {
@@ -201,7 +202,6 @@ func (s *Serve) startWorker() error {
 	})
 	s.worker = hookdworker.New(s.Client, acts, hookdworker.Options{
 		MaxConcurrentAttempts: cfg.MaxConcurrentAttempts,
-		WorkflowCacheSize:     cfg.WorkflowCacheSize,
 		StopTimeout:           cfg.ShutdownTimeout,
 	})
 	if err := s.worker.Start(); err != nil {

@@ -79,6 +79,8 @@ func (p *naivePoster) Post(ctx context.Context, in naiveInput) error {
 // runBaseline measures the naive design on the stock temporaltest server.
 func runBaseline(ctx context.Context, cfg Config) (BaselineResult, error) {
 	var res BaselineResult
+	// Stock: the SDK's default workflow cache, not the size hookd set.
+	worker.SetStickyWorkflowCacheSize(10_000)
 	ts := temporaltest.NewServer()
 	defer ts.Stop()
 	rc, err := startReceiver()

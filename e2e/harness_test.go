@@ -56,8 +56,9 @@ func startDev(dir string) (*app.Dev, error) {
 		TemporalLogLevel: slog.LevelError,
 		Version:          "test",
 		// Short enough for tests to watch a circuit open, probe and close.
-		Circuit:      circuit.Policy{Threshold: 5, BaseCooldown: 2 * time.Second, MaxCooldown: 8 * time.Second},
-		DisabledPoll: 500 * time.Millisecond,
+		Circuit:           circuit.Policy{Threshold: 5, BaseCooldown: 2 * time.Second, MaxCooldown: 8 * time.Second},
+		DisabledPoll:      500 * time.Millisecond,
+		WorkflowCacheSize: e2eWorkflowCache,
 	})
 }
 

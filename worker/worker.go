@@ -21,27 +21,31 @@ type Options struct {
 	// MaxConcurrentAttempts bounds the HTTP attempts in flight (local and
 	// regular activities each); zero means 256.
 	MaxConcurrentAttempts int
-	// WorkflowCacheSize bounds the deliveries whose state the process keeps
-	// between workflow tasks (the SDK's sticky cache, shared by every
-	// worker in the process and sized when the first one starts); zero
-	// means DefaultWorkflowCacheSize. An evicted delivery replays its short
-	// history when it next wakes.
-	WorkflowCacheSize int
 	// StopTimeout is how long a stop waits for in-flight attempts before
 	// handing them back to Temporal; zero is the SDK's default.
 	StopTimeout time.Duration
 }
 
-// DefaultWorkflowCacheSize is the sticky cache hookd runs with, instead of
-// the SDK's 10,000: parked deliveries (a receiver down, a circuit open)
-// otherwise each keep their state in memory while they wait
-// (docs/performance.md).
+// DefaultWorkflowCacheSize is the workflow cache hookd runs with, instead
+// of the SDK's 10,000: parked deliveries (a receiver down, a circuit open)
+// otherwise each keep their state, a goroutine included, in memory while
+// they wait (docs/performance.md).
 const DefaultWorkflowCacheSize = 1000
+
+// SizeWorkflowCache bounds the workflow executions whose state the process
+// keeps between workflow tasks (the SDK's sticky cache) to n; zero or less
+// means DefaultWorkflowCacheSize. An evicted delivery replays its short
+// history when it next wakes. The cache is shared by every SDK worker in
+// the process, an embedded Temporal server's own system workers included,
+// and sized when the first of them starts: call this before starting
+// anything.
+func SizeWorkflowCache(n int) {
+	sdkworker.SetStickyWorkflowCacheSize(cmp.Or(max(n, 0), DefaultWorkflowCacheSize))
+}
 
 // New returns a worker, not yet started, for hookd's task queue.
 func New(c client.Client, acts *activities.Activities, opts Options) sdkworker.Worker {
 	n := cmp.Or(max(opts.MaxConcurrentAttempts, 0), 256)
-	sdkworker.SetStickyWorkflowCacheSize(cmp.Or(max(opts.WorkflowCacheSize, 0), DefaultWorkflowCacheSize))
 	w := sdkworker.New(c, delivery.TaskQueue, sdkworker.Options{
 		MaxConcurrentActivityExecutionSize:      n,
 		MaxConcurrentLocalActivityExecutionSize: n,

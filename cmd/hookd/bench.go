@@ -43,6 +43,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.DurationVar(&o.cfg.Circuit.MaxCooldown, "circuit-max-cooldown", 0, "cap of the doubling cooldown (0: hookd's default, "+circuit.DefaultPolicy.MaxCooldown.String()+")")
 	fs.IntVar(&o.cfg.WorkflowCacheSize, "workflow-cache", 0, "deliveries hookd's worker keeps in memory between tasks (0: hookd's default, "+strconv.Itoa(worker.DefaultWorkflowCacheSize)+")")
 	fs.BoolVar(&o.cfg.TemporalTuning.AllVisibilityIndexes, "all-visibility-indexes", false, "keep all 58 indexes of Temporal's visibility table (default: the 18 hookd and the Web UI use)")
+	fs.BoolVar(&o.cfg.TemporalTuning.StockFTSTrigger, "stock-fts-trigger", false, "keep Temporal's full-text update trigger as shipped (default: it runs only when a full-text column changes)")
 	fs.Var(dynamicFlag{&o.cfg.TemporalTuning.Dynamic}, "temporal-dynamic", "override a Temporal dynamic-config key of the embedded server, key=value (repeatable; value: bool, integer, duration or string)")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", d.Timeout, "bound on each wait for deliveries")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of hookd's saturation phase to this file")

@@ -8,7 +8,7 @@ import (
 
 func TestParseBenchFlagsTuning(t *testing.T) {
 	o, err := parseBenchFlags([]string{
-		"-workflow-cache", "500", "-all-visibility-indexes",
+		"-workflow-cache", "500", "-all-visibility-indexes", "-stock-fts-trigger",
 		"-temporal-dynamic", "system.enableActivityEagerExecution=true",
 		"-temporal-dynamic", "history.visibilityProcessorSchedulerWorkerCount=1",
 		"-temporal-dynamic", "history.timerProcessorMaxPollInterval=30s",
@@ -17,7 +17,7 @@ func TestParseBenchFlagsTuning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.cfg.WorkflowCacheSize != 500 || !o.cfg.TemporalTuning.AllVisibilityIndexes {
+	if o.cfg.WorkflowCacheSize != 500 || !o.cfg.TemporalTuning.AllVisibilityIndexes || !o.cfg.TemporalTuning.StockFTSTrigger {
 		t.Errorf("cache %d, all indexes %v", o.cfg.WorkflowCacheSize, o.cfg.TemporalTuning.AllVisibilityIndexes)
 	}
 	want := map[string]any{
