@@ -1,5 +1,6 @@
 // Package store is hookd's endpoint store: endpoints, their event-type
-// filters and retry settings, and their signing secrets, encrypted at rest.
+// filters and retry settings, their signing secrets, encrypted at rest, and
+// the record of every accepted event.
 // SQLite backs the embedded default and PostgreSQL backs production; both
 // implement Store and pass the same conformance suite.
 package store
@@ -12,11 +13,11 @@ import (
 	"github.com/hookd/hookd/circuit"
 )
 
-// ErrNotFound is returned when an endpoint does not exist.
+// ErrNotFound is returned when an endpoint or event does not exist.
 var ErrNotFound = errors.New("not found")
 
-// ErrInvalidCursor is returned by ListEndpoints for a cursor it did not
-// issue.
+// ErrInvalidCursor is returned by ListEndpoints and ListEvents for a
+// cursor they did not issue.
 var ErrInvalidCursor = errors.New("invalid cursor")
 
 // Endpoint is a URL that receives signed deliveries of matching events.
@@ -102,6 +103,7 @@ type Store interface {
 	// now+overlap (at once when overlap is zero).
 	RotateSecret(ctx context.Context, endpointID, newSecret string, now time.Time, overlap time.Duration) error
 	Circuits
+	Events
 	// Close releases the store's connections.
 	Close() error
 }

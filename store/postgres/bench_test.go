@@ -17,3 +17,10 @@ func BenchmarkDeliveryRead(b *testing.B) {
 	defer s.Close()
 	storetest.BenchmarkDeliveryRead(b, s)
 }
+
+func BenchmarkClaimEvent(b *testing.B) {
+	s, err := postgres.Open(context.Background(), pgtest.Start(b), storetest.Key(b))
+	require.NoError(b, err)
+	defer s.Close()
+	storetest.BenchmarkClaimEvent(b, s)
+}

@@ -17,3 +17,10 @@ func BenchmarkDeliveryRead(b *testing.B) {
 	defer s.Close()
 	storetest.BenchmarkDeliveryRead(b, s)
 }
+
+func BenchmarkClaimEvent(b *testing.B) {
+	s, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "hookd.db"), storetest.Key(b))
+	require.NoError(b, err)
+	defer s.Close()
+	storetest.BenchmarkClaimEvent(b, s)
+}

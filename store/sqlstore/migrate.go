@@ -81,6 +81,28 @@ var migrations = [][]string{
 			PRIMARY KEY (endpoint_id, kind)
 		)`,
 	},
+	{
+		// The event records: the unique key on event_id is what makes one
+		// payload win per event ID, across every API process.
+		`CREATE TABLE hookd_events (
+			event_id TEXT PRIMARY KEY,
+			type TEXT NOT NULL,
+			digest TEXT NOT NULL,
+			payload TEXT NOT NULL,
+			tenant_id TEXT,
+			accepted_at BIGINT NOT NULL
+		)`,
+		`CREATE INDEX hookd_events_by_acceptance ON hookd_events (accepted_at, event_id)`,
+		// seq keeps the fan-out's order, so a re-post answers the same list.
+		`CREATE TABLE hookd_event_deliveries (
+			event_id TEXT NOT NULL REFERENCES hookd_events (event_id) ON DELETE CASCADE,
+			seq BIGINT NOT NULL,
+			endpoint_id TEXT NOT NULL,
+			delivery_id TEXT NOT NULL,
+			PRIMARY KEY (event_id, seq)
+		)`,
+		`CREATE INDEX hookd_event_deliveries_by_endpoint ON hookd_event_deliveries (endpoint_id, event_id)`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

@@ -47,6 +47,11 @@ func Run(t *testing.T, open Opener) {
 		{"ConcurrentReadsAndWrites", testConcurrent},
 		{"Circuits", testCircuits},
 		{"Stats", testStats},
+		{"EventClaimThenGet", testClaimThenGet},
+		{"EventConcurrentClaims", testConcurrentClaims},
+		{"EventList", testListEvents},
+		{"EventListFilters", testListEventFilters},
+		{"EventPrune", testPruneEvents},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,73 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Event is the durable record of an accepted event, the unit of identity:
+// it is written before any of its deliveries starts, a re-post of its ID is
+// checked against it, and it fixes the deliveries the event fanned out to,
+// so a re-post never reaches an endpoint added later.
+type Event struct {
+	ID   string
+	Type string
+	// Digest identifies the type and payload together; a re-post with
+	// another digest is a different event reusing the ID.
+	Digest string
+	// Payload is the body every delivery sends (compact JSON).
+	Payload string
+	// TenantID is the tenant the event belongs to; empty for none.
+	TenantID   string
+	Deliveries []EventDelivery
+	AcceptedAt time.Time
+}
+
+// EventDelivery is one delivery an event fanned out to.
+type EventDelivery struct {
+	ID         string
+	EndpointID string
+}
+
+// EventFilter narrows a list of events; the zero value lists them all.
+type EventFilter struct {
+	// Type is an exact type, a prefix wildcard such as "order.*", or "*",
+	// with the rules of endpoint filters; empty means every type.
+	Type string
+	// EndpointID keeps the events that fanned out to this endpoint.
+	EndpointID string
+	// Since and Until bound AcceptedAt, both inclusive; zero is unbounded.
+	Since, Until time.Time
+}
+
+// TypePrefix says how Type filters: every type (all), the types starting
+// with prefix and longer than it (a wildcard), or exactly Type.
+func (f EventFilter) TypePrefix() (prefix string, wildcard, all bool) {
+	if f.Type == "" || f.Type == "*" {
+		return "", false, true
+	}
+	if p, ok := cutWildcard(f.Type); ok {
+		return p, true, false
+	}
+	return f.Type, false, false
+}
+
+// Events keeps the event records.
+type Events interface {
+	// ClaimEvent records ev if no event with its ID exists and returns it
+	// with true. Otherwise it changes nothing and returns the existing
+	// record with false. Of concurrent claims of one ID, from any number
+	// of processes, exactly one returns true.
+	ClaimEvent(ctx context.Context, ev *Event) (*Event, bool, error)
+	// GetEvent returns the event or ErrNotFound.
+	GetEvent(ctx context.Context, id string) (*Event, error)
+	// ListEvents returns a page of the events f selects, newest first
+	// (AcceptedAt, then ID, descending), and the cursor of the next page
+	// ("" when there is none), or ErrInvalidCursor. Listed events carry no
+	// Payload: GetEvent reads it.
+	ListEvents(ctx context.Context, f EventFilter, p Page) ([]*Event, string, error)
+	// PruneEvents deletes the events accepted before before and says how
+	// many it deleted.
+	PruneEvents(ctx context.Context, before time.Time) (int64, error)
+}
+
