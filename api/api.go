@@ -1,6 +1,7 @@
-// Package api is hookd's HTTP API: endpoints, event ingest, deliveries and
-// dead letters. It starts workflows and reads their state through the
-// Temporal client; it never runs an activity itself.
+// Package api is hookd's HTTP API: endpoints, event ingest and the event
+// records, deliveries and dead letters. It starts workflows and reads
+// their state through the Temporal client; it never runs an activity
+// itself.
 package api
 
 import (
@@ -96,7 +97,7 @@ func New(cfg Config) (*Server, error) {
 	if s.maxPayload <= 0 {
 		s.maxPayload = DefaultMaxPayload
 	}
-	s.publisher = &ingest.Publisher{Temporal: cfg.Temporal, Endpoints: cfg.Store, EagerStart: cfg.EagerStart, Logger: s.log}
+	s.publisher = &ingest.Publisher{Temporal: cfg.Temporal, Endpoints: cfg.Store, Records: cfg.Store, EagerStart: cfg.EagerStart, Logger: s.log}
 	s.router = s.routes()
 	return s, nil
 }
@@ -121,6 +122,8 @@ func (s *Server) routes() chi.Router {
 		r.Post("/endpoints/{id}/test", s.testEndpoint)
 		r.Post("/events", s.postEvent)
 		r.Post("/events/batch", s.postEventBatch)
+		r.Get("/events", s.listEvents)
+		r.Get("/events/{id}", s.getEvent)
 		r.Get("/deliveries/{id}", s.getDelivery)
 		r.Get("/dead-letters", s.listDeadLetters)
 		r.Get("/dead-letters/summary", s.deadLetterSummary)

@@ -12,6 +12,10 @@ import (
 // MaxBatch is the most events one batch request may carry.
 const MaxBatch = 100
 
+// batchConcurrency bounds the events of one batch being recorded at once;
+// their delivery starts share the publisher's bound on top of it.
+const batchConcurrency = 8
+
 // batchResult is one event's outcome within a batch.
 type batchResult struct {
 	Status int    `json:"status"`
@@ -43,15 +47,23 @@ func (s *Server) postEventBatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	results := make([]batchResult, len(in.Events))
-	var wg sync.WaitGroup
+	var (
+		wg    sync.WaitGroup
+		b     = s.publisher.Batch()
+		slots = make(chan struct{}, batchConcurrency)
+	)
 	for i, raw := range in.Events {
-		wg.Go(func() { results[i] = s.ingestOne(r, raw) })
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			results[i] = s.ingestOne(r, b, raw)
+		})
 	}
 	wg.Wait()
 	writeJSON(w, http.StatusOK, map[string]any{"results": results})
 }
 
-func (s *Server) ingestOne(r *http.Request, raw json.RawMessage) batchResult {
+func (s *Server) ingestOne(r *http.Request, b *ingest.Batch, raw json.RawMessage) batchResult {
 	var in eventIn
 	err := decodeStrict(raw, &in)
 	var ev ingest.Event
@@ -60,7 +72,7 @@ func (s *Server) ingestOne(r *http.Request, raw json.RawMessage) batchResult {
 	}
 	var out ingest.Result
 	if err == nil {
-		out, err = s.ingest(r.Context(), ev)
+		out, err = s.ingest(r.Context(), b, ev)
 	}
 	var apiErr *Error
 	switch {

@@ -35,7 +35,7 @@ func (s *Server) postEvent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out, err := s.ingest(r.Context(), ev)
+	out, err := s.ingest(r.Context(), s.publisher.Batch(), ev)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -87,10 +87,10 @@ func (s *Server) validateEvent(in eventIn, idempotencyKey string) (ingest.Event,
 	return ingest.Event{ID: id, Type: *in.Type, Body: buf.String()}, nil
 }
 
-// ingest publishes a validated event and maps the publisher's errors to
-// API errors.
-func (s *Server) ingest(ctx context.Context, ev ingest.Event) (ingest.Result, error) {
-	res, err := s.publisher.Publish(ctx, ev)
+// ingest publishes a validated event within its request's batch and maps
+// the publisher's errors to API errors.
+func (s *Server) ingest(ctx context.Context, b *ingest.Batch, ev ingest.Event) (ingest.Result, error) {
+	res, err := b.Publish(ctx, ev)
 	switch {
 	case errors.Is(err, ingest.ErrConflict):
 		return res, &Error{Code: CodeConflict, Field: "event_id",

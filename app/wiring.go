@@ -24,7 +24,7 @@ type parts struct {
 // startParts starts the observability on the store and client.
 func startParts(st *sqlstore.Store, c client.Client, obs *observability, log *slog.Logger) (parts, error) {
 	p := parts{store: st, client: c, obs: obs, log: log,
-		publisher: &ingest.Publisher{Temporal: c, Endpoints: st, Logger: log}}
+		publisher: &ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log}}
 	return p, obs.start(st, c, p.publisher)
 }
 

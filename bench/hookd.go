@@ -144,9 +144,10 @@ func (h *hookdTarget) apiStarter(eventType string) starter {
 }
 
 // directStarter starts deliveries in-process through ingest.Publisher,
-// skipping HTTP and the endpoint lookup, with eager start on or off.
+// skipping HTTP, the endpoint lookup and the event record, with eager
+// start on or off.
 func (h *hookdTarget) directStarter(eventType, endpointID string, eager bool) starter {
-	p := &ingest.Publisher{Temporal: h.dev.Client, EagerStart: eager}
+	p := &ingest.Publisher{Temporal: h.dev.Client, Records: unrecorded{}, EagerStart: eager}
 	eps := []*store.Endpoint{{ID: endpointID}}
 	body := string(payload)
 	return func(ctx context.Context, ids []string) error {
@@ -157,6 +158,18 @@ func (h *hookdTarget) directStarter(eventType, endpointID string, eager bool) st
 		}
 		return nil
 	}
+}
+
+// unrecorded claims every event without recording it: the direct
+// starters measure the delivery starts alone.
+type unrecorded struct{}
+
+func (unrecorded) ClaimEvent(_ context.Context, ev *store.Event) (*store.Event, bool, error) {
+	return ev, true, nil
+}
+
+func (unrecorded) GetEndpoint(context.Context, string) (*store.Endpoint, error) {
+	return nil, store.ErrNotFound
 }
 
 // deliveryIDs are the workflow IDs of the events' deliveries to endpointID.

@@ -53,6 +53,10 @@ type Request struct {
 	Schedule []time.Duration `json:"schedule"`
 	// Timeout bounds one HTTP attempt.
 	Timeout time.Duration `json:"timeout"`
+	// AcceptedAt is when hookd accepted the event (zero in requests from
+	// before the event record); a dead letter ends within the dedup window
+	// counted from it.
+	AcceptedAt time.Time `json:"accepted_at,omitzero"`
 	// Redrive is set when an operator redrove the delivery.
 	Redrive *Redrive `json:"redrive,omitempty"`
 	// Resume carries the attempts made so far when a long-waiting run

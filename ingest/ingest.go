@@ -1,23 +1,18 @@
-// Package ingest fans an event out to the endpoints subscribed to it: one
-// delivery workflow per endpoint, started with a deterministic ID so that a
-// re-posted event deduplicates. The API publishes applications' events
-// through it, and the activities publish hookd's own operational events.
+// Package ingest accepts events: it records each event once, then fans it
+// out to the endpoints subscribed to it, one delivery workflow per
+// endpoint, started with a deterministic ID. The API publishes
+// applications' events through it, and the activities publish hookd's own
+// operational events.
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"sync"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 
-	"github.com/hookd/hookd/delivery"
-	"github.com/hookd/hookd/metrics"
 	"github.com/hookd/hookd/store"
 )
 
@@ -25,6 +20,8 @@ import (
 // exact bytes every attempt sends.
 type Event struct {
 	ID, Type, Body string
+	// TenantID is the tenant the event belongs to; empty for none.
+	TenantID string
 }
 
 // Delivery names one delivery an event fanned out to.
@@ -37,16 +34,19 @@ type Delivery struct {
 type Result struct {
 	EventID    string     `json:"event_id"`
 	Deliveries []Delivery `json:"deliveries"`
-	// Duplicate is true when every delivery already existed.
+	// Duplicate is true when the event was already recorded: Deliveries
+	// are the ones it fanned out to then, and nothing new was fanned out.
 	Duplicate bool `json:"duplicate"`
 }
 
 // Errors Publish returns.
 var (
 	// ErrConflict: the event ID was already used for another type or body.
+	// Nothing was started.
 	ErrConflict = errors.New("event ID already used for a different event")
-	// ErrUnavailable: Temporal did not accept a start; retrying is safe.
-	ErrUnavailable = errors.New("temporal unavailable")
+	// ErrUnavailable: the store or Temporal failed; whatever was recorded
+	// or started stays, and retrying the same event completes it.
+	ErrUnavailable = errors.New("temporarily unavailable")
 )
 
 // Matcher finds the endpoints subscribed to an event type.
@@ -54,117 +54,47 @@ type Matcher interface {
 	MatchingEndpoints(ctx context.Context, eventType string) ([]*store.Endpoint, error)
 }
 
-// Publisher starts delivery workflows.
-type Publisher struct {
-	Temporal  client.Client
-	Endpoints Matcher
-	// EagerStart hands new deliveries straight to an in-process worker.
-	EagerStart bool
-	Logger     *slog.Logger
+// Records keeps the event records and reads the endpoints a recorded
+// event fanned out to (the endpoint store).
+type Records interface {
+	ClaimEvent(ctx context.Context, ev *store.Event) (*store.Event, bool, error)
+	GetEndpoint(ctx context.Context, id string) (*store.Endpoint, error)
 }
 
-// Publish starts a delivery for every matching endpoint and returns once
-// Temporal has durably accepted every start: the workflow start is the
-// outbox. A start Temporal refuses as a duplicate is compared with the
-// existing delivery's digest: the same event is a duplicate, a different
-// one reusing the ID is ErrConflict.
+// DefaultMaxStarts bounds the delivery starts one request has in flight.
+const DefaultMaxStarts = 32
+
+// Starter starts delivery workflows: the Temporal client.
+type Starter interface {
+	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error)
+}
+
+// Publisher records events and starts their delivery workflows.
+type Publisher struct {
+	Temporal  Starter
+	Endpoints Matcher
+	Records   Records
+	// EagerStart hands new deliveries straight to an in-process worker.
+	EagerStart bool
+	// MaxStarts bounds the delivery starts in flight for one request: one
+	// Publish, or every event of one Batch. Zero means DefaultMaxStarts.
+	MaxStarts int
+	Logger    *slog.Logger
+}
+
+// Publish records ev, fanned out to the endpoints subscribed to its type,
+// and starts its deliveries; see Batch.Publish.
 func (p *Publisher) Publish(ctx context.Context, ev Event) (Result, error) {
-	eps, err := p.Endpoints.MatchingEndpoints(ctx, ev.Type)
-	if err != nil {
-		return Result{}, fmt.Errorf("match endpoints: %w", err)
-	}
-	return p.PublishTo(ctx, ev, eps)
+	return p.Batch().Publish(ctx, ev)
 }
 
 // PublishTo is Publish to the given endpoints, whatever their filters.
 func (p *Publisher) PublishTo(ctx context.Context, ev Event, eps []*store.Endpoint) (Result, error) {
-	out := Result{EventID: ev.ID, Deliveries: make([]Delivery, len(eps))}
-	results := make([]startResult, len(eps))
-	var wg sync.WaitGroup
-	for i, ep := range eps {
-		req := NewRequest(ev, ep)
-		out.Deliveries[i] = Delivery{ID: req.DeliveryID, EndpointID: ep.ID}
-		wg.Go(func() { results[i] = p.start(ctx, req) })
-	}
-	wg.Wait()
-	dups := 0
-	for i, res := range results {
-		switch {
-		case res.err != nil:
-			return Result{}, res.err
-		case res.conflict:
-			return Result{}, fmt.Errorf("%w: event %s (delivery %s)", ErrConflict, ev.ID, out.Deliveries[i].ID)
-		case res.duplicate:
-			dups++
-		}
-	}
-	out.Duplicate = dups > 0 && dups == len(results)
-	if out.Duplicate {
-		metrics.DuplicateIngest()
-		if p.Logger != nil {
-			p.Logger.Info("duplicate event", "event_id", ev.ID, "deliveries", dups)
-		}
-	}
-	return out, nil
+	return p.Batch().publish(ctx, ev, func(context.Context) ([]*store.Endpoint, error) { return eps, nil })
 }
 
-// NewRequest builds the delivery of ev to ep, with ep's schedule and
-// timeout or the defaults.
-func NewRequest(ev Event, ep *store.Endpoint) delivery.Request {
-	schedule := ep.RetrySchedule
-	if len(schedule) == 0 {
-		schedule = delivery.DefaultSchedule
-	}
-	timeout := ep.Timeout
-	if timeout == 0 {
-		timeout = delivery.DefaultTimeout
-	}
-	return delivery.Request{
-		DeliveryID: delivery.ID(ev.ID, ep.ID),
-		EventID:    ev.ID,
-		EventType:  ev.Type,
-		EndpointID: ep.ID,
-		Body:       ev.Body,
-		Schedule:   schedule,
-		Timeout:    timeout,
-	}
-}
-
-type startResult struct {
-	duplicate, conflict bool
-	err                 error
-}
-
-func (p *Publisher) start(ctx context.Context, req delivery.Request) startResult {
-	opts := delivery.StartOptions(req, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
-	opts.EnableEagerStart = p.EagerStart
-	_, err := p.Temporal.ExecuteWorkflow(ctx, opts, delivery.WorkflowDelivery, req)
-	if err == nil {
-		return startResult{}
-	}
-	var started *serviceerror.WorkflowExecutionAlreadyStarted
-	if !errors.As(err, &started) {
-		return startResult{err: fmt.Errorf("%w: start delivery %s: %w", ErrUnavailable, req.DeliveryID, err)}
-	}
-	digest, err := p.digestOf(ctx, req.DeliveryID)
-	if err != nil {
-		return startResult{err: err}
-	}
-	if digest != delivery.EventDigest(req.EventType, req.Body) {
-		return startResult{conflict: true}
-	}
-	return startResult{duplicate: true}
-}
-
-// digestOf reads the event digest recorded in a delivery's memo.
-func (p *Publisher) digestOf(ctx context.Context, deliveryID string) (string, error) {
-	desc, err := p.Temporal.DescribeWorkflowExecution(ctx, deliveryID, "")
-	if err != nil {
-		return "", fmt.Errorf("%w: describe delivery %s: %w", ErrUnavailable, deliveryID, err)
-	}
-	var digest string
-	if pl := desc.GetWorkflowExecutionInfo().GetMemo().GetFields()[delivery.MemoDigest]; pl != nil {
-		_ = converter.GetDefaultDataConverter().FromPayload(pl, &digest)
-	}
-	return digest, nil
+// Batch returns a Batch: events published through it share one bound on
+// the delivery starts in flight.
+func (p *Publisher) Batch() *Batch {
+	return &Batch{p: p, slots: make(chan struct{}, cmp.Or(p.MaxStarts, DefaultMaxStarts))}
 }

@@ -70,4 +70,3 @@ type Events interface {
 	// many it deleted.
 	PruneEvents(ctx context.Context, before time.Time) (int64, error)
 }
-

@@ -1,0 +1,177 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+
+	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/store"
+)
+
+// eventOut is an event as GET /v1/events/{id} shows it; lists leave out
+// the payload and the deliveries' status.
+type eventOut struct {
+	EventID    string             `json:"event_id"`
+	Type       string             `json:"type"`
+	Payload    json.RawMessage    `json:"payload,omitempty"`
+	AcceptedAt time.Time          `json:"accepted_at"`
+	Deliveries []eventDeliveryOut `json:"deliveries"`
+}
+
+// eventDeliveryOut is one delivery an event fanned out to: the shape of
+// the deliveries in the 202 of POST /v1/events, plus the status.
+type eventDeliveryOut struct {
+	ID         string `json:"id"`
+	EndpointID string `json:"endpoint_id"`
+	Status     string `json:"status,omitempty"`
+}
+
+// statusNotStarted is a recorded delivery Temporal does not have: its
+// start was lost (a crash between the record and the starts); posting the
+// event again starts it.
+const statusNotStarted = "not_started"
+
+// describeConcurrency bounds the deliveries read at once for one event.
+const describeConcurrency = 8
+
+func eventOf(ev *store.Event) eventOut {
+	out := eventOut{EventID: ev.ID, Type: ev.Type, AcceptedAt: ev.AcceptedAt, Deliveries: make([]eventDeliveryOut, len(ev.Deliveries))}
+	if ev.Payload != "" {
+		out.Payload = json.RawMessage(ev.Payload)
+	}
+	for i, d := range ev.Deliveries {
+		out.Deliveries[i] = eventDeliveryOut{ID: d.ID, EndpointID: d.EndpointID}
+	}
+	return out
+}
+
+func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
+	ev, err := s.store.GetEvent(r.Context(), chi.URLParam(r, "id"))
+	if errors.Is(err, store.ErrNotFound) {
+		err = &Error{Code: CodeNotFound, Message: "event not found"}
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := eventOf(ev)
+	if err := s.deliveryStatuses(r.Context(), out.Deliveries); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// deliveryStatuses reads each delivery's status from Temporal.
+func (s *Server) deliveryStatuses(ctx context.Context, ds []eventDeliveryOut) error {
+	errs := make([]error, len(ds))
+	slots := make(chan struct{}, describeConcurrency)
+	var wg sync.WaitGroup
+	for i := range ds {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			ds[i].Status, errs[i] = s.deliveryStatus(ctx, ds[i].ID)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// deliveryStatus is the status GET /v1/deliveries/{id} would show, read
+// from the run's description alone.
+func (s *Server) deliveryStatus(ctx context.Context, id string) (string, error) {
+	desc, err := s.temporal.DescribeWorkflowExecution(ctx, id, "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return statusNotStarted, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: describe delivery: %w", errUnavailable, err)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	switch info.GetStatus() {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		return string(delivery.StatusPending), nil
+	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		return string(delivery.StatusDelivered), nil
+	case enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:
+		if st := keyword(info.GetSearchAttributes().GetIndexedFields(), delivery.AttrStatus.GetName()); st != "" {
+			return st, nil
+		}
+		return string(delivery.StatusFailed), nil
+	default: // terminated, cancelled or timed out by an operator
+		return strings.ToLower(strings.TrimPrefix(info.GetStatus().String(), "WORKFLOW_EXECUTION_STATUS_")), nil
+	}
+}
+
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
+	f, err := eventFilterOf(r.URL.Query())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	limit, err := parseLimit(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	evs, next, err := s.store.ListEvents(r.Context(), f, store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: limit})
+	if errors.Is(err, store.ErrInvalidCursor) {
+		err = invalid("cursor", "is not a cursor this API returned")
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := struct {
+		Data       []eventOut `json:"data"`
+		NextCursor string     `json:"next_cursor,omitempty"`
+	}{Data: []eventOut{}, NextCursor: next}
+	for _, ev := range evs {
+		out.Data = append(out.Data, eventOf(ev))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// eventFilterOf reads and checks the filters of GET /v1/events.
+func eventFilterOf(q url.Values) (store.EventFilter, error) {
+	f := store.EventFilter{Type: q.Get("type"), EndpointID: q.Get("endpoint_id")}
+	if f.Type != "" && f.Type != "*" {
+		if err := validateEventType("type", strings.TrimSuffix(f.Type, ".*")); err != nil {
+			return f, err
+		}
+	}
+	if f.EndpointID != "" && !safeValue.MatchString(f.EndpointID) {
+		return f, invalid("endpoint_id", "contains characters that are not allowed")
+	}
+	for _, b := range []struct {
+		field string
+		dst   *time.Time
+	}{{"since", &f.Since}, {"until", &f.Until}} {
+		field, v := b.field, q.Get(b.field)
+		if v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return f, invalid(field, "must be an RFC 3339 time such as 2026-11-30T12:00:00Z")
+		}
+		*b.dst = t
+	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && f.Since.After(f.Until) {
+		return f, invalid("since", "is after until")
+	}
+	return f, nil
+}
