@@ -35,6 +35,7 @@ type Activities struct {
 	jitter    func() float64 // uniform in [-1, 1)
 
 	deadLetterRetention time.Duration
+	dedupWindow         time.Duration
 	disabledPoll        time.Duration
 	circuit             circuit.Policy
 	observe             func(endpointID string, at delivery.Attempt)
@@ -52,6 +53,10 @@ type Config struct {
 	// DeadLetterRetention is how long dead letters wait for a redrive;
 	// zero means DefaultDeadLetterRetention.
 	DeadLetterRetention time.Duration
+	// DedupWindow is how long an event's record lasts (the namespace
+	// retention); a dead letter ends within it. Zero: dead letters wait
+	// the whole DeadLetterRetention.
+	DedupWindow time.Duration
 	// DisabledPoll is how often a delivery to a disabled endpoint checks
 	// again; zero means DefaultDisabledPoll.
 	DisabledPoll time.Duration
@@ -83,6 +88,7 @@ func New(cfg Config) *Activities {
 		jitter:    func() float64 { return rand.Float64()*2 - 1 },
 
 		deadLetterRetention: cmp.Or(cfg.DeadLetterRetention, DefaultDeadLetterRetention),
+		dedupWindow:         cfg.DedupWindow,
 		disabledPoll:        cmp.Or(cfg.DisabledPoll, DefaultDisabledPoll),
 		publisher:           cfg.Publisher,
 		observe:             cfg.Observe,

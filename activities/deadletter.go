@@ -15,8 +15,14 @@ import (
 	"github.com/hookd/hookd/metrics"
 )
 
-// DefaultDeadLetterRetention is how long a dead letter waits for a redrive.
-const DefaultDeadLetterRetention = 30 * 24 * time.Hour
+// DefaultDeadLetterRetention is how long a dead letter waits for a
+// redrive: with the default schedule's longest run it ends within the
+// default dedup window (7 days) of its event.
+const DefaultDeadLetterRetention = 4 * 24 * time.Hour
+
+// MinDeadLetterWait is the shortest a dead letter waits, even when its
+// event's dedup window has nearly run out.
+const MinDeadLetterWait = time.Hour
 
 // DeadLetter parks a dead delivery: it signals-with-start the delivery's
 // dead-letter workflow, which holds the entry until it is redriven.
@@ -35,13 +41,25 @@ func (a *Activities) DeadLetter(ctx context.Context, dl delivery.DeadLetter) err
 			delivery.AttrReason.ValueSet(string(dl.Reason)),
 		),
 	}
-	params := delivery.DeadLetterParams{Retention: a.deadLetterRetention}
+	params := delivery.DeadLetterParams{Retention: a.deadLetterWait(req)}
 	if _, err := a.temporal.SignalWithStartWorkflow(ctx, opts.ID, delivery.SignalDeadLetter, dl, opts, delivery.WorkflowDeadLetter, params); err != nil {
 		return fmt.Errorf("park dead letter %s: %w", req.DeliveryID, err)
 	}
 	a.log.Warn("delivery dead-lettered", "delivery_id", req.DeliveryID, "endpoint_id", req.EndpointID,
 		"event_type", req.EventType, "reason", dl.Reason, "attempts", len(dl.Attempts))
 	return nil
+}
+
+// deadLetterWait is how long the dead letter of req waits: the dead-letter
+// retention, cut to end when its event's dedup window does (its record is
+// pruned then, and a re-post of the event would be new), but at least
+// MinDeadLetterWait.
+func (a *Activities) deadLetterWait(req delivery.Request) time.Duration {
+	if a.dedupWindow <= 0 || req.AcceptedAt.IsZero() {
+		return a.deadLetterRetention
+	}
+	left := req.AcceptedAt.Add(a.dedupWindow).Sub(a.now())
+	return max(min(a.deadLetterRetention, left), MinDeadLetterWait)
 }
 
 // StartRedrive starts a fresh run of a dead delivery with the same delivery

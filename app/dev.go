@@ -76,6 +76,7 @@ type Dev struct {
 	cfg    DevConfig
 	store  *sqlstore.Store
 	obs    *observability
+	pruner *eventPruner
 	worker sdkworker.Worker
 	http   *http.Server
 	served chan error
@@ -99,6 +100,9 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 	}
 	if cfg.Retention == 0 {
 		cfg.Retention = namespace.DefaultRetention
+	}
+	if err := checkWindows(cfg.Retention, cfg.DeadLetterRetention); err != nil {
+		return nil, err
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -188,11 +192,13 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.pruner = startEventPruner(d.store, cfg.Retention, cfg.Logger)
 	acts := p.activities(activities.Config{
 		// hookd dev delivers to local receivers: loopback is allowed.
 		HTTP:                activities.NewHTTPClient(activities.Guard{AllowLoopback: true}),
 		Version:             cfg.Version,
 		DeadLetterRetention: cfg.DeadLetterRetention,
+		DedupWindow:         cfg.Retention,
 		Circuit:             cfg.Circuit,
 		DisabledPoll:        cfg.DisabledPoll,
 	})
@@ -242,6 +248,7 @@ func (d *Dev) Stop(ctx context.Context) {
 	if d.Client != nil {
 		d.Client.Close()
 	}
+	d.pruner.Close()
 	if d.store != nil {
 		_ = d.store.Close()
 	}

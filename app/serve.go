@@ -77,6 +77,7 @@ type Serve struct {
 	cfg      ServeConfig
 	store    *sqlstore.Store
 	obs      *observability
+	pruner   *eventPruner
 	parts    parts
 	worker   sdkworker.Worker
 	servers  []*http.Server
@@ -99,6 +100,9 @@ func (cfg *ServeConfig) validate() error {
 		return errors.New("missing HTTP address for the API")
 	}
 	cfg.Retention = cmp.Or(cfg.Retention, namespace.DefaultRetention)
+	if err := checkWindows(cfg.Retention, cfg.DeadLetterRetention); err != nil {
+		return err
+	}
 	cfg.ShutdownTimeout = cmp.Or(cfg.ShutdownTimeout, 30*time.Second)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -188,6 +192,7 @@ func (s *Serve) connect(ctx context.Context) error {
 		return err
 	}
 	s.parts, err = startParts(s.store, s.Client, s.obs, cfg.Logger)
+	s.pruner = startEventPruner(s.store, cfg.Retention, cfg.Logger)
 	return err
 }
 
@@ -199,6 +204,7 @@ func (s *Serve) startWorker() error {
 		HTTP:                activities.NewHTTPClient(activities.Guard{Allow: cfg.AllowCIDRs}),
 		Version:             cfg.Version,
 		DeadLetterRetention: cfg.DeadLetterRetention,
+		DedupWindow:         cfg.Retention,
 	})
 	s.worker = hookdworker.New(s.Client, acts, hookdworker.Options{
 		MaxConcurrentAttempts: cfg.MaxConcurrentAttempts,
@@ -271,6 +277,7 @@ func (s *Serve) Stop(ctx context.Context) {
 	if s.Client != nil {
 		s.Client.Close()
 	}
+	s.pruner.Close()
 	if s.store != nil {
 		if err := s.store.Close(); err != nil {
 			log.Warn("close store", "error", err)

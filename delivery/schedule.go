@@ -47,3 +47,15 @@ func ValidateTimeout(d time.Duration) error {
 	}
 	return nil
 }
+
+// Span is the longest a delivery on schedule can run before it is
+// exhausted: every delay at its jitter's maximum plus every attempt at its
+// timeout. Waits hookd does not schedule (a Retry-After, an open circuit,
+// a disabled endpoint) come on top.
+func Span(schedule []time.Duration, timeout time.Duration) time.Duration {
+	var sum time.Duration
+	for _, d := range schedule {
+		sum += d
+	}
+	return sum + time.Duration(float64(sum)*Jitter) + time.Duration(len(schedule)+1)*timeout
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/hookd/hookd/app"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/embedded"
+	"github.com/hookd/hookd/namespace"
 	"github.com/hookd/hookd/store/pgtest"
 	"github.com/hookd/hookd/store/secretbox"
 )
@@ -44,7 +45,7 @@ func TestServeInProcess(t *testing.T) {
 		APIKeys:     []string{randomToken()},
 		HTTPAddr:    "127.0.0.1:0",
 		AllowCIDRs:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
-		Retention:   24 * time.Hour, // the embedded namespace's
+		Retention:   namespace.DefaultRetention, // the dedup window; the embedded namespace keeps 24h (hookd warns)
 		Logger:      logger,
 	}
 	ctx := context.Background()

@@ -48,7 +48,7 @@ func TestScaleOut(t *testing.T) {
 	temporalAddr := freeAddr(t)
 	startProc(t, bin, "temporal", nil, "is running", "dev", "--only-temporal",
 		"--data-dir", filepath.Join(t.TempDir(), "temporal"), "--temporal-addr", temporalAddr,
-		"--ui-addr", "", "--retention", "24h", "--log-level", "warn")
+		"--ui-addr", "", "--retention", "168h", "--log-level", "warn")
 
 	key, err := secretbox.GenerateKey()
 	if err != nil {
@@ -61,7 +61,7 @@ func TestScaleOut(t *testing.T) {
 		"HOOKD_DATABASE_URL=" + dbURL,
 		"HOOKD_MASTER_KEY=" + secretbox.EncodeKey(key),
 		"HOOKD_ALLOW_CIDRS=127.0.0.1/32",
-		"HOOKD_RETENTION=24h",
+		"HOOKD_RETENTION=168h",
 		"HOOKD_SHUTDOWN_TIMEOUT=10s",
 		"HOOKD_LOG_FORMAT=text",
 	}
