@@ -99,3 +99,22 @@ func TestDelayReadsStringsAndNanoseconds(t *testing.T) {
 		t.Errorf("delays = %q %q %q", a[0].NextDelay, a[1].NextDelay, a[2].NextDelay)
 	}
 }
+
+func TestEventFilterBecomesQuery(t *testing.T) {
+	since := time.Date(2026, 11, 30, 12, 0, 0, 0, time.FixedZone("x", 3600))
+	c, req, _ := serve(t, 200, `{"data":[{"event_id":"evt_1","type":"a.b","accepted_at":"2026-11-30T11:00:00Z","deliveries":[{"id":"dlv_1","endpoint_id":"ep_1"}]}],"next_cursor":"n"}`)
+	page, err := c.ListEvents(context.Background(), EventFilter{Type: "order.*", EndpointID: "ep_1", Since: since}, Page{Cursor: "c", Limit: 5})
+	if err != nil || page.NextCursor != "n" || len(page.Data) != 1 || page.Data[0].Deliveries[0].EndpointID != "ep_1" {
+		t.Fatal(page, err)
+	}
+	want := "cursor=c&endpoint_id=ep_1&limit=5&since=2026-11-30T11%3A00%3A00Z&type=order.%2A"
+	if req.URL.RawQuery != want {
+		t.Errorf("query = %q, want %q", req.URL.RawQuery, want)
+	}
+	if _, err := c.GetEvent(context.Background(), "evt/1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := req.URL.EscapedPath(); got != "/v1/events/evt%2F1" {
+		t.Errorf("path = %q", got)
+	}
+}

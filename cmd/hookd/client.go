@@ -40,6 +40,7 @@ var clientGroups = map[string]map[string]clientCommand{
 	},
 	"send":       {"": sendEvent},
 	"deliveries": {"get": deliveriesGet, "show": deliveriesGet},
+	"events":     {"list": eventsList, "get": eventsGet, "show": eventsGet},
 	"dlq": {
 		"list": dlqList, "show": dlqShow, "summary": dlqSummary,
 		"redrive": dlqRedrive, "job": dlqJob,

@@ -28,6 +28,7 @@ Usage:
   hookd receiver   run the reference receiver (verifies, deduplicates, injects faults)
   hookd endpoints  manage endpoints through the API
   hookd send       send an event through the API
+  hookd events     list recorded events, show one with its deliveries
   hookd deliveries show a delivery
   hookd dlq        list, inspect and redrive dead letters
   hookd bench      measure throughput, latency and cost per delivery
@@ -69,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runReceiver(ctx, cfg, stdout)
 	case "worker", "api", "serve":
 		return runServe(ctx, args[0], args[1:], stdout, stderr)
-	case "endpoints", "send", "deliveries", "dlq":
+	case "endpoints", "send", "events", "deliveries", "dlq":
 		return runClient(ctx, args[0], args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "hookd", version)
