@@ -37,6 +37,11 @@ func (f *fakeStore) GetEndpoint(_ context.Context, id string) (*store.Endpoint, 
 	return nil, store.ErrNotFound
 }
 
+// ClaimEvent records nothing: every test event is new.
+func (f *fakeStore) ClaimEvent(_ context.Context, ev *store.Event) (*store.Event, bool, error) {
+	return ev, true, nil
+}
+
 // fakeTemporal records workflow starts and answers state queries from
 // states, one per query (the last one repeats).
 type fakeTemporal struct {

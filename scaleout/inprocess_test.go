@@ -126,6 +126,13 @@ func TestServeInProcess(t *testing.T) {
 	}
 	t.Logf("worker outage: %d events accepted with no worker, all delivered %s after it returned", events, time.Since(t1).Round(time.Millisecond))
 
+	// Issue 14: two API processes on one PostgreSQL race conflicting posts
+	// of one event ID; one payload wins everywhere.
+	api2Srv := start(true, false)
+	defer api2Srv.Stop(ctx)
+	winner := raceAcrossAPIs(t, api, &apiClient{t: t, base: api2Srv.HTTPURL, key: cfg.APIKeys[0]})
+	t.Logf("two API processes, 12 conflicting posts: payload %s won", winner)
+
 	url := apiSrv.HTTPURL
 	apiSrv.Stop(ctx)
 	if _, err := http.Get(url + "/healthz"); err == nil {
