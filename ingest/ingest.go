@@ -70,6 +70,7 @@ type Starter interface {
 }
 
 // Publisher records events and starts their delivery workflows.
+// Temporal and Records are required; Endpoints is required by Publish.
 type Publisher struct {
 	Temporal  Starter
 	Endpoints Matcher

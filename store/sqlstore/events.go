@@ -170,9 +170,6 @@ func readDeliveries(ctx context.Context, q querier, events map[string]*store.Eve
 // f selects, newest first after p.Cursor, without their payloads.
 func (s *Store) ListEvents(ctx context.Context, f store.EventFilter, p store.Page) ([]*store.Event, string, error) {
 	evs, next, err := s.listEvents(ctx, f, p)
-	if errors.Is(err, store.ErrInvalidCursor) {
-		return nil, "", err
-	}
 	if err != nil {
 		return nil, "", fmt.Errorf("list events: %w", err)
 	}
