@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/hookd/hookd/ingest"
 	"github.com/hookd/hookd/store"
@@ -46,6 +47,10 @@ type Config struct {
 	Stats func(ctx context.Context, endpointID string) (any, error)
 	// URLPolicy validates endpoint URLs; nil accepts http and https.
 	URLPolicy func(u string) error
+	// DataConverter is the Temporal client's, for the payloads the API
+	// reads or writes without the client (run inputs, heartbeat details,
+	// batch signals); nil means the SDK default.
+	DataConverter converter.DataConverter
 }
 
 // Server serves the API.
@@ -58,6 +63,7 @@ type Server struct {
 	maxPayload int64
 	publisher  *ingest.Publisher
 	urlPolicy  func(string) error
+	dc         converter.DataConverter
 	stats      func(context.Context, string) (any, error)
 	now        func() time.Time
 	router     chi.Router
@@ -82,6 +88,7 @@ func New(cfg Config) (*Server, error) {
 		log:        cfg.Logger,
 		maxPayload: cfg.MaxPayload,
 		urlPolicy:  cfg.URLPolicy,
+		dc:         cfg.DataConverter,
 		stats:      cfg.Stats,
 		now:        time.Now,
 	}
@@ -93,6 +100,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if s.dc == nil {
+		s.dc = converter.GetDefaultDataConverter()
 	}
 	if s.maxPayload <= 0 {
 		s.maxPayload = DefaultMaxPayload
@@ -137,6 +147,10 @@ func (s *Server) routes() chi.Router {
 	})
 	return r
 }
+
+// RequireAPIKey guards a handler outside the API's routes (the codec
+// server) with the API's own key check: the platform API key or 401.
+func (s *Server) RequireAPIKey(next http.Handler) http.Handler { return s.authenticate(next) }
 
 // authenticate requires "Authorization: Bearer <key>" with a configured
 // key, compared in constant time. The 401 does not say what was wrong.

@@ -105,7 +105,7 @@ func (s *Server) openState(ctx context.Context, id string, desc *workflowservice
 	for _, pa := range desc.GetPendingActivities() {
 		var timeline []delivery.Attempt
 		if details := pa.GetHeartbeatDetails(); details != nil {
-			if err := converter.GetDefaultDataConverter().FromPayloads(details, &timeline); err == nil && len(timeline) > len(res.Attempts) {
+			if err := s.dc.FromPayloads(details, &timeline); err == nil && len(timeline) > len(res.Attempts) {
 				res.Attempts = timeline
 			}
 		}

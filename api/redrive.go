@@ -12,7 +12,6 @@ import (
 	batchpb "go.temporal.io/api/batch/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/converter"
 
 	"github.com/hookd/hookd/delivery"
 )
@@ -94,7 +93,7 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 	if sig.Reason == "" {
 		sig.Reason = "bulk redrive " + job
 	}
-	input, err := converter.GetDefaultDataConverter().ToPayloads(sig)
+	input, err := s.dc.ToPayloads(sig)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -64,7 +64,66 @@ func LoadOrCreateKeyFile(path string) ([]byte, error) {
 	return key, nil
 }
 
+// LoadOrCreateKeysFile reads a file of base64 keys, one a line, oldest
+// first (blank lines and lines starting with # are skipped), or, when path
+// does not exist, creates it (mode 0600) with one new random key. Like
+// LoadOrCreateKeyFile it refuses a file that group or others may read.
+// Appending a line adds a key (a rotation).
+func LoadOrCreateKeysFile(path string) ([][]byte, error) {
+	keys, err := ReadKeysFile(path)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return keys, err
+	}
+	key, err := GenerateKey()
+	if err != nil {
+		return nil, err
+	}
+	if err := createKeyFile(path, key); errors.Is(err, fs.ErrExist) {
+		return ReadKeysFile(path)
+	} else if err != nil {
+		return nil, err
+	}
+	return [][]byte{key}, nil
+}
+
+// ReadKeysFile reads the keys file of LoadOrCreateKeysFile without creating
+// it; a missing file is an error wrapping fs.ErrNotExist.
+func ReadKeysFile(path string) ([][]byte, error) {
+	data, err := readPrivate(path)
+	if err != nil {
+		return nil, err
+	}
+	var keys [][]byte
+	for i, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, err := ParseKey(line)
+		if err != nil {
+			return nil, fmt.Errorf("key file %s line %d: %w", path, i+1, err)
+		}
+		keys = append(keys, key)
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("key file %s: no keys", path)
+	}
+	return keys, nil
+}
+
 func readKeyFile(path string) ([]byte, error) {
+	data, err := readPrivate(path)
+	if err != nil {
+		return nil, err
+	}
+	key, err := ParseKey(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("key file %s: %w", path, err)
+	}
+	return key, nil
+}
+
+// readPrivate reads path, refusing a file that group or others may read.
+func readPrivate(path string) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("read key file: %w", err)
@@ -76,11 +135,7 @@ func readKeyFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read key file: %w", err)
 	}
-	key, err := ParseKey(string(data))
-	if err != nil {
-		return nil, fmt.Errorf("key file %s: %w", path, err)
-	}
-	return key, nil
+	return data, nil
 }
 
 // createKeyFile writes key to a temporary file and links it into place, so

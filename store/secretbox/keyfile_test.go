@@ -84,3 +84,41 @@ func TestLoadOrCreateKeyFileRefusesLooseModeAndBadContent(t *testing.T) {
 	require.Error(t, err)
 	require.False(t, strings.Contains(err.Error(), "hunter2"))
 }
+
+func TestKeysFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "payload-keys")
+	_, err := ReadKeysFile(path)
+	require.ErrorIs(t, err, os.ErrNotExist, "reading never creates")
+
+	created, err := LoadOrCreateKeysFile(path)
+	require.NoError(t, err)
+	require.Len(t, created, 1)
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+
+	// A rotation appends a key; comments and blank lines are skipped.
+	second := mustKey(t)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("\n# added in the rotation\n" + EncodeKey(second) + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	keys, err := LoadOrCreateKeysFile(path)
+	require.NoError(t, err)
+	require.Equal(t, [][]byte{created[0], second}, keys, "oldest first")
+
+	require.NoError(t, os.WriteFile(path, []byte(EncodeKey(second)+"\nhunter2\n"), 0o600))
+	_, err = ReadKeysFile(path)
+	require.ErrorContains(t, err, "line 2")
+	require.NotContains(t, err.Error(), "hunter2")
+
+	require.NoError(t, os.WriteFile(path, []byte("# nothing\n"), 0o600))
+	_, err = ReadKeysFile(path)
+	require.ErrorContains(t, err, "no keys")
+
+	require.NoError(t, os.Chmod(path, 0o644))
+	_, err = ReadKeysFile(path)
+	require.ErrorContains(t, err, "chmod 600")
+}
