@@ -23,6 +23,7 @@ import (
 	"github.com/hookd/hookd/activities"
 	"github.com/hookd/hookd/api"
 	"github.com/hookd/hookd/circuit"
+	"github.com/hookd/hookd/codec"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/embedded"
 	"github.com/hookd/hookd/namespace"
@@ -63,6 +64,9 @@ type DevConfig struct {
 	// TemporalTuning departs from the embedded server's measured defaults
 	// (the benchmark's levers).
 	TemporalTuning embedded.Tuning
+	// Payload is how payloads are encrypted in Temporal; by default with
+	// the keys in <DataDir>/payload-keys, created on first start.
+	Payload PayloadConfig
 }
 
 // Dev is a running `hookd dev`.
@@ -74,6 +78,7 @@ type Dev struct {
 	Temporal *embedded.Server
 
 	cfg    DevConfig
+	codec  *codec.Codec
 	store  *sqlstore.Store
 	obs    *observability
 	pruner *eventPruner
@@ -137,10 +142,18 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 		_ = ln.Close()
 		return nil, err
 	}
+	if d.cfg.Payload, err = loadDevPayloadKeys(cfg.DataDir, cfg.Payload); err == nil {
+		d.codec, err = newPayloadCodec(d.cfg.Payload, cfg.Namespace)
+	}
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
 	d.Temporal, err = embedded.Start(embedded.Options{
 		DataDir: cfg.DataDir, FrontendAddr: cfg.TemporalAddr, Namespace: cfg.Namespace,
 		UIAddr: cfg.UIAddr, Logger: cfg.Logger, LogLevel: cfg.TemporalLogLevel,
 		SearchAttributes: delivery.SearchAttributes(), Tuning: cfg.TemporalTuning,
+		CodecEndpoint: d.APIURL + codec.Path,
 	})
 	if err != nil {
 		_ = ln.Close()
@@ -165,7 +178,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	cfg := d.cfg
 	var err error
 	d.obs = newObservability(cfg.Observability, cfg.Logger)
-	d.Client, err = client.DialContext(ctx, client.Options{
+	opts := client.Options{
 		HostPort:       cfg.TemporalAddr,
 		Namespace:      cfg.Namespace,
 		Logger:         sdkLogger(cfg.Logger),
@@ -174,11 +187,15 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		// every call was 4% of hookd's CPU and saved no bandwidth that
 		// matters (docs/performance.md).
 		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}},
-	})
-	if err != nil {
+	}
+	d.codec.Apply(&opts)
+	if d.Client, err = client.DialContext(ctx, opts); err != nil {
 		return nil, fmt.Errorf("connect to temporal: %w", err)
 	}
 	if err := namespace.Ensure(ctx, d.Client, cfg.Namespace, cfg.Retention, true, cfg.Logger); err != nil {
+		return nil, err
+	}
+	if err := d.codec.CheckNamespace(ctx, d.Client.WorkflowService(), cfg.Logger); err != nil {
 		return nil, err
 	}
 	key, err := secretbox.LoadOrCreateKeyFile(filepath.Join(cfg.DataDir, "master.key"))
@@ -214,11 +231,16 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		Logger:     cfg.Logger,
 		EagerStart: true,
 		Stats:      d.obs.Stats,
+
+		DataConverter: d.codec.DataConverter(),
 	})
 	if err != nil {
 		return nil, err
 	}
-	return d.obs.withMetrics(h), nil
+	return withCodecServer(d.obs.withMetrics(h), codecServerOptions{
+		payload: cfg.Payload, namespace: cfg.Namespace, requireKey: h.RequireAPIKey,
+		trustedOrigins: loopbackUIOrigins(cfg.UIAddr, strings.TrimPrefix(d.APIURL, "http://")),
+	})
 }
 
 // Wait blocks until ctx is done or the API server fails.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hookd/hookd/activities"
 	"github.com/hookd/hookd/api"
+	"github.com/hookd/hookd/codec"
 	"github.com/hookd/hookd/namespace"
 	"github.com/hookd/hookd/store/postgres"
 	"github.com/hookd/hookd/store/sqlstore"
@@ -37,6 +38,9 @@ type ServeConfig struct {
 	// MasterKey is the 32-byte key that encrypts signing secrets. Required,
 	// the same in every process.
 	MasterKey []byte
+	// Payload is how payloads are encrypted in Temporal: keys required
+	// unless off, the same in every process.
+	Payload PayloadConfig
 	// APIKeys are the API's bearer tokens; the API needs at least one.
 	APIKeys []string
 	// HTTPAddr serves the API (with the probes) or, in a worker alone, just
@@ -75,6 +79,7 @@ type Serve struct {
 	Client              client.Client
 
 	cfg      ServeConfig
+	codec    *codec.Codec
 	store    *sqlstore.Store
 	obs      *observability
 	pruner   *eventPruner
@@ -94,6 +99,8 @@ func (cfg *ServeConfig) validate() error {
 		return errors.New("missing database URL (PostgreSQL endpoint store)")
 	case len(cfg.MasterKey) == 0:
 		return errors.New("missing master key")
+	case !cfg.Payload.Off && len(cfg.Payload.Keys) == 0:
+		return errNoPayloadKey
 	case cfg.API && len(cfg.APIKeys) == 0:
 		return errors.New("the API needs at least one API key")
 	case cfg.API && cfg.HTTPAddr == "":
@@ -156,11 +163,17 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			EagerStart: cfg.Worker,
 			URLPolicy:  URLPolicy(cfg.AllowCIDRs, nil),
 			Stats:      s.obs.Stats,
+
+			DataConverter: s.codec.DataConverter(),
 		})
 		if err != nil {
 			return nil, err
 		}
-		handler = s.probes(h)
+		handler, err = withCodecServer(s.probes(h), codecServerOptions{
+			payload: cfg.Payload, namespace: cfg.Temporal.Namespace, requireKey: h.RequireAPIKey})
+		if err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Worker {
 		if err = s.startWorker(); err != nil {
@@ -179,13 +192,19 @@ func (s *Serve) connect(ctx context.Context) error {
 	cfg := s.cfg
 	var err error
 	s.obs = newObservability(observabilityConfig{}, cfg.Logger)
+	if s.codec, err = newPayloadCodec(cfg.Payload, cfg.Temporal.Namespace); err != nil {
+		return err
+	}
 	tc := cfg.Temporal
-	tc.Metrics = s.obs.SDKMetrics()
+	tc.Metrics, tc.Codec = s.obs.SDKMetrics(), s.codec
 	if s.Client, err = DialTemporal(ctx, tc, cfg.Logger); err != nil {
 		return err
 	}
 	// An operator owns the namespace's retention: warn, never change it.
 	if err := namespace.Ensure(ctx, s.Client, cfg.Temporal.Namespace, cfg.Retention, false, cfg.Logger); err != nil {
+		return err
+	}
+	if err := s.codec.CheckNamespace(ctx, s.Client.WorkflowService(), cfg.Logger); err != nil {
 		return err
 	}
 	if s.store, err = postgres.Open(ctx, cfg.DatabaseURL, cfg.MasterKey); err != nil {

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/hookd/hookd/codec"
 	"github.com/hookd/hookd/namespace"
 )
 
@@ -41,6 +42,8 @@ type TemporalConfig struct {
 	ConnectTimeout time.Duration
 	// Metrics receives the SDK's metrics (set by the process, not a flag).
 	Metrics client.MetricsHandler
+	// Codec encodes every payload (set by the process, not a flag).
+	Codec *codec.Codec
 }
 
 // clientOptions validates c and returns the SDK options it describes. The
@@ -51,6 +54,9 @@ func (c TemporalConfig) clientOptions(logger *slog.Logger) (client.Options, erro
 		Namespace:      c.Namespace,
 		Logger:         sdkLogger(logger),
 		MetricsHandler: c.Metrics,
+	}
+	if c.Codec != nil {
+		c.Codec.Apply(&opts)
 	}
 	switch {
 	case c.Address == "":

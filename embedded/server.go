@@ -40,6 +40,9 @@ type Options struct {
 	Namespace string
 	// UIAddr is where the Web UI listens; empty means no UI.
 	UIAddr string
+	// CodecEndpoint, if set, is the codec server the Web UI decodes
+	// payloads with (hookd's /codec), so it shows them in plaintext.
+	CodecEndpoint string
 	// SearchAttributes are registered when the namespace is created.
 	SearchAttributes map[string]enumspb.IndexedValueType
 	// Logger receives the server's logs at LogLevel and above.
@@ -150,6 +153,7 @@ func (s *Server) startUI() error {
 		CORS:                uiconfig.CORS{CookieInsecure: true},
 		HideLogs:            true,
 		DisableNewsFetch:    true,
+		Codec:               uiconfig.Codec{Endpoint: s.opts.CodecEndpoint},
 	}))
 	s.uiDone = make(chan error, 1)
 	go func() { s.uiDone <- s.ui.Start() }()

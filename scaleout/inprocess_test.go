@@ -38,10 +38,15 @@ func TestServeInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	payloadKey, err := secretbox.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := app.ServeConfig{
 		Temporal:    app.TemporalConfig{Address: temporalAddr, Namespace: "default"},
 		DatabaseURL: pgtest.Start(t),
 		MasterKey:   key,
+		Payload:     app.PayloadConfig{Keys: [][]byte{payloadKey}},
 		APIKeys:     []string{randomToken()},
 		HTTPAddr:    "127.0.0.1:0",
 		AllowCIDRs:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},

@@ -54,12 +54,17 @@ func TestScaleOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	payloadKey, err := secretbox.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
 	apiKey := randomToken()
 	common := []string{
 		"TEMPORAL_ADDRESS=" + temporalAddr,
 		"TEMPORAL_NAMESPACE=default",
 		"HOOKD_DATABASE_URL=" + dbURL,
 		"HOOKD_MASTER_KEY=" + secretbox.EncodeKey(key),
+		"HOOKD_PAYLOAD_KEYS=" + secretbox.EncodeKey(payloadKey),
 		"HOOKD_ALLOW_CIDRS=127.0.0.1/32",
 		"HOOKD_RETENTION=168h",
 		"HOOKD_SHUTDOWN_TIMEOUT=10s",

@@ -16,6 +16,7 @@ import (
 
 func parseDevFlags(args []string, out io.Writer) (devOptions, error) {
 	var cfg devOptions
+	var encryption string
 	fs := newFlagSet("hookd dev", out)
 	fs.str(&cfg.DataDir, "data-dir", "HOOKD_DATA_DIR", ".hookd", "directory for Temporal's and hookd's SQLite files, the master key and the API key")
 	fs.str(&cfg.HTTPAddr, "http-addr", "HOOKD_HTTP_ADDR", "127.0.0.1:8080", "listen address of the HTTP API")
@@ -32,7 +33,12 @@ func parseDevFlags(args []string, out io.Writer) (devOptions, error) {
 	fs.duration(&cfg.Circuit.MaxCooldown, "circuit-max-cooldown", "HOOKD_CIRCUIT_MAX_COOLDOWN", circuit.DefaultPolicy.MaxCooldown, "the cap on the doubling cooldown")
 	fs.integer(&cfg.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries the worker keeps in memory between workflow tasks (bounds memory while many are parked)")
 	fs.level(&cfg.LogLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
+	fs.str(&encryption, "payload-encryption", "HOOKD_PAYLOAD_ENCRYPTION", "on", "encrypt payloads in Temporal (on, with the keys in <data-dir>/payload-keys) or write them in plaintext (off)")
 	if err := fs.parse(args); err != nil {
+		return cfg, err
+	}
+	var err error
+	if cfg.Payload.Off, err = payloadOff(encryption); err != nil {
 		return cfg, err
 	}
 	if cfg.Circuit.BaseCooldown <= 0 || cfg.Circuit.MaxCooldown < cfg.Circuit.BaseCooldown {

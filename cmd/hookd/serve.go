@@ -23,6 +23,7 @@ type serveFlags struct {
 	cfg                app.ServeConfig
 	masterKey, apiKeys string
 	allowCIDRs         string
+	payload            payloadFlags
 	logLevel           slog.Level
 	logFormat          string
 }
@@ -45,6 +46,8 @@ func newServeFlagSet(mode string, out io.Writer, f *serveFlags) flagSet {
 	fs.duration(&t.ConnectTimeout, "temporal-connect-timeout", "HOOKD_TEMPORAL_CONNECT_TIMEOUT", 30*time.Second, "how long to keep trying to reach Temporal at start")
 	fs.secret(&c.DatabaseURL, "database-url", "HOOKD_DATABASE_URL", "PostgreSQL URL of the endpoint store (required)")
 	fs.secret(&f.masterKey, "master-key", "HOOKD_MASTER_KEY", "base64 32-byte key encrypting signing secrets, the same in every process (required)")
+	fs.str(&f.payload.encryption, "payload-encryption", "HOOKD_PAYLOAD_ENCRYPTION", "on", "encrypt payloads in Temporal (on) or write them in plaintext (off)")
+	fs.secret(&f.payload.keys, "payload-keys", "HOOKD_PAYLOAD_KEYS", "comma-separated base64 32-byte keys encrypting payloads in Temporal, oldest first, the last encrypting; the same in every process (required unless --payload-encryption=off)")
 	fs.str(&f.allowCIDRs, "allow-cidrs", "HOOKD_ALLOW_CIDRS", "", "comma-separated CIDRs deliveries may reach although private or loopback, over http too")
 	fs.duration(&c.Retention, "retention", "HOOKD_RETENTION", namespace.DefaultRetention, "dedup window expected of the namespace retention (only checked)")
 	fs.duration(&c.DeadLetterRetention, "dead-letter-retention", "HOOKD_DEAD_LETTER_RETENTION", activities.DefaultDeadLetterRetention, "how long a dead letter waits for a redrive")
@@ -64,6 +67,7 @@ func newServeFlagSet(mode string, out io.Writer, f *serveFlags) flagSet {
 	}
 	if mode != "worker" {
 		fs.secret(&f.apiKeys, "api-keys", "HOOKD_API_KEYS", "comma-separated API bearer tokens (at least one required)")
+		fs.str(&f.payload.corsOrigins, "codec-cors-origins", "HOOKD_CODEC_CORS_ORIGINS", "", "comma-separated browser origins (a Temporal Web UI's) allowed to call the codec server at /codec")
 	}
 	return fs
 }
@@ -94,6 +98,13 @@ func parseServeFlags(mode string, args []string, out io.Writer) (app.ServeConfig
 	if c.MasterKey, err = secretbox.ParseKey(f.masterKey); err != nil {
 		return c, 0, "", fmt.Errorf("master key: %w", err)
 	}
+	if c.Payload.Off, err = payloadOff(f.payload.encryption); err != nil {
+		return c, 0, "", err
+	}
+	if c.Payload.Keys, err = parsePayloadKeys(f.payload.keys); err != nil {
+		return c, 0, "", err
+	}
+	c.Payload.CORSOrigins = splitList(f.payload.corsOrigins)
 	c.APIKeys = splitList(f.apiKeys)
 	if c.API && len(c.APIKeys) == 0 {
 		return c, 0, "", fmt.Errorf("missing API key: set --api-keys or HOOKD_API_KEYS; the API refuses to run without one")

@@ -38,12 +38,12 @@ func envNames(t *testing.T, mode string) map[string]bool {
 
 // required lists what each mode cannot start without.
 var required = map[string][]string{
-	"api":    {"TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "HOOKD_DATABASE_URL", "HOOKD_MASTER_KEY", "HOOKD_API_KEYS", "HOOKD_HTTP_ADDR"},
-	"worker": {"TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "HOOKD_DATABASE_URL", "HOOKD_MASTER_KEY", "HOOKD_HTTP_ADDR"},
+	"api":    {"TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "HOOKD_DATABASE_URL", "HOOKD_MASTER_KEY", "HOOKD_PAYLOAD_KEYS", "HOOKD_API_KEYS", "HOOKD_HTTP_ADDR"},
+	"worker": {"TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "HOOKD_DATABASE_URL", "HOOKD_MASTER_KEY", "HOOKD_PAYLOAD_KEYS", "HOOKD_HTTP_ADDR"},
 }
 
 // secretEnv must come from a Secret, never a ConfigMap or a literal.
-var secretEnv = []string{"HOOKD_DATABASE_URL", "HOOKD_MASTER_KEY", "HOOKD_API_KEYS", "TEMPORAL_API_KEY"}
+var secretEnv = []string{"HOOKD_DATABASE_URL", "HOOKD_MASTER_KEY", "HOOKD_PAYLOAD_KEYS", "HOOKD_API_KEYS", "TEMPORAL_API_KEY"}
 
 const hookdImage = "ghcr.io/hookd/hookd:"
 
