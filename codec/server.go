@@ -45,9 +45,10 @@ func NewHandler(opts HandlerOptions) (http.Handler, error) {
 	h := &handler{opts: opts, def: converter.NewPayloadCodecHTTPHandler(def)}
 	mux := http.NewServeMux()
 	codec := opts.Authorize(http.HandlerFunc(h.serveCodec))
-	mux.Handle("POST "+Path+"/encode", codec)
-	mux.Handle("POST "+Path+"/decode", codec)
-	mux.HandleFunc("OPTIONS "+Path+"/{op}", h.preflight)
+	for _, op := range []string{"/encode", "/decode"} {
+		mux.Handle("POST "+Path+op, codec)
+		mux.HandleFunc("OPTIONS "+Path+op, h.preflight)
+	}
 	return h.cors(mux), nil
 }
 
@@ -88,10 +89,6 @@ func (h *handler) cors(next http.Handler) http.Handler {
 func (h *handler) preflight(w http.ResponseWriter, r *http.Request) {
 	if w.Header().Get("Access-Control-Allow-Origin") == "" {
 		http.Error(w, "origin not allowed", http.StatusForbidden)
-		return
-	}
-	if op := r.PathValue("op"); op != "encode" && op != "decode" {
-		http.NotFound(w, r)
 		return
 	}
 	w.Header().Set("Access-Control-Allow-Methods", "POST, OPTIONS")
