@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -34,6 +35,8 @@ type deliveryOut struct {
 	CreatedAt  time.Time         `json:"created_at"`
 	Timeline   []attemptOut      `json:"timeline"`
 	Redrive    *delivery.Redrive `json:"redrive,omitempty"`
+	// Payload is the event's payload, as every attempt sends it.
+	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
 func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request) {
@@ -67,6 +70,9 @@ func (s *Server) readDelivery(ctx context.Context, id string) (deliveryOut, erro
 	out.EventID = keyword(attrs, delivery.AttrEventID.GetName())
 	out.EventType = keyword(attrs, delivery.AttrEventType.GetName())
 	out.EndpointID = keyword(attrs, delivery.AttrEndpointID.GetName())
+	if err := s.withInput(ctx, &out, info.GetExecution().GetRunId()); err != nil {
+		return deliveryOut{}, err
+	}
 
 	var res delivery.Result
 	switch info.GetStatus() {
