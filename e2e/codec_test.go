@@ -222,8 +222,7 @@ func TestPayloadKeyRotation(t *testing.T) {
 // workflow's history, in event order; it fails on a plaintext payload.
 func keyIDsInHistory(t *testing.T, d *app.Dev, id string) []string {
 	t.Helper()
-	resp, err := d.Client.WorkflowService().GetWorkflowExecutionHistory(context.Background(),
-		&workflowservice.GetWorkflowExecutionHistoryRequest{Namespace: "default", Execution: &commonpb.WorkflowExecution{WorkflowId: id}})
+	resp, err := d.Client.WorkflowService().GetWorkflowExecutionHistory(context.Background(), historyRequest(id))
 	require.NoError(t, err)
 	var ids []string
 	for _, ev := range resp.GetHistory().GetEvents() {
@@ -235,6 +234,10 @@ func keyIDsInHistory(t *testing.T, d *app.Dev, id string) []string {
 	}
 	require.NotEmpty(t, ids)
 	return ids
+}
+
+func historyRequest(id string) *workflowservice.GetWorkflowExecutionHistoryRequest {
+	return &workflowservice.GetWorkflowExecutionHistoryRequest{Namespace: "default", Execution: &commonpb.WorkflowExecution{WorkflowId: id}}
 }
 
 // payloadsIn collects every Payload inside a message, however nested,
