@@ -53,3 +53,24 @@ func TestCodecServerTrustsOnlyTheLoopbackUI(t *testing.T) {
 	require.Equal(t, http.StatusOK, status("/codec/decode", "", "Bearer k"), "the CLI with the API key")
 	require.Equal(t, http.StatusTeapot, status("/v1/endpoints", "", ""), "everything else is the API's")
 }
+
+func TestServeNeedsAPayloadKeyUnlessOff(t *testing.T) {
+	cfg := ServeConfig{Worker: true, DatabaseURL: "postgres://db/hookd", MasterKey: make([]byte, 32)}
+	require.ErrorIs(t, cfg.validate(), errNoPayloadKey)
+	cfg.Payload.Off = true
+	require.NoError(t, cfg.validate())
+}
+
+func TestDevPayloadKeysFile(t *testing.T) {
+	dir := t.TempDir()
+	off, err := loadDevPayloadKeys(dir, PayloadConfig{Off: true})
+	require.NoError(t, err)
+	require.Empty(t, off.Keys, "off creates no key file")
+
+	on, err := loadDevPayloadKeys(dir, PayloadConfig{})
+	require.NoError(t, err)
+	require.Len(t, on.Keys, 1, "on creates one")
+	again, err := loadDevPayloadKeys(dir, PayloadConfig{Off: true})
+	require.NoError(t, err)
+	require.Equal(t, on.Keys, again.Keys, "off still reads the file, to decrypt old payloads")
+}

@@ -46,6 +46,9 @@ type Config struct {
 	WorkflowCacheSize int
 	// TemporalTuning departs from the embedded server's defaults.
 	TemporalTuning embedded.Tuning
+	// PlaintextPayloads runs hookd with payload encryption off, to
+	// measure what encryption costs.
+	PlaintextPayloads bool
 	// Timeout bounds each wait for deliveries to arrive.
 	Timeout time.Duration
 	// CPUProfile, if set, receives a CPU profile of hookd's saturation phase.

@@ -47,6 +47,7 @@ func startHookd(ctx context.Context, cfg Config) (*hookdTarget, error) {
 		TemporalTuning:    cfg.TemporalTuning,
 		WorkflowCacheSize: cfg.WorkflowCacheSize,
 		Version:           "bench",
+		Payload:           app.PayloadConfig{Off: cfg.PlaintextPayloads},
 	})
 	if err != nil {
 		_ = os.RemoveAll(dir)

@@ -45,6 +45,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.BoolVar(&o.cfg.TemporalTuning.AllVisibilityIndexes, "all-visibility-indexes", false, "keep all 58 indexes of Temporal's visibility table (default: the 18 hookd and the Web UI use)")
 	fs.BoolVar(&o.cfg.TemporalTuning.StockFTSTrigger, "stock-fts-trigger", false, "keep Temporal's full-text update trigger as shipped (default: it runs only when a full-text column changes)")
 	fs.Var(dynamicFlag{&o.cfg.TemporalTuning.Dynamic}, "temporal-dynamic", "override a Temporal dynamic-config key of the embedded server, key=value (repeatable; value: bool, integer, duration or string)")
+	fs.BoolVar(&o.cfg.PlaintextPayloads, "plaintext-payloads", false, "run hookd with --payload-encryption=off (default: payloads encrypted), to measure what encryption costs")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", d.Timeout, "bound on each wait for deliveries")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of hookd's saturation phase to this file")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile, taken once the storm's deliveries are parked, to this file")

@@ -19,6 +19,8 @@ func TestParseServeFlags(t *testing.T) {
 	t.Setenv("HOOKD_MASTER_KEY", key)
 	t.Setenv("HOOKD_API_KEYS", " k1, k2 ,")
 	t.Setenv("HOOKD_ALLOW_CIDRS", "10.0.0.0/8, 192.168.1.7")
+	t.Setenv("HOOKD_PAYLOAD_KEYS", key+",AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")
+	t.Setenv("HOOKD_CODEC_CORS_ORIGINS", "https://temporal-ui.example")
 
 	cfg, _, format, err := parseServeFlags("serve", []string{"--http-addr", "127.0.0.1:9999"}, io.Discard)
 	if err != nil {
@@ -35,6 +37,13 @@ func TestParseServeFlags(t *testing.T) {
 		t.Errorf("master key %d bytes, http %q, format %q", len(cfg.MasterKey), cfg.HTTPAddr, format)
 	case !slices.Equal(cfg.AllowCIDRs, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32")}):
 		t.Errorf("allow CIDRs %v", cfg.AllowCIDRs)
+	case cfg.Payload.Off || len(cfg.Payload.Keys) != 2 || cfg.Payload.Keys[1][0] != 1:
+		t.Errorf("payload: off %v, %d keys", cfg.Payload.Off, len(cfg.Payload.Keys))
+	case !slices.Equal(cfg.Payload.CORSOrigins, []string{"https://temporal-ui.example"}):
+		t.Errorf("codec CORS origins %q", cfg.Payload.CORSOrigins)
+	}
+	if off, _, _, err := parseServeFlags("serve", []string{"--payload-encryption=off"}, io.Discard); err != nil || !off.Payload.Off {
+		t.Errorf("--payload-encryption=off: off %v, err %v", off.Payload.Off, err)
 	}
 
 	w, _, _, err := parseServeFlags("worker", nil, io.Discard)
@@ -68,9 +77,11 @@ func TestParseServeFlagsRefuses(t *testing.T) {
 		"bad log format":    {append(slices.Clone(base), "--log-format", "xml"), "log-format"},
 		"positional":        {append(slices.Clone(base), "extra"), "unexpected"},
 		"secret not echoed": {append(slices.Clone(base), "--master-key", "c2VjcmV0LXZhbHVl"), "decodes"},
+		"bad payload key":   {append(slices.Clone(base), "--payload-keys", key+",c2VjcmV0"), "payload key 2"},
+		"payload on or off": {append(slices.Clone(base), "--payload-encryption", "maybe"), "want on or off"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			for _, env := range []string{"HOOKD_DATABASE_URL", "HOOKD_MASTER_KEY", "HOOKD_API_KEYS", "HOOKD_ALLOW_CIDRS"} {
+			for _, env := range []string{"HOOKD_DATABASE_URL", "HOOKD_MASTER_KEY", "HOOKD_API_KEYS", "HOOKD_ALLOW_CIDRS", "HOOKD_PAYLOAD_KEYS", "HOOKD_PAYLOAD_ENCRYPTION"} {
 				t.Setenv(env, "")
 			}
 			_, _, _, err := parseServeFlags("api", tc.args, io.Discard)
