@@ -50,6 +50,8 @@ const minCompress = 128
 // smaller), so a forged payload cannot exhaust memory.
 const maxDecoded = 64 << 20
 
+// The zstd coders keep no state between EncodeAll/DecodeAll calls and are
+// safe for concurrent use; their constructors fail only on invalid options.
 var (
 	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest))
 	zdec, _ = zstd.NewReader(nil, zstd.WithDecoderMaxMemory(maxDecoded))

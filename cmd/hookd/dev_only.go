@@ -43,7 +43,7 @@ func runOnlyTemporal(ctx context.Context, cfg app.DevConfig, stdout io.Writer, l
   Web UI:     %s
   Data dir:   %s
 Run workers and the API against it, e.g.
-  TEMPORAL_ADDRESS=%s hookd worker --database-url ... --master-key ...
+  TEMPORAL_ADDRESS=%s hookd worker --database-url ... --master-key ... --payload-keys ...
 Press Ctrl-C to stop.
 `, version, cfg.TemporalAddr, cfg.Namespace, cfg.Retention, orNone(uiURL(cfg.UIAddr)), cfg.DataDir, cfg.TemporalAddr)
 	<-ctx.Done()
