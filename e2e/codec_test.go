@@ -127,7 +127,7 @@ func TestPayloadsEncryptedAtRest(t *testing.T) {
 	require.Equal(t, "delivered", api.waitDelivery(waiting, time.Minute).Status)
 	require.Contains(t, string(api.deliveryView(waiting).Payload), oldMarker)
 	again := api.send(oldBody)
-	require.True(t, again.Duplicate, "the plaintext memo still deduplicates")
+	require.True(t, again.Duplicate, "a re-post of the plaintext-era event is still a duplicate")
 
 	// A new event is encrypted at rest.
 	secret := marker("customer-secret")
@@ -138,7 +138,7 @@ func TestPayloadsEncryptedAtRest(t *testing.T) {
 	require.Equal(t, id, verify(t, last, ep.Secret))
 	require.Contains(t, string(last.Body), secret, "the receiver gets the plaintext")
 	require.Contains(t, string(api.deliveryView(id).Payload), secret, "the API shows it")
-	require.True(t, api.send(body).Duplicate, "the encrypted memo deduplicates")
+	require.True(t, api.send(body).Duplicate, "a re-post of the encrypted-era event is a duplicate")
 
 	secure.Stop(context.Background())
 	running = nil
