@@ -9,7 +9,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/metrics"
@@ -33,13 +32,7 @@ func (a *Activities) DeadLetter(ctx context.Context, dl delivery.DeadLetter) err
 		TaskQueue:             delivery.TaskQueue,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		StaticSummary:         fmt.Sprintf("dead letter (%s): %s -> %s", dl.Reason, req.EventType, req.EndpointID),
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			delivery.AttrEndpointID.ValueSet(req.EndpointID),
-			delivery.AttrEventType.ValueSet(req.EventType),
-			delivery.AttrEventID.ValueSet(req.EventID),
-			delivery.AttrDeliveryID.ValueSet(req.DeliveryID),
-			delivery.AttrReason.ValueSet(string(dl.Reason)),
-		),
+		TypedSearchAttributes: delivery.DeadLetterSearchAttributes(dl),
 	}
 	params := delivery.DeadLetterParams{Retention: a.deadLetterWait(req)}
 	if _, err := a.temporal.SignalWithStartWorkflow(ctx, opts.ID, delivery.SignalDeadLetter, dl, opts, delivery.WorkflowDeadLetter, params); err != nil {

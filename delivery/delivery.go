@@ -45,6 +45,9 @@ type Request struct {
 	EventID    string `json:"event_id"`
 	EventType  string `json:"event_type"`
 	EndpointID string `json:"endpoint_id"`
+	// TenantID is the tenant the endpoint belongs to; "" for the
+	// platform's own endpoints (and for deliveries started before tenants).
+	TenantID string `json:"tenant_id,omitempty"`
 	// Body is the payload, serialized once at ingest; every attempt sends
 	// exactly these bytes. A string (not []byte) so the Web UI shows it as
 	// JSON text; ingest guarantees it is valid UTF-8, so it round-trips.

@@ -48,11 +48,7 @@ func StartOptions(req Request, reuse enumspb.WorkflowIdReusePolicy) client.Start
 		// existing run: ingest needs to know.
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary:                            req.EventType + " -> " + req.EndpointID,
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			AttrEndpointID.ValueSet(req.EndpointID),
-			AttrEventType.ValueSet(req.EventType),
-			AttrEventID.ValueSet(req.EventID),
-		),
+		TypedSearchAttributes: temporal.NewSearchAttributes(req.searchAttributes()...),
 		Memo: map[string]any{MemoDigest: EventDigest(req.EventType, req.Body)},
 	}
 }
@@ -70,4 +66,27 @@ const (
 type RetryInput struct {
 	Request Request   `json:"request"`
 	Prior   []Attempt `json:"prior"`
+}
+
+// searchAttributes are the search attributes a delivery of req starts
+// with; its dead letter starts with the same plus its own.
+func (req Request) searchAttributes() []temporal.SearchAttributeUpdate {
+	attrs := []temporal.SearchAttributeUpdate{
+		AttrEndpointID.ValueSet(req.EndpointID),
+		AttrEventType.ValueSet(req.EventType),
+		AttrEventID.ValueSet(req.EventID),
+	}
+	if req.TenantID != "" {
+		attrs = append(attrs, AttrTenantID.ValueSet(req.TenantID))
+	}
+	return attrs
+}
+
+// DeadLetterSearchAttributes are the search attributes a dead letter of
+// dl starts with.
+func DeadLetterSearchAttributes(dl DeadLetter) temporal.SearchAttributes {
+	return temporal.NewSearchAttributes(append(dl.Request.searchAttributes(),
+		AttrDeliveryID.ValueSet(dl.Request.DeliveryID),
+		AttrReason.ValueSet(string(dl.Reason)),
+	)...)
 }

@@ -18,13 +18,16 @@ var (
 	AttrStatus = temporal.NewSearchAttributeKeyKeyword("HookdStatus")
 	// AttrReason is a dead letter's reason: failed or exhausted.
 	AttrReason = temporal.NewSearchAttributeKeyKeyword("HookdReason")
+	// AttrTenantID is the tenant of a delivery or dead letter, set at
+	// start; absent for the platform's own endpoints.
+	AttrTenantID = temporal.NewSearchAttributeKeyKeyword("HookdTenantId")
 )
 
 // SearchAttributes lists every custom search attribute with its type, for
 // registration on a namespace.
 func SearchAttributes() map[string]enumspb.IndexedValueType {
 	m := map[string]enumspb.IndexedValueType{}
-	for _, k := range []temporal.SearchAttributeKeyKeyword{AttrEndpointID, AttrEventType, AttrEventID, AttrDeliveryID, AttrStatus, AttrReason} {
+	for _, k := range []temporal.SearchAttributeKeyKeyword{AttrEndpointID, AttrEventType, AttrEventID, AttrDeliveryID, AttrStatus, AttrReason, AttrTenantID} {
 		m[k.GetName()] = enumspb.INDEXED_VALUE_TYPE_KEYWORD
 	}
 	return m

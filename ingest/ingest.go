@@ -20,7 +20,9 @@ import (
 // exact bytes every attempt sends.
 type Event struct {
 	ID, Type, Body string
-	// TenantID is the tenant the event belongs to; empty for none.
+	// TenantID is the tenant the event belongs to: only that tenant's
+	// endpoints receive it. An event without one reaches only the
+	// endpoints without a tenant.
 	TenantID string
 }
 
@@ -49,9 +51,10 @@ var (
 	ErrUnavailable = errors.New("temporarily unavailable")
 )
 
-// Matcher finds the endpoints subscribed to an event type.
+// Matcher finds a tenant's endpoints subscribed to an event type ("" for
+// the endpoints without a tenant).
 type Matcher interface {
-	MatchingEndpoints(ctx context.Context, eventType string) ([]*store.Endpoint, error)
+	MatchingEndpoints(ctx context.Context, tenantID, eventType string) ([]*store.Endpoint, error)
 }
 
 // Records keeps the event records and reads the endpoints a recorded

@@ -23,8 +23,8 @@ type Batch struct {
 	slots chan struct{}
 }
 
-// Publish records ev, fanned out to the endpoints subscribed to its type,
-// and starts its deliveries. It returns once Temporal has durably accepted
+// Publish records ev, fanned out to its tenant's endpoints subscribed to
+// its type, and starts its deliveries. It returns once Temporal has durably accepted
 // every start: the workflow start is the outbox.
 //
 // The record decides identity. The first post of an event ID claims it,
@@ -32,11 +32,11 @@ type Batch struct {
 // payload is a duplicate: it answers the recorded deliveries and starts
 // them again, which Temporal refuses for those that exist, so a start lost
 // to a crash between record and starts is completed by the client's retry.
-// A later post with another type or payload is ErrConflict, and nothing is
-// started.
+// A later post with another type, payload or tenant is ErrConflict, and
+// nothing is started.
 func (b *Batch) Publish(ctx context.Context, ev Event) (Result, error) {
 	return b.publish(ctx, ev, func(ctx context.Context) ([]*store.Endpoint, error) {
-		return b.p.Endpoints.MatchingEndpoints(ctx, ev.Type)
+		return b.p.Endpoints.MatchingEndpoints(ctx, ev.TenantID, ev.Type)
 	})
 }
 
@@ -50,7 +50,7 @@ func (b *Batch) publish(ctx context.Context, ev Event, fanOut func(context.Conte
 		return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if !claimed {
-		if rec.Digest != delivery.EventDigest(ev.Type, ev.Body) {
+		if rec.Digest != delivery.EventDigest(ev.Type, ev.Body) || rec.TenantID != ev.TenantID {
 			return Result{}, fmt.Errorf("%w: event %s", ErrConflict, ev.ID)
 		}
 		if eps, err = b.p.endpointsOf(ctx, rec); err != nil {
@@ -162,6 +162,7 @@ func NewRequest(ev Event, ep *store.Endpoint) delivery.Request {
 		EventID:    ev.ID,
 		EventType:  ev.Type,
 		EndpointID: ep.ID,
+		TenantID:   ep.TenantID,
 		Body:       ev.Body,
 		Schedule:   schedule,
 		Timeout:    timeout,

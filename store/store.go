@@ -1,6 +1,6 @@
-// Package store is hookd's endpoint store: endpoints, their event-type
-// filters and retry settings, their signing secrets, encrypted at rest, and
-// the record of every accepted event.
+// Package store is hookd's endpoint store: tenants and their tokens,
+// endpoints, their event-type filters and retry settings, their signing
+// secrets, encrypted at rest, and the record of every accepted event.
 // SQLite backs the embedded default and PostgreSQL backs production; both
 // implement Store and pass the same conformance suite.
 package store
@@ -13,7 +13,8 @@ import (
 	"github.com/hookd/hookd/circuit"
 )
 
-// ErrNotFound is returned when an endpoint or event does not exist.
+// ErrNotFound is returned when an endpoint, an event, a tenant or a token
+// does not exist.
 var ErrNotFound = errors.New("not found")
 
 // ErrInvalidCursor is returned by ListEndpoints and ListEvents for a
@@ -22,7 +23,10 @@ var ErrInvalidCursor = errors.New("invalid cursor")
 
 // Endpoint is a URL that receives signed deliveries of matching events.
 type Endpoint struct {
-	ID          string
+	ID string
+	// TenantID is the tenant the endpoint belongs to; "" for the
+	// platform's own endpoints. It never changes after creation.
+	TenantID    string
 	URL         string
 	Description string
 	// EventTypes filters events by type: exact names or prefix wildcards
@@ -80,22 +84,23 @@ type Page struct {
 // Store persists endpoints and their secrets.
 type Store interface {
 	// CreateEndpoint inserts ep (ID, CreatedAt and UpdatedAt set by the
-	// caller) with its first secret.
+	// caller) with its first secret. It returns ErrTenantNotFound when
+	// ep.TenantID names no tenant.
 	CreateEndpoint(ctx context.Context, ep *Endpoint, secret string) error
 	// GetEndpoint returns the endpoint or ErrNotFound.
 	GetEndpoint(ctx context.Context, id string) (*Endpoint, error)
-	// ListEndpoints returns a page ordered by creation and the cursor of the
-	// next page ("" when there is none).
-	ListEndpoints(ctx context.Context, p Page) ([]*Endpoint, string, error)
-	// UpdateEndpoint replaces the mutable fields of an existing endpoint, or
-	// returns ErrNotFound.
+	// ListEndpoints returns a page of the endpoints f selects, ordered by
+	// creation, and the cursor of the next page ("" when there is none).
+	ListEndpoints(ctx context.Context, f TenantFilter, p Page) ([]*Endpoint, string, error)
+	// UpdateEndpoint replaces the mutable fields of an existing endpoint
+	// (all but ID, TenantID and CreatedAt), or returns ErrNotFound.
 	UpdateEndpoint(ctx context.Context, ep *Endpoint) error
 	// DeleteEndpoint removes an endpoint and its secrets, or returns
 	// ErrNotFound.
 	DeleteEndpoint(ctx context.Context, id string) error
-	// MatchingEndpoints returns the enabled endpoints whose filter accepts
-	// eventType.
-	MatchingEndpoints(ctx context.Context, eventType string) ([]*Endpoint, error)
+	// MatchingEndpoints returns the enabled endpoints of the tenant ("" for
+	// the endpoints without a tenant) whose filter accepts eventType.
+	MatchingEndpoints(ctx context.Context, tenantID, eventType string) ([]*Endpoint, error)
 	// Secrets returns the endpoint's secrets still valid at now, newest
 	// first.
 	Secrets(ctx context.Context, endpointID string, now time.Time) ([]Secret, error)
@@ -104,6 +109,7 @@ type Store interface {
 	RotateSecret(ctx context.Context, endpointID, newSecret string, now time.Time, overlap time.Duration) error
 	Circuits
 	Events
+	Tenants
 	// Close releases the store's connections.
 	Close() error
 }

@@ -39,6 +39,18 @@ func TestConformance(t *testing.T) {
 		wg.Wait()
 	})
 
+	t.Run("MatchingAcrossProcesses", func(t *testing.T) {
+		dsn := pgtest.NewSchema(t, server)
+		key := storetest.Key(t)
+		writer, err := postgres.Open(context.Background(), dsn, key)
+		require.NoError(t, err)
+		defer writer.Close()
+		reader, err := postgres.Open(context.Background(), dsn, key)
+		require.NoError(t, err)
+		defer reader.Close()
+		storetest.CheckMatchingSeesChanges(t, writer, reader)
+	})
+
 	t.Run("UnreachableServer", func(t *testing.T) {
 		_, err := postgres.Open(context.Background(), "postgres://hookd:pw-not-in-errors@127.0.0.1:1/x?sslmode=disable&connect_timeout=2", storetest.Key(t))
 		require.Error(t, err)

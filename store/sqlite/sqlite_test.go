@@ -19,3 +19,17 @@ func TestConformance(t *testing.T) {
 		return s
 	})
 }
+
+// Two processes on one database file: each sees the other's endpoint
+// changes at its next match.
+func TestMatchingAcrossProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hookd.db")
+	key := storetest.Key(t)
+	writer, err := sqlite.Open(context.Background(), path, key)
+	require.NoError(t, err)
+	defer writer.Close()
+	reader, err := sqlite.Open(context.Background(), path, key)
+	require.NoError(t, err)
+	defer reader.Close()
+	storetest.CheckMatchingSeesChanges(t, writer, reader)
+}

@@ -9,7 +9,31 @@ import (
 	"github.com/hookd/hookd/store"
 )
 
-// cursor is the position after the last endpoint of a page, in
+// Page sizes of every list.
+const (
+	defaultPageSize = 50
+	maxPageSize     = 500
+)
+
+// pageLimit is p's page size: 50 when zero, at most 500.
+func pageLimit(p store.Page) int {
+	if p.Limit <= 0 {
+		return defaultPageSize
+	}
+	return min(p.Limit, maxPageSize)
+}
+
+// pageOf cuts rows, read with a limit of limit+1, to one page and returns
+// the cursor of the next page ("" when rows was the last one).
+func pageOf[T any](rows []T, limit int, key func(T) cursor) ([]T, string) {
+	if len(rows) <= limit {
+		return rows, ""
+	}
+	rows = rows[:limit]
+	return rows, key(rows[limit-1]).String()
+}
+
+// cursor is the position after the last row of a page, in
 // (created_at, id) order.
 type cursor struct {
 	created int64

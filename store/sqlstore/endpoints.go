@@ -11,11 +11,6 @@ import (
 
 const getEndpointSQL = `SELECT ` + endpointColumns + ` FROM hookd_endpoints WHERE id = $1`
 
-const (
-	defaultPageSize = 50
-	maxPageSize     = 500
-)
-
 // CreateEndpoint inserts ep and its first secret, which is valid from
 // ep.CreatedAt.
 func (s *Store) CreateEndpoint(ctx context.Context, ep *store.Endpoint, secret string) error {
@@ -39,8 +34,20 @@ func (s *Store) createEndpoint(ctx context.Context, ep *store.Endpoint, secret s
 		return err
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if ep.TenantID != "" {
+			err := s.lockTenant(ctx, tx, ep.TenantID)
+			if errors.Is(err, store.ErrNotFound) {
+				err = store.ErrTenantNotFound
+			}
+			if err != nil {
+				return err
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO hookd_endpoints (`+endpointColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, values...); err != nil {
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, values...); err != nil {
+			return err
+		}
+		if err := bumpEndpointsVersion(ctx, tx); err != nil {
 			return err
 		}
 		return insertSecret(ctx, tx, ep.ID, 1, sealed, ep.CreatedAt.UnixNano())
@@ -60,44 +67,58 @@ func (s *Store) GetEndpoint(ctx context.Context, id string) (*store.Endpoint, er
 }
 
 // ListEndpoints returns up to p.Limit endpoints (50 when zero, at most 500)
-// after p.Cursor in (CreatedAt, ID) order, and the cursor of the next page.
-func (s *Store) ListEndpoints(ctx context.Context, p store.Page) ([]*store.Endpoint, string, error) {
-	eps, next, err := s.listEndpoints(ctx, p)
+// that f selects, after p.Cursor in (CreatedAt, ID) order, and the cursor
+// of the next page.
+func (s *Store) ListEndpoints(ctx context.Context, f store.TenantFilter, p store.Page) ([]*store.Endpoint, string, error) {
+	eps, next, err := s.listEndpoints(ctx, f, p)
 	if err != nil {
 		return nil, "", fmt.Errorf("list endpoints: %w", err)
 	}
 	return eps, next, nil
 }
 
-func (s *Store) listEndpoints(ctx context.Context, p store.Page) ([]*store.Endpoint, string, error) {
+func (s *Store) listEndpoints(ctx context.Context, f store.TenantFilter, p store.Page) ([]*store.Endpoint, string, error) {
 	after, err := parseCursor(p.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
-	limit := p.Limit
-	if limit <= 0 {
-		limit = defaultPageSize
-	}
-	limit = min(limit, maxPageSize)
+	limit := pageLimit(p)
+	where, args := tenantClause(f, 3)
 	eps, err := s.queryEndpoints(ctx, `SELECT `+endpointColumns+` FROM hookd_endpoints
-		WHERE (created_at, id) > ($1, $2) ORDER BY created_at, id LIMIT $3`,
-		after.created, after.id, limit+1)
-	if err != nil || len(eps) <= limit {
-		return eps, "", err
+		WHERE (created_at, id) > ($1, $2)`+where+` ORDER BY created_at, id LIMIT $3`,
+		append([]any{after.created, after.id, limit + 1}, args...)...)
+	if err != nil {
+		return nil, "", err
 	}
-	eps = eps[:limit]
-	last := eps[limit-1]
-	return eps, cursor{created: last.CreatedAt.UnixNano(), id: last.ID}.String(), nil
+	eps, next := pageOf(eps, limit, func(ep *store.Endpoint) cursor {
+		return cursor{created: ep.CreatedAt.UnixNano(), id: ep.ID}
+	})
+	return eps, next, nil
 }
 
-// UpdateEndpoint replaces every field of the endpoint but its ID and
-// CreatedAt, or returns store.ErrNotFound.
+// tenantClause is the " AND ..." condition selecting f's rows by their
+// tenant_id column, and its argument, numbered after the query's last
+// placeholder.
+func tenantClause(f store.TenantFilter, last int) (string, []any) {
+	switch {
+	case f.All:
+		return "", nil
+	case f.ID == "":
+		return " AND tenant_id IS NULL", nil
+	default:
+		return fmt.Sprintf(" AND tenant_id = $%d", last+1), []any{f.ID}
+	}
+}
+
+// UpdateEndpoint replaces every field of the endpoint but its ID, tenant
+// and CreatedAt, or returns store.ErrNotFound.
 func (s *Store) UpdateEndpoint(ctx context.Context, ep *store.Endpoint) error {
 	values, err := endpointValues(ep)
 	if err == nil {
-		// Every column but created_at ($9), which an update keeps.
+		// Every column but created_at ($9) and tenant_id, which an update
+		// keeps.
 		values = append(values[:8:8], values[9])
-		err = s.execOne(ctx, `UPDATE hookd_endpoints SET url = $2, description = $3, event_types = $4,
+		err = s.changeEndpoints(ctx, `UPDATE hookd_endpoints SET url = $2, description = $3, event_types = $4,
 			enabled = $5, retry_schedule = $6, timeout_ns = $7, metadata = $8, updated_at = $9
 			WHERE id = $1`, values...)
 	}
@@ -110,27 +131,22 @@ func (s *Store) UpdateEndpoint(ctx context.Context, ep *store.Endpoint) error {
 // DeleteEndpoint removes the endpoint and, by cascade, its secrets, or
 // returns store.ErrNotFound.
 func (s *Store) DeleteEndpoint(ctx context.Context, id string) error {
-	if err := s.execOne(ctx, `DELETE FROM hookd_endpoints WHERE id = $1`, id); err != nil {
+	if err := s.changeEndpoints(ctx, `DELETE FROM hookd_endpoints WHERE id = $1`, id); err != nil {
 		return fmt.Errorf("delete endpoint: %w", err)
 	}
 	return nil
 }
 
-// MatchingEndpoints returns the enabled endpoints whose filter accepts
-// eventType, in creation order.
-func (s *Store) MatchingEndpoints(ctx context.Context, eventType string) ([]*store.Endpoint, error) {
-	eps, err := s.queryEndpoints(ctx, `SELECT `+endpointColumns+` FROM hookd_endpoints
-		WHERE enabled ORDER BY created_at, id`)
-	if err != nil {
-		return nil, fmt.Errorf("matching endpoints: %w", err)
-	}
-	matched := eps[:0]
-	for _, ep := range eps {
-		if ep.Matches(eventType) {
-			matched = append(matched, ep)
+// changeEndpoints runs a change that must touch one row (else
+// store.ErrNotFound) and counts it as a change to the endpoints, in one
+// transaction.
+func (s *Store) changeEndpoints(ctx context.Context, query string, args ...any) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := execOneIn(ctx, tx, query, args...); err != nil {
+			return err
 		}
-	}
-	return matched, nil
+		return bumpEndpointsVersion(ctx, tx)
+	})
 }
 
 func (s *Store) queryEndpoints(ctx context.Context, query string, args ...any) ([]*store.Endpoint, error) {
@@ -148,12 +164,6 @@ func (s *Store) queryEndpoints(ctx context.Context, query string, args ...any) (
 		eps = append(eps, ep)
 	}
 	return eps, rows.Err()
-}
-
-// execOne runs a change that must touch one endpoint row; touching none
-// means store.ErrNotFound.
-func (s *Store) execOne(ctx context.Context, query string, args ...any) error {
-	return execOneIn(ctx, s.write, query, args...)
 }
 
 // execer is a *sql.DB or *sql.Tx.

@@ -103,6 +103,38 @@ var migrations = [][]string{
 		)`,
 		`CREATE INDEX hookd_event_deliveries_by_endpoint ON hookd_event_deliveries (endpoint_id, event_id)`,
 	},
+	{
+		// Tenants own endpoints: deleting one deletes its endpoints (and,
+		// by their cascades, their secrets and circuits) and its tokens.
+		// Existing endpoints keep a NULL tenant: the platform's own.
+		`CREATE TABLE hookd_tenants (
+			id TEXT PRIMARY KEY,
+			name TEXT NOT NULL,
+			metadata TEXT NOT NULL,
+			created_at BIGINT NOT NULL,
+			updated_at BIGINT NOT NULL,
+			tokens_revoked_at BIGINT
+		)`,
+		`CREATE INDEX hookd_tenants_by_creation ON hookd_tenants (created_at, id)`,
+		`CREATE TABLE hookd_tenant_tokens (
+			hash TEXT PRIMARY KEY,
+			tenant_id TEXT NOT NULL REFERENCES hookd_tenants (id) ON DELETE CASCADE,
+			created_at BIGINT NOT NULL,
+			expires_at BIGINT NOT NULL
+		)`,
+		`CREATE INDEX hookd_tenant_tokens_by_tenant ON hookd_tenant_tokens (tenant_id, expires_at)`,
+		`ALTER TABLE hookd_endpoints ADD COLUMN tenant_id TEXT REFERENCES hookd_tenants (id) ON DELETE CASCADE`,
+		`CREATE INDEX hookd_endpoints_by_tenant ON hookd_endpoints (tenant_id, created_at, id)`,
+		`CREATE INDEX hookd_endpoints_matching ON hookd_endpoints (tenant_id, enabled)`,
+		// One row counting changes to endpoints: each process's matching
+		// cache compares it with the count it loaded at.
+		`CREATE TABLE hookd_endpoint_changes (
+			id BIGINT PRIMARY KEY,
+			version BIGINT NOT NULL
+		)`,
+		`INSERT INTO hookd_endpoint_changes (id, version) VALUES (1, 0)`,
+		`CREATE INDEX hookd_events_by_tenant ON hookd_events (tenant_id, accepted_at, event_id)`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

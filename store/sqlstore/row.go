@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -10,7 +11,7 @@ import (
 
 // endpointColumns is the column list every endpoint query selects, in the
 // order scanEndpoint reads and endpointValues writes.
-const endpointColumns = `id, url, description, event_types, enabled, retry_schedule, timeout_ns, metadata, created_at, updated_at`
+const endpointColumns = `id, url, description, event_types, enabled, retry_schedule, timeout_ns, metadata, created_at, updated_at, tenant_id`
 
 // endpointValues returns ep's column values in endpointColumns order.
 func endpointValues(ep *store.Endpoint) ([]any, error) {
@@ -26,19 +27,44 @@ func endpointValues(ep *store.Endpoint) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode retry schedule: %w", err)
 	}
-	meta := ep.Metadata
-	if meta == nil {
-		meta = map[string]string{}
-	}
-	metadata, err := json.Marshal(meta)
+	metadata, err := encodeMetadata(ep.Metadata)
 	if err != nil {
-		return nil, fmt.Errorf("encode metadata: %w", err)
+		return nil, err
 	}
 	return []any{
 		ep.ID, ep.URL, ep.Description, string(types), ep.Enabled, string(retries),
-		int64(ep.Timeout), string(metadata), ep.CreatedAt.UnixNano(), ep.UpdatedAt.UnixNano(),
+		int64(ep.Timeout), metadata, ep.CreatedAt.UnixNano(), ep.UpdatedAt.UnixNano(),
+		nullString(ep.TenantID),
 	}, nil
 }
+
+// encodeMetadata returns metadata as JSON text ("{}" when nil).
+func encodeMetadata(meta map[string]string) (string, error) {
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return "", fmt.Errorf("encode metadata: %w", err)
+	}
+	return string(b), nil
+}
+
+// decodeMetadata reads JSON text written by encodeMetadata; an empty map
+// comes back nil.
+func decodeMetadata(text string) (map[string]string, error) {
+	var meta map[string]string
+	if err := json.Unmarshal([]byte(text), &meta); err != nil {
+		return nil, fmt.Errorf("decode metadata: %w", err)
+	}
+	if len(meta) == 0 {
+		return nil, nil
+	}
+	return meta, nil
+}
+
+// nullString stores "" as NULL.
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -49,11 +75,13 @@ func scanEndpoint(sc scanner) (*store.Endpoint, error) {
 		ep                        store.Endpoint
 		types, retries, metadata  string
 		timeout, created, updated int64
+		tenant                    sql.NullString
 	)
 	if err := sc.Scan(&ep.ID, &ep.URL, &ep.Description, &types, &ep.Enabled, &retries,
-		&timeout, &metadata, &created, &updated); err != nil {
+		&timeout, &metadata, &created, &updated, &tenant); err != nil {
 		return nil, err
 	}
+	ep.TenantID = tenant.String
 	if err := json.Unmarshal([]byte(types), &ep.EventTypes); err != nil {
 		return nil, fmt.Errorf("endpoint %s: decode event types: %w", ep.ID, err)
 	}
@@ -68,14 +96,12 @@ func scanEndpoint(sc scanner) (*store.Endpoint, error) {
 		}
 		ep.RetrySchedule = append(ep.RetrySchedule, d)
 	}
-	if err := json.Unmarshal([]byte(metadata), &ep.Metadata); err != nil {
-		return nil, fmt.Errorf("endpoint %s: decode metadata: %w", ep.ID, err)
+	var err error
+	if ep.Metadata, err = decodeMetadata(metadata); err != nil {
+		return nil, fmt.Errorf("endpoint %s: %w", ep.ID, err)
 	}
 	if len(ep.EventTypes) == 0 {
 		ep.EventTypes = nil
-	}
-	if len(ep.Metadata) == 0 {
-		ep.Metadata = nil
 	}
 	ep.Timeout = time.Duration(timeout)
 	ep.CreatedAt = fromNanos(created)

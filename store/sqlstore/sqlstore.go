@@ -22,9 +22,10 @@ type Store struct {
 	write   *sql.DB
 	box     *secretbox.Box
 	dialect Dialect
-	// The delivery activity's reads, prepared once: parsing the SQL is
-	// most of the cost of these queries on SQLite.
-	getEndpoint, getSecrets *sql.Stmt
+	// The reads made per delivery, event or request, prepared once:
+	// parsing the SQL is most of the cost of these queries on SQLite.
+	getEndpoint, getSecrets, endpointsVersion, tenantOfToken *sql.Stmt
+	matches                                                  matchCache
 }
 
 var _ store.Store = (*Store)(nil)
@@ -72,11 +73,13 @@ func (s *Store) init(ctx context.Context, cfg Config) error {
 	if err := s.migrate(ctx); err != nil {
 		return err
 	}
-	if s.getEndpoint, err = s.read.PrepareContext(ctx, getEndpointSQL); err != nil {
-		return fmt.Errorf("prepare: %w", err)
-	}
-	if s.getSecrets, err = s.read.PrepareContext(ctx, getSecretsSQL); err != nil {
-		return fmt.Errorf("prepare: %w", err)
+	for stmt, query := range map[**sql.Stmt]string{
+		&s.getEndpoint: getEndpointSQL, &s.getSecrets: getSecretsSQL,
+		&s.endpointsVersion: endpointsVersionSQL, &s.tenantOfToken: tenantOfTokenSQL,
+	} {
+		if *stmt, err = s.read.PrepareContext(ctx, query); err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
 	}
 	return nil
 }
@@ -84,7 +87,7 @@ func (s *Store) init(ctx context.Context, cfg Config) error {
 // Close closes the store's connections.
 func (s *Store) Close() error {
 	var errs []error
-	for _, stmt := range []*sql.Stmt{s.getEndpoint, s.getSecrets} {
+	for _, stmt := range []*sql.Stmt{s.getEndpoint, s.getSecrets, s.endpointsVersion, s.tenantOfToken} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())
 		}

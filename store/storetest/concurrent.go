@@ -45,7 +45,7 @@ func testConcurrent(t *testing.T, s store.Store) {
 				for i := 1; i < len(secrets); i++ {
 					assert.False(t, secrets[i].CreatedAt.After(secrets[i-1].CreatedAt), "newest first")
 				}
-				_, err = s.MatchingEndpoints(ctx, "order.created")
+				_, err = s.MatchingEndpoints(ctx, "", "order.created")
 				assert.NoError(t, err)
 			}
 		})
@@ -71,7 +71,7 @@ func testConcurrent(t *testing.T, s store.Store) {
 	})
 	wg.Wait()
 
-	all, _, err := s.ListEndpoints(ctx, store.Page{})
+	all, _, err := s.ListEndpoints(ctx, store.AllTenants, store.Page{})
 	require.NoError(t, err)
 	require.Len(t, all, endpoints, "the churned endpoints are gone")
 	for _, ep := range all {

@@ -114,7 +114,7 @@ func testPagination(t *testing.T, s store.Store) {
 	cursor := ""
 	pages := 0
 	for {
-		page, next, err := s.ListEndpoints(ctx, store.Page{Cursor: cursor, Limit: 3})
+		page, next, err := s.ListEndpoints(ctx, store.AllTenants, store.Page{Cursor: cursor, Limit: 3})
 		require.NoError(t, err)
 		require.LessOrEqual(t, len(page), 3)
 		got = append(got, ids(page)...)
@@ -129,17 +129,17 @@ func testPagination(t *testing.T, s store.Store) {
 	require.Equal(t, want, got, "every endpoint once, in (created_at, id) order")
 	require.Equal(t, 3, pages)
 
-	all, next, err := s.ListEndpoints(ctx, store.Page{})
+	all, next, err := s.ListEndpoints(ctx, store.AllTenants, store.Page{})
 	require.NoError(t, err)
 	require.Equal(t, want, ids(all), "zero limit means the default page size")
 	require.Empty(t, next)
 
-	exact, next, err := s.ListEndpoints(ctx, store.Page{Limit: 7})
+	exact, next, err := s.ListEndpoints(ctx, store.AllTenants, store.Page{Limit: 7})
 	require.NoError(t, err)
 	require.Len(t, exact, 7)
 	require.Empty(t, next, "a page that ends the list has no next cursor")
 
-	_, _, err = s.ListEndpoints(ctx, store.Page{Cursor: "not a cursor!"})
+	_, _, err = s.ListEndpoints(ctx, store.AllTenants, store.Page{Cursor: "not a cursor!"})
 	require.ErrorIs(t, err, store.ErrInvalidCursor)
 }
 
@@ -166,7 +166,7 @@ func testMatching(t *testing.T, s store.Store) {
 		"invoice.paid":     {"all", "star", "invoice"},
 		"user.created":     {"all", "star"},
 	} {
-		got, err := s.MatchingEndpoints(ctx, eventType)
+		got, err := s.MatchingEndpoints(ctx, "", eventType)
 		require.NoError(t, err)
 		require.ElementsMatch(t, want, ids(got), eventType)
 	}
