@@ -1,23 +1,26 @@
-// Package api is hookd's HTTP API: endpoints, event ingest and the event
-// records, deliveries and dead letters. It starts workflows and reads
-// their state through the Temporal client; it never runs an activity
-// itself.
+// Package api is hookd's HTTP API: tenants, endpoints, event ingest and
+// the event records, deliveries and dead letters. It starts workflows and
+// reads their state through the Temporal client; it never runs an
+// activity itself. Every /v1 route passes through one authentication
+// middleware and declares the access it requires (routes.go); what a route
+// reads and changes is confined to the caller's scope through package
+// authz.
 package api
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/hookd/hookd/authz"
 	"github.com/hookd/hookd/ingest"
 	"github.com/hookd/hookd/store"
 )
@@ -31,7 +34,8 @@ type Config struct {
 	Temporal client.Client
 	// Store holds endpoints. Required.
 	Store store.Store
-	// APIKeys are the accepted bearer tokens. Required (at least one).
+	// APIKeys are the platform's bearer tokens. Required (at least one).
+	// Tenant tokens (authz.TokenPrefix) are resolved through Store.
 	APIKeys []string
 	// Namespace is the Temporal namespace the client uses. Required.
 	Namespace string
@@ -58,7 +62,8 @@ type Server struct {
 	temporal   client.Client
 	namespace  string
 	store      store.Store
-	keys       [][]byte
+	auth       *authz.Authenticator
+	res        *authz.Resources
 	log        *slog.Logger
 	maxPayload int64
 	publisher  *ingest.Publisher
@@ -92,12 +97,11 @@ func New(cfg Config) (*Server, error) {
 		stats:      cfg.Stats,
 		now:        time.Now,
 	}
-	for _, k := range cfg.APIKeys {
-		if k == "" {
-			return nil, errors.New("api: empty API key")
-		}
-		s.keys = append(s.keys, []byte(k))
+	auth, err := authz.NewAuthenticator(cfg.APIKeys, cfg.Store)
+	if err != nil {
+		return nil, fmt.Errorf("api: %w", err)
 	}
+	s.auth, s.res = auth, &authz.Resources{Store: cfg.Store}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -114,61 +118,6 @@ func New(cfg Config) (*Server, error) {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
-
-func (s *Server) routes() chi.Router {
-	r := chi.NewRouter()
-	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
-	r.Route("/v1", func(r chi.Router) {
-		r.Use(s.authenticate)
-		r.Post("/endpoints", s.createEndpoint)
-		r.Get("/endpoints", s.listEndpoints)
-		r.Get("/endpoints/{id}", s.getEndpoint)
-		r.Patch("/endpoints/{id}", s.updateEndpoint)
-		r.Delete("/endpoints/{id}", s.deleteEndpoint)
-		r.Post("/endpoints/{id}/secret/rotate", s.rotateSecret)
-		r.Get("/endpoints/{id}/health", s.endpointHealth)
-		r.Post("/endpoints/{id}/test", s.testEndpoint)
-		r.Post("/events", s.postEvent)
-		r.Post("/events/batch", s.postEventBatch)
-		r.Get("/events", s.listEvents)
-		r.Get("/events/{id}", s.getEvent)
-		r.Get("/deliveries/{id}", s.getDelivery)
-		r.Get("/dead-letters", s.listDeadLetters)
-		r.Get("/dead-letters/summary", s.deadLetterSummary)
-		r.Post("/dead-letters/redrive", s.redriveMany)
-		r.Get("/dead-letters/redrive/{job}", s.redriveJob)
-		r.Get("/dead-letters/{id}", s.getDeadLetter)
-		r.Post("/dead-letters/{id}/redrive", s.redriveOne)
-		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-			s.writeError(w, r, &Error{Code: CodeNotFound, Message: "no such route"})
-		})
-	})
-	return r
-}
-
-// RequireAPIKey guards a handler outside the API's routes (the codec
-// server) with the API's own key check: the platform API key or 401.
-func (s *Server) RequireAPIKey(next http.Handler) http.Handler { return s.authenticate(next) }
-
-// authenticate requires "Authorization: Bearer <key>" with a configured
-// key, compared in constant time. The 401 does not say what was wrong.
-func (s *Server) authenticate(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		match := 0
-		for _, k := range s.keys {
-			match |= subtle.ConstantTimeCompare([]byte(token), k)
-		}
-		if !ok || match != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="hookd"`)
-			s.writeError(w, r, &Error{Code: CodeUnauthorized, Message: "missing or invalid API key"})
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
 
 func routePattern(r *http.Request) string {
 	if rc := chi.RouteContext(r.Context()); rc != nil {

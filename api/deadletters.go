@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/hookd/hookd/authz"
 	"github.com/hookd/hookd/delivery"
 )
 
@@ -27,6 +27,7 @@ type deadLetterRef struct {
 	EventID    string    `json:"event_id"`
 	EventType  string    `json:"event_type"`
 	EndpointID string    `json:"endpoint_id"`
+	TenantID   string    `json:"tenant_id,omitempty"`
 	Reason     string    `json:"reason"`
 	DeadAt     time.Time `json:"dead_at"`
 }
@@ -48,6 +49,7 @@ var safeValue = regexp.MustCompile(`^[A-Za-z0-9._:*-]{1,255}$`)
 
 // deadLetterFilter is the filter of list, summary and bulk redrive.
 type deadLetterFilter struct {
+	TenantID   string   `json:"tenant_id"`
 	EndpointID string   `json:"endpoint_id"`
 	EventType  string   `json:"event_type"`
 	Reasons    []string `json:"reasons"`
@@ -56,31 +58,45 @@ type deadLetterFilter struct {
 }
 
 // query turns the filter into a Temporal visibility query over waiting
-// dead letters. Every value is validated first, so none can escape its
-// quotes.
-func (f deadLetterFilter) query() (string, error) {
+// dead letters in the caller's scope: its tenant filter resolved, and in a
+// tenant scope an endpoint_id that must be the tenant's (else 404). Every
+// value is validated first, so none can escape its quotes.
+func (s *Server) deadLetterQuery(r *http.Request, f deadLetterFilter) (string, error) {
+	tf, err := s.tenantFilter(r, f.TenantID)
+	if err != nil {
+		return "", err
+	}
+	tenant, err := authz.VisibilityClause(tf)
+	if err != nil {
+		return "", err
+	}
 	q := []string{
 		fmt.Sprintf("WorkflowType = '%s'", delivery.WorkflowDeadLetter),
 		"ExecutionStatus = 'Running'",
 	}
-	for field, v := range map[string]string{"endpoint_id": f.EndpointID, "event_type": f.EventType} {
-		if v != "" && !safeValue.MatchString(v) {
-			return "", invalid(field, "contains characters that are not allowed")
-		}
+	if tenant != "" {
+		q = append(q, tenant)
+	}
+	if f.EventType != "" && !safeValue.MatchString(f.EventType) {
+		return "", invalid("event_type", "contains characters that are not allowed")
 	}
 	if f.EndpointID != "" {
-		q = append(q, fmt.Sprintf("%s = '%s'", delivery.AttrEndpointID.GetName(), f.EndpointID))
+		clause, err := s.endpointClause(r, f.EndpointID)
+		if err != nil {
+			return "", err
+		}
+		q = append(q, clause)
 	}
 	if f.EventType != "" {
 		q = append(q, fmt.Sprintf("%s = '%s'", delivery.AttrEventType.GetName(), f.EventType))
 	}
 	if len(f.Reasons) > 0 {
 		var in []string
-		for _, r := range f.Reasons {
-			if r != string(delivery.StatusFailed) && r != string(delivery.StatusExhausted) {
+		for _, reason := range f.Reasons {
+			if reason != string(delivery.StatusFailed) && reason != string(delivery.StatusExhausted) {
 				return "", invalid("reason", "must be failed or exhausted")
 			}
-			in = append(in, "'"+r+"'")
+			in = append(in, "'"+reason+"'")
 		}
 		q = append(q, fmt.Sprintf("%s IN (%s)", delivery.AttrReason.GetName(), strings.Join(in, ", ")))
 	}
@@ -102,7 +118,7 @@ func (f deadLetterFilter) query() (string, error) {
 }
 
 func filterFromQuery(v url.Values) deadLetterFilter {
-	f := deadLetterFilter{EndpointID: v.Get("endpoint_id"), EventType: v.Get("event_type"), Since: v.Get("since"), Until: v.Get("until")}
+	f := deadLetterFilter{TenantID: v.Get("tenant_id"), EndpointID: v.Get("endpoint_id"), EventType: v.Get("event_type"), Since: v.Get("since"), Until: v.Get("until")}
 	for _, r := range v["reason"] {
 		if r != "" {
 			f.Reasons = append(f.Reasons, strings.Split(r, ",")...)
@@ -112,33 +128,21 @@ func filterFromQuery(v url.Values) deadLetterFilter {
 }
 
 func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request) {
-	q, err := filterFromQuery(r.URL.Query()).query()
+	q, err := s.deadLetterQuery(r, filterFromQuery(r.URL.Query()))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	limit, err := parseLimit(r)
+	execs, next, err := s.listExecutions(r, q)
 	if err != nil {
 		s.writeError(w, r, err)
-		return
-	}
-	token, err := base64.RawURLEncoding.DecodeString(r.URL.Query().Get("cursor"))
-	if err != nil {
-		s.writeError(w, r, invalid("cursor", "is not a cursor this API returned"))
-		return
-	}
-	resp, err := s.temporal.ListWorkflow(r.Context(), &workflowservice.ListWorkflowExecutionsRequest{
-		Query: q, PageSize: int32(limit), NextPageToken: token,
-	})
-	if err != nil {
-		s.writeError(w, r, fmt.Errorf("%w: list dead letters: %w", errUnavailable, err))
 		return
 	}
 	out := struct {
 		Data       []deadLetterRef `json:"data"`
 		NextCursor string          `json:"next_cursor,omitempty"`
-	}{Data: []deadLetterRef{}, NextCursor: base64.RawURLEncoding.EncodeToString(resp.GetNextPageToken())}
-	for _, ex := range resp.GetExecutions() {
+	}{Data: []deadLetterRef{}, NextCursor: next}
+	for _, ex := range execs {
 		out.Data = append(out.Data, refOf(ex))
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -152,6 +156,7 @@ func refOf(ex *workflowpb.WorkflowExecutionInfo) deadLetterRef {
 		EventID:    keyword(attrs, delivery.AttrEventID.GetName()),
 		EventType:  keyword(attrs, delivery.AttrEventType.GetName()),
 		EndpointID: keyword(attrs, delivery.AttrEndpointID.GetName()),
+		TenantID:   keyword(attrs, delivery.AttrTenantID.GetName()),
 		Reason:     keyword(attrs, delivery.AttrReason.GetName()),
 		DeadAt:     ex.GetStartTime().AsTime(),
 	}
@@ -159,14 +164,9 @@ func refOf(ex *workflowpb.WorkflowExecutionInfo) deadLetterRef {
 
 func (s *Server) getDeadLetter(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
-	desc, err := s.temporal.DescribeWorkflowExecution(r.Context(), delivery.DeadLetterID(id), "")
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		s.writeError(w, r, &Error{Code: CodeNotFound, Message: "dead letter not found"})
-		return
-	}
+	info, err := s.deadLetter(r, id)
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("%w: describe dead letter: %w", errUnavailable, err))
+		s.writeError(w, r, err)
 		return
 	}
 	var entry delivery.DeadLetter
@@ -178,7 +178,25 @@ func (s *Server) getDeadLetter(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fmt.Errorf("%w: read dead letter: %w", errUnavailable, err))
 		return
 	}
-	writeJSON(w, http.StatusOK, deadLetterOf(refOf(desc.GetWorkflowExecutionInfo()), desc.GetWorkflowExecutionInfo().GetStatus(), entry))
+	writeJSON(w, http.StatusOK, deadLetterOf(refOf(info), info.GetStatus(), entry))
+}
+
+// deadLetter describes the dead letter of a delivery ID, if the caller's
+// scope may see it (by its tenant search attribute).
+func (s *Server) deadLetter(r *http.Request, deliveryID string) (*workflowpb.WorkflowExecutionInfo, error) {
+	desc, err := s.temporal.DescribeWorkflowExecution(r.Context(), delivery.DeadLetterID(deliveryID), "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return nil, &Error{Code: CodeNotFound, Message: "dead letter not found"}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: describe dead letter: %w", errUnavailable, err)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	if err := scope(r).Check(refOf(info).TenantID); err != nil {
+		return nil, notFound(err, "dead letter")
+	}
+	return info, nil
 }
 
 func deadLetterOf(ref deadLetterRef, status enumspb.WorkflowExecutionStatus, e delivery.DeadLetter) deadLetterOut {
@@ -200,9 +218,10 @@ func deadLetterOf(ref deadLetterRef, status enumspb.WorkflowExecutionStatus, e d
 	return out
 }
 
-// summary counts waiting dead letters per endpoint and reason.
+// summary counts waiting dead letters per endpoint and reason, of one
+// tenant when tenant_id names one.
 func (s *Server) deadLetterSummary(w http.ResponseWriter, r *http.Request) {
-	q, err := deadLetterFilter{}.query()
+	q, err := s.deadLetterQuery(r, deadLetterFilter{TenantID: r.URL.Query().Get("tenant_id")})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/hookd/hookd/authz"
 	"github.com/hookd/hookd/delivery"
 )
 
@@ -26,6 +27,7 @@ type deliveryOut struct {
 	EventID    string            `json:"event_id"`
 	EventType  string            `json:"event_type"`
 	EndpointID string            `json:"endpoint_id"`
+	TenantID   string            `json:"tenant_id,omitempty"`
 	Status     delivery.Status   `json:"status"`
 	Attempts   int               `json:"attempts"`
 	LastStatus int               `json:"last_status,omitempty"`
@@ -48,7 +50,8 @@ func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// readDelivery assembles a delivery's state from Temporal: the run's
+// readDelivery assembles a delivery's state from Temporal, if the scope in
+// ctx may see it (by its tenant search attribute): the run's
 // status and search attributes from Describe, the timeline from the result
 // (closed runs), or from the workflow's state query and the pending retry's
 // heartbeat details (open runs).
@@ -65,8 +68,11 @@ func (s *Server) readDelivery(ctx context.Context, id string) (deliveryOut, erro
 	if info.GetType().GetName() != delivery.WorkflowDelivery {
 		return deliveryOut{}, &Error{Code: CodeNotFound, Message: "delivery not found"}
 	}
-	out := deliveryOut{ID: id, CreatedAt: info.GetStartTime().AsTime()}
 	attrs := info.GetSearchAttributes().GetIndexedFields()
+	out := deliveryOut{ID: id, CreatedAt: info.GetStartTime().AsTime(), TenantID: keyword(attrs, delivery.AttrTenantID.GetName())}
+	if err := authz.FromContext(ctx).Check(out.TenantID); err != nil {
+		return deliveryOut{}, notFound(err, "delivery")
+	}
 	out.EventID = keyword(attrs, delivery.AttrEventID.GetName())
 	out.EventType = keyword(attrs, delivery.AttrEventType.GetName())
 	out.EndpointID = keyword(attrs, delivery.AttrEndpointID.GetName())
@@ -132,9 +138,14 @@ func (s *Server) closedState(ctx context.Context, id, runID string, status enums
 	if errors.As(err, &appErr) && appErr.HasDetails() && appErr.Details(&res) == nil {
 		return res, nil
 	}
-	// Terminated, timed out or cancelled by an operator.
-	res.Status = delivery.Status(strings.ToLower(strings.TrimPrefix(status.String(), "WORKFLOW_EXECUTION_STATUS_")))
+	res.Status = operatorStatus(status)
 	return res, nil
+}
+
+// operatorStatus is the status of a run an operator ended: terminated,
+// timed out or canceled.
+func operatorStatus(status enumspb.WorkflowExecutionStatus) delivery.Status {
+	return delivery.Status(strings.ToLower(strings.TrimPrefix(status.String(), "WORKFLOW_EXECUTION_STATUS_")))
 }
 
 func keyword(attrs map[string]*commonpb.Payload, name string) string {

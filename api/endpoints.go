@@ -20,6 +20,7 @@ import (
 // create and rotate.
 type endpointJSON struct {
 	ID            string            `json:"id"`
+	TenantID      string            `json:"tenant_id,omitempty"`
 	URL           string            `json:"url"`
 	Description   string            `json:"description"`
 	EventTypes    []string          `json:"event_types"`
@@ -34,7 +35,7 @@ type endpointJSON struct {
 
 func toJSON(ep *store.Endpoint) endpointJSON {
 	out := endpointJSON{
-		ID: ep.ID, URL: ep.URL, Description: ep.Description, EventTypes: ep.EventTypes,
+		ID: ep.ID, TenantID: ep.TenantID, URL: ep.URL, Description: ep.Description, EventTypes: ep.EventTypes,
 		Enabled: ep.Enabled, Metadata: ep.Metadata, CreatedAt: ep.CreatedAt, UpdatedAt: ep.UpdatedAt,
 	}
 	schedule := ep.RetrySchedule
@@ -142,8 +143,15 @@ func newID(prefix string) string {
 	return prefix + idEncoding.EncodeToString(b)
 }
 
+// endpointCreate is the body of create: a patch and the tenant the
+// endpoint belongs to, which never changes afterwards.
+type endpointCreate struct {
+	endpointPatch
+	TenantID *string `json:"tenant_id"`
+}
+
 func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
-	var p endpointPatch
+	var p endpointCreate
 	if err := s.decode(w, r, &p); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -154,7 +162,11 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.now().UTC()
 	ep := &store.Endpoint{ID: newID("ep_"), Enabled: true, CreatedAt: now, UpdatedAt: now}
-	if err := s.apply(p, ep); err != nil {
+	err := s.apply(p.endpointPatch, ep)
+	if err == nil {
+		ep.TenantID, err = s.endpointOwner(r, p.TenantID)
+	}
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -164,13 +176,36 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.store.CreateEndpoint(r.Context(), ep, secret); err != nil {
-		s.writeError(w, r, err)
+		s.writeError(w, r, tenantInvalid(err))
 		return
 	}
-	s.log.Info("endpoint created", "endpoint_id", ep.ID)
+	s.log.Info("endpoint created", "endpoint_id", ep.ID, "tenant_id", ep.TenantID)
 	out := toJSON(ep)
 	out.Secret = secret
 	writeJSON(w, http.StatusCreated, out)
+}
+
+// endpointOwner is the tenant a new endpoint belongs to: the caller's own
+// for a tenant token, whatever the body says; for the platform, the
+// tenant the body names, which must exist.
+func (s *Server) endpointOwner(r *http.Request, requested *string) (string, error) {
+	var want string
+	if requested != nil && scope(r).IsPlatform() {
+		if err := validateTenantID("tenant_id", *requested); err != nil {
+			return "", err
+		}
+		want = *requested
+	}
+	owner, err := s.res.Owner(r.Context(), want)
+	return owner, tenantInvalid(err)
+}
+
+// tenantInvalid maps store.ErrTenantNotFound to a 400 naming tenant_id.
+func tenantInvalid(err error) error {
+	if errors.Is(err, store.ErrTenantNotFound) {
+		return invalid("tenant_id", "no such tenant; create it first with PUT /v1/tenants/{id}")
+	}
+	return err
 }
 
 func (s *Server) getEndpoint(w http.ResponseWriter, r *http.Request) {
@@ -182,13 +217,11 @@ func (s *Server) getEndpoint(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, toJSON(ep))
 }
 
-// endpoint loads the endpoint named in the path.
+// endpoint loads the endpoint named in the path, if the caller's scope
+// may see it.
 func (s *Server) endpoint(r *http.Request) (*store.Endpoint, error) {
-	ep, err := s.store.GetEndpoint(r.Context(), chi.URLParam(r, "id"))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, &Error{Code: CodeNotFound, Message: "endpoint not found"}
-	}
-	return ep, err
+	ep, err := s.res.Endpoint(r.Context(), chi.URLParam(r, "id"))
+	return ep, notFound(err, "endpoint")
 }
 
 func (s *Server) listEndpoints(w http.ResponseWriter, r *http.Request) {
@@ -197,7 +230,12 @@ func (s *Server) listEndpoints(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	eps, next, err := s.store.ListEndpoints(r.Context(), store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: limit})
+	f, err := s.tenantFilter(r, r.URL.Query().Get("tenant_id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	eps, next, err := s.store.ListEndpoints(r.Context(), f, store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: limit})
 	if errors.Is(err, store.ErrInvalidCursor) {
 		err = invalid("cursor", "is not a cursor this API returned")
 	}
@@ -239,7 +277,7 @@ func (s *Server) updateEndpoint(w http.ResponseWriter, r *http.Request) {
 	}
 	if err == nil {
 		ep.UpdatedAt = s.now().UTC()
-		err = s.store.UpdateEndpoint(r.Context(), ep)
+		err = notFound(s.store.UpdateEndpoint(r.Context(), ep), "endpoint")
 	}
 	if err != nil {
 		s.writeError(w, r, err)
@@ -249,9 +287,9 @@ func (s *Server) updateEndpoint(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) {
-	err := s.store.DeleteEndpoint(r.Context(), chi.URLParam(r, "id"))
-	if errors.Is(err, store.ErrNotFound) {
-		err = &Error{Code: CodeNotFound, Message: "endpoint not found"}
+	ep, err := s.endpoint(r)
+	if err == nil {
+		err = notFound(s.store.DeleteEndpoint(r.Context(), ep.ID), "endpoint")
 	}
 	if err != nil {
 		s.writeError(w, r, err)

@@ -12,6 +12,7 @@ import (
 const (
 	CodeInvalid      = "invalid"
 	CodeUnauthorized = "unauthorized"
+	CodeForbidden    = "forbidden"
 	CodeNotFound     = "not_found"
 	CodeConflict     = "conflict"
 	CodeTooLarge     = "too_large"
@@ -22,6 +23,7 @@ const (
 var statusOf = map[string]int{
 	CodeInvalid:      http.StatusBadRequest,
 	CodeUnauthorized: http.StatusUnauthorized,
+	CodeForbidden:    http.StatusForbidden,
 	CodeNotFound:     http.StatusNotFound,
 	CodeConflict:     http.StatusConflict,
 	CodeTooLarge:     http.StatusRequestEntityTooLarge,

@@ -10,13 +10,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/hookd/hookd/ingest"
+	"github.com/hookd/hookd/store"
 )
 
 // eventIn is the body of POST /v1/events.
 type eventIn struct {
-	EventID *string         `json:"event_id"`
-	Type    *string         `json:"type"`
-	Payload json.RawMessage `json:"payload"`
+	EventID  *string         `json:"event_id"`
+	Type     *string         `json:"type"`
+	Payload  json.RawMessage `json:"payload"`
+	TenantID *string         `json:"tenant_id"`
 }
 
 func (s *Server) postEvent(w http.ResponseWriter, r *http.Request) {
@@ -84,12 +86,29 @@ func (s *Server) validateEvent(in eventIn, idempotencyKey string) (ingest.Event,
 	if err := validateEventID(id); err != nil {
 		return ingest.Event{}, err
 	}
-	return ingest.Event{ID: id, Type: *in.Type, Body: buf.String()}, nil
+	ev := ingest.Event{ID: id, Type: *in.Type, Body: buf.String()}
+	if in.TenantID != nil {
+		if err := validateTenantID("tenant_id", *in.TenantID); err != nil {
+			return ingest.Event{}, err
+		}
+		ev.TenantID = *in.TenantID
+	}
+	return ev, nil
 }
 
 // ingest publishes a validated event within its request's batch and maps
-// the publisher's errors to API errors.
+// the publisher's errors to API errors. An event for a tenant that does
+// not exist starts nothing.
 func (s *Server) ingest(ctx context.Context, b *ingest.Batch, ev ingest.Event) (ingest.Result, error) {
+	if ev.TenantID != "" {
+		_, err := s.store.GetTenant(ctx, ev.TenantID)
+		if errors.Is(err, store.ErrNotFound) {
+			return ingest.Result{}, tenantInvalid(store.ErrTenantNotFound)
+		}
+		if err != nil {
+			return ingest.Result{}, err
+		}
+	}
 	res, err := b.Publish(ctx, ev)
 	switch {
 	case errors.Is(err, ingest.ErrConflict):

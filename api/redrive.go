@@ -1,8 +1,6 @@
 package api
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -22,12 +20,6 @@ const (
 	MaxRedriveRate     = 50 // the Temporal batcher's own default cap
 )
 
-// actor names who made a request: the API key's fingerprint, never the key.
-func (s *Server) actor(r *http.Request) string {
-	sum := sha256.Sum256([]byte(r.Header.Get("Authorization")))
-	return "api-key:" + hex.EncodeToString(sum[:4])
-}
-
 func (s *Server) redriveOne(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Reason string `json:"reason"`
@@ -37,7 +29,11 @@ func (s *Server) redriveOne(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := chi.URLParam(r, "id")
-	sig := delivery.RedriveSignal{By: s.actor(r), Reason: body.Reason}
+	if _, err := s.deadLetter(r, id); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sig := delivery.RedriveSignal{By: scope(r).Actor(), Reason: body.Reason}
 	err := s.temporal.SignalWorkflow(r.Context(), delivery.DeadLetterID(id), "", delivery.SignalRedrive, sig)
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
@@ -73,7 +69,12 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 		}
 		rate = *body.Rate
 	}
-	q, err := body.query()
+	if body.TenantID == "" && !scope(r).IsPlatform() {
+		s.writeError(w, r, &Error{Code: CodeForbidden, Field: "tenant_id",
+			Message: "a bulk redrive across tenants needs the platform's API key; name your tenant_id"})
+		return
+	}
+	q, err := s.deadLetterQuery(r, body.deadLetterFilter)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -83,13 +84,13 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fmt.Errorf("%w: count dead letters: %w", errUnavailable, err))
 		return
 	}
-	job := newID("redrive_")
+	job := redriveJobID(body.TenantID)
 	out := map[string]any{"job_id": job, "matched": count.GetCount(), "rate": rate}
 	if count.GetCount() == 0 {
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	sig := delivery.RedriveSignal{By: s.actor(r), Reason: body.Reason}
+	sig := delivery.RedriveSignal{By: scope(r).Actor(), Reason: body.Reason}
 	if sig.Reason == "" {
 		sig.Reason = "bulk redrive " + job
 	}
@@ -118,6 +119,10 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) redriveJob(w http.ResponseWriter, r *http.Request) {
 	job := chi.URLParam(r, "job")
+	if err := scope(r).Check(redriveJobTenant(job)); err != nil {
+		s.writeError(w, r, &Error{Code: CodeNotFound, Message: "no such redrive job"})
+		return
+	}
 	resp, err := s.temporal.WorkflowService().DescribeBatchOperation(r.Context(), &workflowservice.DescribeBatchOperationRequest{Namespace: s.namespace, JobId: job})
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
@@ -141,6 +146,27 @@ func (s *Server) redriveJob(w http.ResponseWriter, r *http.Request) {
 		out["closed"] = resp.GetCloseTime().AsTime()
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// redriveJobPrefix starts every bulk redrive's job ID.
+const redriveJobPrefix = "redrive_"
+
+// redriveJobID is a new bulk redrive's job ID. A redrive of one tenant's
+// dead letters carries the tenant after the random part, which holds no
+// "_": who may read a job follows from its ID.
+func redriveJobID(tenantID string) string {
+	id := newID(redriveJobPrefix)
+	if tenantID != "" {
+		id += "_" + tenantID
+	}
+	return id
+}
+
+// redriveJobTenant is the tenant of a job ID from redriveJobID, "" for a
+// redrive across tenants.
+func redriveJobTenant(job string) string {
+	_, tenant, _ := strings.Cut(strings.TrimPrefix(job, redriveJobPrefix), "_")
+	return tenant
 }
 
 func batchState(s string) string {

@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/hookd/hookd/api"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/metrics"
 	"github.com/hookd/hookd/stats"
@@ -91,10 +92,15 @@ func (o *observability) Stats(ctx context.Context, endpointID string) (any, erro
 // MetricsHandler serves /metrics.
 func (o *observability) MetricsHandler() http.Handler { return o.metrics.Handler() }
 
-// withMetrics serves GET /metrics beside next.
-func (o *observability) withMetrics(next http.Handler) http.Handler {
+// withMetrics serves GET /metrics beside next. With an API in the
+// process, /metrics is platform-only: a tenant token gets 403.
+func (o *observability) withMetrics(next http.Handler, apiServer *api.Server) http.Handler {
+	metrics := o.MetricsHandler()
+	if apiServer != nil {
+		metrics = apiServer.PlatformOnly(metrics)
+	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", o.MetricsHandler())
+	mux.Handle("GET /metrics", metrics)
 	mux.Handle("/", next)
 	return mux
 }

@@ -52,7 +52,7 @@ func TestObservability(t *testing.T) {
 	require.NoError(t, o.start(st, emptyVisibility{}, nil))
 
 	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "api") })
-	srv := httptest.NewServer(o.withMetrics(api))
+	srv := httptest.NewServer(o.withMetrics(api, nil))
 	defer srv.Close()
 	require.Equal(t, "api", get(t, srv.URL+"/v1/events"))
 	require.NotContains(t, get(t, srv.URL+"/metrics"), `hookd_deliveries_total{`)

@@ -151,8 +151,8 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 		return nil, err
 	}
 	handler := s.probes(nil)
+	var h *api.Server
 	if cfg.API {
-		var h *api.Server
 		h, err = api.New(api.Config{
 			Temporal:  s.Client,
 			Namespace: cfg.Temporal.Namespace,
@@ -181,7 +181,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 		}
 	}
 	s.serve(apiLn, handler)
-	s.serve(metricsLn, s.obs.withMetrics(http.NotFoundHandler()))
+	s.serve(metricsLn, s.obs.withMetrics(http.NotFoundHandler(), h))
 	log.Info("hookd started", "api", cfg.API, "worker", cfg.Worker, "http", s.HTTPURL, "metrics", s.MetricsURL,
 		"temporal", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace, "allow_cidrs", len(cfg.AllowCIDRs))
 	return s, nil
