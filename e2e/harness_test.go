@@ -71,10 +71,12 @@ func freeAddr() string {
 	return l.Addr().String()
 }
 
-// apiClient calls the hookd API of a Dev.
+// apiClient calls the hookd API of a Dev, with its API key or, when set,
+// a tenant token.
 type apiClient struct {
-	t   *testing.T
-	dev *app.Dev
+	t     *testing.T
+	dev   *app.Dev
+	token string
 }
 
 func newAPI(t *testing.T) *apiClient { return &apiClient{t: t, dev: shared} }
@@ -94,7 +96,11 @@ func (c *apiClient) do(method, path string, body any, out any) int {
 	}
 	req, err := http.NewRequest(method, c.dev.APIURL+path, r)
 	require.NoError(c.t, err)
-	req.Header.Set("Authorization", "Bearer "+c.dev.APIKey)
+	key := c.dev.APIKey
+	if c.token != "" {
+		key = c.token
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(c.t, err)
 	defer resp.Body.Close()
