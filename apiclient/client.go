@@ -1,5 +1,5 @@
 // Package apiclient is a small typed Go client for hookd's HTTP API:
-// endpoints, events, deliveries and dead letters. It imports only the
+// tenants, endpoints, events, deliveries and dead letters. It imports only the
 // standard library, so any Go program can call hookd without pulling in
 // Temporal.
 package apiclient
@@ -39,7 +39,8 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.http = 
 func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua } }
 
 // New returns a Client for the API at baseURL (such as
-// "http://127.0.0.1:8080") that authenticates with apiKey.
+// "http://127.0.0.1:8080") that authenticates with apiKey: the platform's
+// API key, or a tenant token ("htk_...") that sees only its tenant.
 func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -95,22 +96,34 @@ func IsNotFound(err error) bool {
 // call sends one request with an optional JSON body and decodes the JSON
 // answer into a new T, keeping the raw bytes when T embeds Raw.
 func call[T any](ctx context.Context, c *Client, method, path string, query url.Values, in any) (*T, error) {
-	body, err := c.do(ctx, method, path, query, in)
+	out, _, err := callStatus[T](ctx, c, method, path, query, in)
+	return out, err
+}
+
+// callStatus is call that also returns the answer's status.
+func callStatus[T any](ctx context.Context, c *Client, method, path string, query url.Values, in any) (*T, int, error) {
+	status, body, err := c.send(ctx, method, path, query, in)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	out := new(T)
 	if err := json.Unmarshal(body, out); err != nil {
-		return nil, fmt.Errorf("%s %s: decode response: %w", method, path, err)
+		return nil, 0, fmt.Errorf("%s %s: decode response: %w", method, path, err)
 	}
 	if r, ok := any(out).(interface{ setRaw([]byte) }); ok {
 		r.setRaw(body)
 	}
-	return out, nil
+	return out, status, nil
 }
 
 // do sends one request and returns the body of a 2xx answer, or an *Error.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in any) ([]byte, error) {
+	_, body, err := c.send(ctx, method, path, query, in)
+	return body, err
+}
+
+// send is do that also returns the status of a 2xx answer.
+func (c *Client) send(ctx context.Context, method, path string, query url.Values, in any) (int, []byte, error) {
 	target := c.base.String() + path // path segments are escaped by the caller
 	if len(query) > 0 {
 		target += "?" + query.Encode()
@@ -119,13 +132,13 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: encode request: %w", method, path, err)
+			return 0, nil, fmt.Errorf("%s %s: encode request: %w", method, path, err)
 		}
 		reqBody = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, target, reqBody)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, path, err)
+		return 0, nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.apiKey)
 	req.Header.Set("Accept", "application/json")
@@ -135,17 +148,17 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, err // *url.Error already names the method and URL
+		return 0, nil, err // *url.Error already names the method and URL
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: read response: %w", method, path, err)
+		return 0, nil, fmt.Errorf("%s %s: read response: %w", method, path, err)
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return body, nil
+		return resp.StatusCode, body, nil
 	}
-	return nil, errorOf(resp.StatusCode, body)
+	return 0, nil, errorOf(resp.StatusCode, body)
 }
 
 // errorOf reads an API error answer; a body that is not the API's error

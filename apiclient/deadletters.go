@@ -15,6 +15,7 @@ type DeadLetterRef struct {
 	EventID    string    `json:"event_id"`
 	EventType  string    `json:"event_type"`
 	EndpointID string    `json:"endpoint_id"`
+	TenantID   string    `json:"tenant_id,omitempty"`
 	Reason     string    `json:"reason"` // failed or exhausted
 	DeadAt     time.Time `json:"dead_at"`
 }
@@ -42,6 +43,7 @@ type DeadLetterPage struct {
 
 // DeadLetterFilter selects dead letters; zero fields match everything.
 type DeadLetterFilter struct {
+	TenantID   string
 	EndpointID string
 	EventType  string
 	Reasons    []string // failed, exhausted
@@ -51,12 +53,12 @@ type DeadLetterFilter struct {
 
 // IsZero reports whether the filter matches every dead letter.
 func (f DeadLetterFilter) IsZero() bool {
-	return f.EndpointID == "" && f.EventType == "" && len(f.Reasons) == 0 && f.Since.IsZero() && f.Until.IsZero()
+	return f.TenantID == "" && f.EndpointID == "" && f.EventType == "" && len(f.Reasons) == 0 && f.Since.IsZero() && f.Until.IsZero()
 }
 
 // wire is the filter as the API's query and bulk-redrive body name it.
 func (f DeadLetterFilter) wire() filterWire {
-	w := filterWire{EndpointID: f.EndpointID, EventType: f.EventType, Reasons: f.Reasons}
+	w := filterWire{TenantID: f.TenantID, EndpointID: f.EndpointID, EventType: f.EventType, Reasons: f.Reasons}
 	if !f.Since.IsZero() {
 		w.Since = f.Since.UTC().Format(time.RFC3339)
 	}
@@ -67,6 +69,7 @@ func (f DeadLetterFilter) wire() filterWire {
 }
 
 type filterWire struct {
+	TenantID   string   `json:"tenant_id,omitempty"`
 	EndpointID string   `json:"endpoint_id,omitempty"`
 	EventType  string   `json:"event_type,omitempty"`
 	Reasons    []string `json:"reasons,omitempty"`
@@ -76,7 +79,7 @@ type filterWire struct {
 
 func (w filterWire) values(v url.Values) url.Values {
 	for k, s := range map[string]string{
-		"endpoint_id": w.EndpointID, "event_type": w.EventType, "since": w.Since, "until": w.Until,
+		"tenant_id": w.TenantID, "endpoint_id": w.EndpointID, "event_type": w.EventType, "since": w.Since, "until": w.Until,
 		"reason": strings.Join(w.Reasons, ","),
 	} {
 		if s != "" {

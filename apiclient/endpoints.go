@@ -12,6 +12,7 @@ import (
 type Endpoint struct {
 	Raw
 	ID            string            `json:"id"`
+	TenantID      string            `json:"tenant_id,omitempty"`
 	URL           string            `json:"url"`
 	Description   string            `json:"description"`
 	EventTypes    []string          `json:"event_types"`
@@ -34,6 +35,9 @@ type EndpointInput struct {
 	RetrySchedule *[]string          `json:"retry_schedule,omitempty"`
 	Timeout       *string            `json:"timeout,omitempty"`
 	Metadata      *map[string]string `json:"metadata,omitempty"`
+	// TenantID, on create only, names the tenant the endpoint belongs to
+	// (ignored with a tenant token: its own tenant).
+	TenantID *string `json:"tenant_id,omitempty"`
 }
 
 // EndpointPage is one page of endpoints.

@@ -15,6 +15,8 @@ type Event struct {
 	EventID string          `json:"event_id,omitempty"`
 	Type    string          `json:"type"`
 	Payload json.RawMessage `json:"payload"`
+	// TenantID sends the event to that tenant's endpoints only.
+	TenantID string `json:"tenant_id,omitempty"`
 }
 
 // EventResult is the answer to an accepted event: one delivery per
@@ -39,6 +41,7 @@ type Delivery struct {
 	EventID       string     `json:"event_id"`
 	EventType     string     `json:"event_type"`
 	EndpointID    string     `json:"endpoint_id"`
+	TenantID      string     `json:"tenant_id,omitempty"`
 	Status        string     `json:"status"` // pending, delivered, failed or exhausted
 	Attempts      int        `json:"attempts"`
 	LastStatus    int        `json:"last_status,omitempty"`

@@ -13,13 +13,14 @@ import (
 
 // filterFlags select dead letters, for dlq list and bulk redrive.
 type filterFlags struct {
-	endpoint, eventType, since, until string
+	tenant, endpoint, eventType, since, until string
 	reasons                           stringList
 }
 
 // register adds the filter flags; reasonFlag names the reason filter
 // ("reason" on list; on redrive --reason is the operator's reason).
 func (ff *filterFlags) register(cf *clientFlags, reasonFlag string) {
+	cf.tenantFlag(&ff.tenant, "only this tenant's dead letters (required with a tenant token's bulk redrive)")
 	cf.StringVar(&ff.endpoint, "endpoint", "", "only this endpoint ID")
 	cf.StringVar(&ff.eventType, "event-type", "", "only this event type")
 	cf.Var(&ff.reasons, reasonFlag, "only this reason: failed or exhausted (repeatable or comma-separated)")
@@ -28,7 +29,7 @@ func (ff *filterFlags) register(cf *clientFlags, reasonFlag string) {
 }
 
 func (ff *filterFlags) filter(now time.Time) (apiclient.DeadLetterFilter, error) {
-	f := apiclient.DeadLetterFilter{EndpointID: ff.endpoint, EventType: ff.eventType}
+	f := apiclient.DeadLetterFilter{TenantID: ff.tenant, EndpointID: ff.endpoint, EventType: ff.eventType}
 	if len(ff.reasons) > 0 {
 		f.Reasons = listValues(ff.reasons)
 	}
@@ -118,12 +119,18 @@ func printDeadLetter(e *clientEnv, d *apiclient.DeadLetter) {
 }
 
 func dlqSummary(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "[flags]").withJSON()
+	cf := e.newClientFlags(name, "[--tenant T] [flags]").withJSON()
+	var tenant string
+	cf.tenantFlag(&tenant, "only this tenant's dead letters")
 	c, err := cf.parseClient(args)
 	if err != nil {
 		return err
 	}
-	s, err := c.DeadLetterSummary(ctx)
+	summary := c.DeadLetterSummary
+	if tenant != "" {
+		summary = func(ctx context.Context) (*apiclient.DeadLetterSummary, error) { return c.TenantDeadLetterSummary(ctx, tenant) }
+	}
+	s, err := summary(ctx)
 	return answer(e, cf, s, err, printSummary)
 }
 

@@ -13,7 +13,7 @@ import (
 
 // endpointFlags are the fields create and update take.
 type endpointFlags struct {
-	url, description, schedule string
+	url, description, schedule, tenant string
 	eventTypes, metadata       stringList
 	timeout                    time.Duration
 	enabled, allTypes          bool
@@ -26,6 +26,9 @@ func (ef *endpointFlags) register(cf *clientFlags, update bool) {
 	cf.StringVar(&ef.schedule, "retry-schedule", "", "comma-separated waits before each retry, such as 1s,5s,1m")
 	cf.DurationVar(&ef.timeout, "timeout", 0, "HTTP timeout of one attempt, such as 10s")
 	cf.Var(&ef.metadata, "metadata", "key=value metadata (repeatable)")
+	if !update {
+		cf.tenantFlag(&ef.tenant, "the tenant the endpoint belongs to (a tenant token always creates its own)")
+	}
 	if update {
 		cf.BoolVar(&ef.enabled, "enabled", true, "whether deliveries are sent (--enabled=false pauses the endpoint)")
 		cf.BoolVar(&ef.allTypes, "all-event-types", false, "subscribe to every event type")
@@ -57,15 +60,14 @@ func (ef *endpointFlags) input(cf *clientFlags) (apiclient.EndpointInput, error)
 		in.Enabled = &ef.enabled
 	}
 	if len(ef.metadata) > 0 {
-		md := map[string]string{}
-		for _, kv := range ef.metadata {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || k == "" {
-				return in, fmt.Errorf("--metadata %q: want key=value", kv)
-			}
-			md[k] = v
+		md, err := keyValues(ef.metadata)
+		if err != nil {
+			return in, err
 		}
 		in.Metadata = &md
+	}
+	if ef.tenant != "" {
+		in.TenantID = &ef.tenant
 	}
 	return in, nil
 }
@@ -134,7 +136,7 @@ func printEndpoint(e *clientEnv, ep *apiclient.Endpoint) {
 	}
 	sort.Strings(md)
 	fields(e.stdout,
-		"ID", ep.ID, "URL", ep.URL, "Description", ep.Description, "Event types", types,
+		"ID", ep.ID, "Tenant", ep.TenantID, "URL", ep.URL, "Description", ep.Description, "Event types", types,
 		"Enabled", fmt.Sprint(ep.Enabled), "Retry schedule", strings.Join(ep.RetrySchedule, ", "),
 		"Timeout", ep.Timeout, "Metadata", strings.Join(md, ", "),
 		"Created", stamp(ep.CreatedAt), "Updated", stamp(ep.UpdatedAt), "Secret", ep.Secret)
@@ -156,16 +158,24 @@ func (pf *pageFlags) register(cf *clientFlags, what string) {
 }
 
 func endpointsList(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "[--limit N] [--cursor C] [--all] [flags]").withJSON()
+	cf := e.newClientFlags(name, "[--tenant T] [--limit N] [--cursor C] [--all] [flags]").withJSON()
 	var pf pageFlags
 	pf.register(cf, "endpoints")
+	var tenant string
+	cf.tenantFlag(&tenant, "only this tenant's endpoints")
 	c, err := cf.parseClient(args)
 	if err != nil {
 		return err
 	}
 	tw := table(e.stdout, "ID", "URL", "EVENT TYPES", "ENABLED", "CREATED")
 	next, err := eachPage(pf.Page, pf.all, func(p apiclient.Page) (string, error) {
-		res, err := c.ListEndpoints(ctx, p)
+		list := c.ListEndpoints
+		if tenant != "" {
+			list = func(ctx context.Context, p apiclient.Page) (*apiclient.EndpointPage, error) {
+				return c.ListTenantEndpoints(ctx, tenant, p)
+			}
+		}
+		res, err := list(ctx, p)
 		if err != nil {
 			return "", err
 		}

@@ -26,10 +26,11 @@ Usage:
   hookd api        run the stateless HTTP API against a Temporal cluster and PostgreSQL
   hookd serve      run both
   hookd receiver   run the reference receiver (verifies, deduplicates, injects faults)
+  hookd tenants    manage tenants and their tokens through the API
   hookd endpoints  manage endpoints through the API
   hookd send       send an event through the API
   hookd events     list recorded events, show one with its deliveries
-  hookd deliveries show a delivery
+  hookd deliveries list deliveries or show one
   hookd dlq        list, inspect and redrive dead letters
   hookd bench      measure throughput, latency and cost per delivery
   hookd version    print the version
@@ -70,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runReceiver(ctx, cfg, stdout)
 	case "worker", "api", "serve":
 		return runServe(ctx, args[0], args[1:], stdout, stderr)
-	case "endpoints", "send", "events", "deliveries", "dlq":
+	case "endpoints", "send", "events", "deliveries", "dlq", "tenants":
 		return runClient(ctx, args[0], args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "hookd", version)
