@@ -48,8 +48,8 @@ func StartOptions(req Request, reuse enumspb.WorkflowIdReusePolicy) client.Start
 		// existing run: ingest needs to know.
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary:                            req.EventType + " -> " + req.EndpointID,
-		TypedSearchAttributes: temporal.NewSearchAttributes(req.searchAttributes()...),
-		Memo: map[string]any{MemoDigest: EventDigest(req.EventType, req.Body)},
+		TypedSearchAttributes:                    temporal.NewSearchAttributes(req.searchAttributes()...),
+		Memo:                                     map[string]any{MemoDigest: EventDigest(req.EventType, req.Body)},
 	}
 }
 

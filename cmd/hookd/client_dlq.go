@@ -14,7 +14,7 @@ import (
 // filterFlags select dead letters, for dlq list and bulk redrive.
 type filterFlags struct {
 	tenant, endpoint, eventType, since, until string
-	reasons                           stringList
+	reasons                                   stringList
 }
 
 // register adds the filter flags; reasonFlag names the reason filter
@@ -128,7 +128,9 @@ func dlqSummary(ctx context.Context, e *clientEnv, name string, args []string) e
 	}
 	summary := c.DeadLetterSummary
 	if tenant != "" {
-		summary = func(ctx context.Context) (*apiclient.DeadLetterSummary, error) { return c.TenantDeadLetterSummary(ctx, tenant) }
+		summary = func(ctx context.Context) (*apiclient.DeadLetterSummary, error) {
+			return c.TenantDeadLetterSummary(ctx, tenant)
+		}
 	}
 	s, err := summary(ctx)
 	return answer(e, cf, s, err, printSummary)

@@ -14,9 +14,9 @@ import (
 // endpointFlags are the fields create and update take.
 type endpointFlags struct {
 	url, description, schedule, tenant string
-	eventTypes, metadata       stringList
-	timeout                    time.Duration
-	enabled, allTypes          bool
+	eventTypes, metadata               stringList
+	timeout                            time.Duration
+	enabled, allTypes                  bool
 }
 
 func (ef *endpointFlags) register(cf *clientFlags, update bool) {
