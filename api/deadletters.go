@@ -133,19 +133,7 @@ func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	execs, next, err := s.listExecutions(r, q)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	out := struct {
-		Data       []deadLetterRef `json:"data"`
-		NextCursor string          `json:"next_cursor,omitempty"`
-	}{Data: []deadLetterRef{}, NextCursor: next}
-	for _, ex := range execs {
-		out.Data = append(out.Data, refOf(ex))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeExecutions(s, w, r, q, refOf)
 }
 
 // refOf reads a dead letter's list entry from its visibility record.

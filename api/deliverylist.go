@@ -45,17 +45,18 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	execs, next, err := s.listExecutions(r, q)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
+	writeExecutions(s, w, r, q, deliveryRefOf)
+}
+
+// writePage answers one page of a list: each item as show shows it, and
+// the cursor of the next page ("" on the last).
+func writePage[T, U any](w http.ResponseWriter, items []T, next string, show func(T) U) {
 	out := struct {
-		Data       []deliveryRef `json:"data"`
-		NextCursor string        `json:"next_cursor,omitempty"`
-	}{Data: []deliveryRef{}, NextCursor: next}
-	for _, ex := range execs {
-		out.Data = append(out.Data, deliveryRefOf(ex))
+		Data       []U    `json:"data"`
+		NextCursor string `json:"next_cursor,omitempty"`
+	}{Data: make([]U, 0, len(items)), NextCursor: next}
+	for _, it := range items {
+		out.Data = append(out.Data, show(it))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -117,24 +118,27 @@ func (s *Server) endpointClause(r *http.Request, id string) (string, error) {
 	return fmt.Sprintf("%s = '%s'", delivery.AttrEndpointID.GetName(), id), nil
 }
 
-// listExecutions reads one page of the executions matching query, after
-// the request's cursor and up to its limit, and the next page's cursor.
-func (s *Server) listExecutions(r *http.Request, query string) ([]*workflowpb.WorkflowExecutionInfo, string, error) {
+// writeExecutions answers one page of the executions matching query,
+// after the request's cursor and up to its limit, each as show shows it.
+func writeExecutions[U any](s *Server, w http.ResponseWriter, r *http.Request, query string, show func(*workflowpb.WorkflowExecutionInfo) U) {
 	limit, err := parseLimit(r)
 	if err != nil {
-		return nil, "", err
+		s.writeError(w, r, err)
+		return
 	}
 	token, err := base64.RawURLEncoding.DecodeString(r.URL.Query().Get("cursor"))
 	if err != nil {
-		return nil, "", invalid("cursor", "is not a cursor this API returned")
+		s.writeError(w, r, invalid("cursor", "is not a cursor this API returned"))
+		return
 	}
 	resp, err := s.temporal.ListWorkflow(r.Context(), &workflowservice.ListWorkflowExecutionsRequest{
 		Query: query, PageSize: int32(limit), NextPageToken: token,
 	})
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: list workflows: %w", errUnavailable, err)
+		s.writeError(w, r, fmt.Errorf("%w: list workflows: %w", errUnavailable, err))
+		return
 	}
-	return resp.GetExecutions(), base64.RawURLEncoding.EncodeToString(resp.GetNextPageToken()), nil
+	writePage(w, resp.GetExecutions(), base64.RawURLEncoding.EncodeToString(resp.GetNextPageToken()), show)
 }
 
 // deliveryRefOf reads a delivery's list entry from its visibility record.

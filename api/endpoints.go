@@ -243,14 +243,7 @@ func (s *Server) listEndpoints(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := struct {
-		Data       []endpointJSON `json:"data"`
-		NextCursor string         `json:"next_cursor,omitempty"`
-	}{Data: []endpointJSON{}, NextCursor: next}
-	for _, ep := range eps {
-		out.Data = append(out.Data, toJSON(ep))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writePage(w, eps, next, toJSON)
 }
 
 func parseLimit(r *http.Request) (int, error) {

@@ -121,14 +121,7 @@ func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := struct {
-		Data       []tenantJSON `json:"data"`
-		NextCursor string       `json:"next_cursor,omitempty"`
-	}{Data: []tenantJSON{}, NextCursor: next}
-	for _, t := range ts {
-		out.Data = append(out.Data, tenantOut(t))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writePage(w, ts, next, tenantOut)
 }
 
 // deleteTenant deletes the tenant, its endpoints and its tokens. Pending

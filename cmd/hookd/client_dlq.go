@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -76,32 +77,18 @@ func dlqList(ctx context.Context, e *clientEnv, name string, args []string) erro
 	if err != nil {
 		return err
 	}
-	tw, n := table(e.stdout, "DELIVERY", "EVENT TYPE", "ENDPOINT", "REASON", "DEAD AT", "AGE"), 0
-	next, err := eachPage(pf.Page, pf.all, func(p apiclient.Page) (string, error) {
-		res, err := c.ListDeadLetters(ctx, f, p)
-		if err != nil {
-			return "", err
-		}
-		if cf.json {
-			return res.NextCursor, printJSON(e.stdout, res.JSON())
-		}
-		for _, d := range res.Data {
-			row(tw, d.ID, d.EventType, d.EndpointID, d.Reason, stamp(d.DeadAt), ago(e.now(), d.DeadAt))
-		}
-		n += len(res.Data)
-		return res.NextCursor, nil
-	})
-	switch {
-	case err != nil:
-		return err
-	case cf.json:
-	case n == 0:
-		fmt.Fprintln(e.stdout, "No dead letters match.")
-	default:
-		tw.Flush()
-	}
-	e.moreHint(next)
-	return nil
+	return printPages(e, cf, pf, []string{"DELIVERY", "EVENT TYPE", "ENDPOINT", "REASON", "DEAD AT", "AGE"}, "No dead letters match.",
+		func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
+			res, err := c.ListDeadLetters(ctx, f, p)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			var rows [][]any
+			for _, d := range res.Data {
+				rows = append(rows, []any{d.ID, d.EventType, d.EndpointID, d.Reason, stamp(d.DeadAt), ago(e.now(), d.DeadAt)})
+			}
+			return res.JSON(), rows, res.NextCursor, nil
+		})
 }
 
 var dlqShow = showOne("DELIVERY_ID", "dead letter (delivery) ID", (*apiclient.Client).GetDeadLetter, printDeadLetter)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -167,34 +168,24 @@ func endpointsList(ctx context.Context, e *clientEnv, name string, args []string
 	if err != nil {
 		return err
 	}
-	tw := table(e.stdout, "ID", "URL", "EVENT TYPES", "ENABLED", "CREATED")
-	next, err := eachPage(pf.Page, pf.all, func(p apiclient.Page) (string, error) {
-		list := c.ListEndpoints
-		if tenant != "" {
-			list = func(ctx context.Context, p apiclient.Page) (*apiclient.EndpointPage, error) {
-				return c.ListTenantEndpoints(ctx, tenant, p)
+	list := c.ListEndpoints
+	if tenant != "" {
+		list = func(ctx context.Context, p apiclient.Page) (*apiclient.EndpointPage, error) {
+			return c.ListTenantEndpoints(ctx, tenant, p)
+		}
+	}
+	return printPages(e, cf, pf, []string{"ID", "URL", "EVENT TYPES", "ENABLED", "CREATED"}, "No endpoints.",
+		func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
+			res, err := list(ctx, p)
+			if err != nil {
+				return nil, nil, "", err
 			}
-		}
-		res, err := list(ctx, p)
-		if err != nil {
-			return "", err
-		}
-		if cf.json {
-			return res.NextCursor, printJSON(e.stdout, res.JSON())
-		}
-		for _, ep := range res.Data {
-			row(tw, ep.ID, ep.URL, orDash(strings.Join(ep.EventTypes, ",")), ep.Enabled, stamp(ep.CreatedAt))
-		}
-		return res.NextCursor, nil
-	})
-	if err != nil {
-		return err
-	}
-	if !cf.json {
-		tw.Flush()
-	}
-	e.moreHint(next)
-	return nil
+			var rows [][]any
+			for _, ep := range res.Data {
+				rows = append(rows, []any{ep.ID, ep.URL, orDash(strings.Join(ep.EventTypes, ",")), ep.Enabled, stamp(ep.CreatedAt)})
+			}
+			return res.JSON(), rows, res.NextCursor, nil
+		})
 }
 
 func endpointsDelete(ctx context.Context, e *clientEnv, name string, args []string) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -85,24 +86,47 @@ func tenantsList(ctx context.Context, e *clientEnv, name string, args []string) 
 	if err != nil {
 		return err
 	}
-	tw := table(e.stdout, "ID", "NAME", "CREATED")
+	return printPages(e, cf, pf, []string{"ID", "NAME", "CREATED"}, "No tenants.",
+		func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
+			res, err := c.ListTenants(ctx, p)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			var rows [][]any
+			for _, t := range res.Data {
+				rows = append(rows, []any{t.ID, orDash(t.Name), stamp(t.CreatedAt)})
+			}
+			return res.JSON(), rows, res.NextCursor, nil
+		})
+}
+
+// printPages prints the pages fetch returns (every page with --all): the
+// API's JSON with --json, else one table of the rows, or none when there
+// are no rows; then how to get the next page.
+func printPages(e *clientEnv, cf *clientFlags, pf pageFlags, header []string, none string,
+	fetch func(apiclient.Page) (json.RawMessage, [][]any, string, error)) error {
+	tw, n := table(e.stdout, header...), 0
 	next, err := eachPage(pf.Page, pf.all, func(p apiclient.Page) (string, error) {
-		res, err := c.ListTenants(ctx, p)
-		if err != nil {
+		raw, rows, next, err := fetch(p)
+		switch {
+		case err != nil:
 			return "", err
+		case cf.json:
+			return next, printJSON(e.stdout, raw)
 		}
-		if cf.json {
-			return res.NextCursor, printJSON(e.stdout, res.JSON())
+		for _, cells := range rows {
+			row(tw, cells...)
 		}
-		for _, t := range res.Data {
-			row(tw, t.ID, orDash(t.Name), stamp(t.CreatedAt))
-		}
-		return res.NextCursor, nil
+		n += len(rows)
+		return next, nil
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if !cf.json {
+	case cf.json:
+	case n == 0:
+		fmt.Fprintln(e.stdout, none)
+	default:
 		tw.Flush()
 	}
 	e.moreHint(next)
@@ -161,30 +185,16 @@ func deliveriesList(ctx context.Context, e *clientEnv, name string, args []strin
 	if err != nil {
 		return err
 	}
-	tw, n := table(e.stdout, "DELIVERY", "EVENT TYPE", "ENDPOINT", "TENANT", "STATUS", "CREATED"), 0
-	next, err := eachPage(pf.Page, pf.all, func(p apiclient.Page) (string, error) {
-		res, err := c.ListDeliveries(ctx, f, p)
-		if err != nil {
-			return "", err
-		}
-		if cf.json {
-			return res.NextCursor, printJSON(e.stdout, res.JSON())
-		}
-		for _, d := range res.Data {
-			row(tw, d.ID, d.EventType, d.EndpointID, orDash(d.TenantID), d.Status, stamp(d.CreatedAt))
-		}
-		n += len(res.Data)
-		return res.NextCursor, nil
-	})
-	switch {
-	case err != nil:
-		return err
-	case cf.json:
-	case n == 0:
-		fmt.Fprintln(e.stdout, "No deliveries match.")
-	default:
-		tw.Flush()
-	}
-	e.moreHint(next)
-	return nil
+	return printPages(e, cf, pf, []string{"DELIVERY", "EVENT TYPE", "ENDPOINT", "TENANT", "STATUS", "CREATED"}, "No deliveries match.",
+		func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
+			res, err := c.ListDeliveries(ctx, f, p)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			var rows [][]any
+			for _, d := range res.Data {
+				rows = append(rows, []any{d.ID, d.EventType, d.EndpointID, orDash(d.TenantID), d.Status, stamp(d.CreatedAt)})
+			}
+			return res.JSON(), rows, res.NextCursor, nil
+		})
 }
