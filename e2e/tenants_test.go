@@ -219,3 +219,26 @@ func TestTenantFanOut(t *testing.T) {
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints/"+eps["a"].ID, nil, nil))
 	c.requireField("POST", "/v1/events", event(b), "tenant_id")
 }
+
+// A delivery still retrying when its tenant is deleted fails at its next
+// attempt as "endpoint deleted", as after deleting the endpoint itself.
+func TestDeletingATenantFailsItsPendingDeliveries(t *testing.T) {
+	c := newAPI(t)
+	tenant := "gone-" + uniq()
+	c.putTenant(tenant)
+	down := newReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) })
+	var ep tenantEndpoint
+	require.Equal(t, http.StatusCreated, c.do("POST", "/v1/endpoints", map[string]any{
+		"url": down.URL, "tenant_id": tenant, "retry_schedule": []string{"2s", "2s"},
+	}, &ep))
+	acc := c.send(fmt.Sprintf(`{"type":"gone.x","payload":{},"tenant_id":%q}`, tenant))
+	require.Len(t, acc.Deliveries, 1)
+	require.Eventually(t, func() bool { return len(down.Hits()) >= 1 }, 10*time.Second, 50*time.Millisecond)
+
+	require.Equal(t, http.StatusNoContent, c.do("DELETE", "/v1/tenants/"+tenant, nil, nil))
+	d := c.waitDelivery(acc.Deliveries[0].ID, 20*time.Second)
+	require.Equal(t, "failed", d.Status)
+	last := d.Timeline[len(d.Timeline)-1]
+	require.Equal(t, "refused", last.ErrorClass, "the endpoint is gone: %+v", d.Timeline)
+	require.Len(t, down.Hits(), len(d.Timeline)-1, "nothing was sent after the deletion")
+}
