@@ -123,16 +123,17 @@ func (s *Server) RequireAPIKey(next http.Handler) http.Handler {
 	}))
 }
 
-// PlatformOnly guards a handler served beside the API (/metrics): a
-// request without credentials passes, as scrapers send none; a tenant
-// token is refused with 403 and an invalid credential with 401.
+// PlatformOnly guards a handler served beside the API (/metrics), which
+// scrapers call without hookd credentials: a tenant token is refused with
+// 403 (401 when it is not valid); any other request passes as before.
 func (s *Server) PlatformOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") == "" {
+		cred := bearer(r)
+		if !strings.HasPrefix(cred, authz.TokenPrefix) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		scope, err := s.auth.Authenticate(r.Context(), bearer(r))
+		scope, err := s.auth.Authenticate(r.Context(), cred)
 		if err == nil {
 			err = scope.Allow(authz.PlatformOnly)
 		}
