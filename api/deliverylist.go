@@ -89,6 +89,11 @@ func (s *Server) deliveryQuery(r *http.Request) (string, error) {
 		if err := validateEventID(id); err != nil {
 			return "", err
 		}
+		if !scope(r).IsPlatform() {
+			if _, err := s.event(r, id); err != nil {
+				return "", err
+			}
+		}
 		q = append(q, fmt.Sprintf("%s = '%s'", delivery.AttrEventID.GetName(), id))
 	}
 	switch st := v.Get("status"); {
@@ -110,12 +115,21 @@ func (s *Server) endpointClause(r *http.Request, id string) (string, error) {
 	if !safeValue.MatchString(id) {
 		return "", invalid("endpoint_id", "contains characters that are not allowed")
 	}
-	if !scope(r).IsPlatform() {
-		if _, err := s.res.Endpoint(r.Context(), id); err != nil {
-			return "", notFound(err, "endpoint")
-		}
+	if err := s.checkEndpointFilter(r, id); err != nil {
+		return "", err
 	}
 	return fmt.Sprintf("%s = '%s'", delivery.AttrEndpointID.GetName(), id), nil
+}
+
+// checkEndpointFilter refuses, in a tenant scope, an endpoint_id filter
+// naming an endpoint that is not the tenant's: 404, as if it did not
+// exist. The platform may filter by any ID, even a deleted endpoint's.
+func (s *Server) checkEndpointFilter(r *http.Request, id string) error {
+	if scope(r).IsPlatform() {
+		return nil
+	}
+	_, err := s.res.Endpoint(r.Context(), id)
+	return notFound(err, "endpoint")
 }
 
 // writeExecutions answers one page of the executions matching query,
@@ -156,18 +170,24 @@ func deliveryRefOf(ex *workflowpb.WorkflowExecutionInfo) deliveryRef {
 		closed := ex.GetCloseTime().AsTime()
 		ref.ClosedAt = &closed
 	}
+	ref.Status = runStatus(ex)
+	return ref
+}
+
+// runStatus is a delivery run's status as its visibility record or
+// description says it.
+func runStatus(ex *workflowpb.WorkflowExecutionInfo) delivery.Status {
 	switch ex.GetStatus() {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		ref.Status = delivery.StatusPending
+		return delivery.StatusPending
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-		ref.Status = delivery.StatusDelivered
+		return delivery.StatusDelivered
 	case enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:
-		ref.Status = delivery.Status(keyword(attrs, delivery.AttrStatus.GetName()))
-		if ref.Status != delivery.StatusExhausted {
-			ref.Status = delivery.StatusFailed
+		if st := delivery.Status(keyword(ex.GetSearchAttributes().GetIndexedFields(), delivery.AttrStatus.GetName())); st == delivery.StatusExhausted {
+			return st
 		}
+		return delivery.StatusFailed
 	default:
-		ref.Status = operatorStatus(ex.GetStatus())
+		return operatorStatus(ex.GetStatus())
 	}
-	return ref
 }

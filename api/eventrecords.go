@@ -12,10 +12,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 
-	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/store"
 )
 
@@ -23,6 +21,7 @@ import (
 // the payload and the deliveries' status.
 type eventOut struct {
 	EventID    string             `json:"event_id"`
+	TenantID   string             `json:"tenant_id,omitempty"`
 	Type       string             `json:"type"`
 	Payload    json.RawMessage    `json:"payload,omitempty"`
 	AcceptedAt time.Time          `json:"accepted_at"`
@@ -46,7 +45,7 @@ const statusNotStarted = "not_started"
 const describeConcurrency = 8
 
 func eventOf(ev *store.Event) eventOut {
-	out := eventOut{EventID: ev.ID, Type: ev.Type, AcceptedAt: ev.AcceptedAt, Deliveries: make([]eventDeliveryOut, len(ev.Deliveries))}
+	out := eventOut{EventID: ev.ID, TenantID: ev.TenantID, Type: ev.Type, AcceptedAt: ev.AcceptedAt, Deliveries: make([]eventDeliveryOut, len(ev.Deliveries))}
 	if ev.Payload != "" {
 		out.Payload = json.RawMessage(ev.Payload)
 	}
@@ -57,10 +56,7 @@ func eventOf(ev *store.Event) eventOut {
 }
 
 func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
-	ev, err := s.store.GetEvent(r.Context(), chi.URLParam(r, "id"))
-	if errors.Is(err, store.ErrNotFound) {
-		err = &Error{Code: CodeNotFound, Message: "event not found"}
-	}
+	ev, err := s.event(r, chi.URLParam(r, "id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -71,6 +67,18 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// event loads an event record, if the caller's scope may see it.
+func (s *Server) event(r *http.Request, id string) (*store.Event, error) {
+	ev, err := s.store.GetEvent(r.Context(), id)
+	if err == nil {
+		err = scope(r).Check(ev.TenantID)
+	}
+	if err != nil {
+		return nil, notFound(err, "event")
+	}
+	return ev, nil
 }
 
 // deliveryStatuses reads each delivery's status from Temporal.
@@ -100,24 +108,14 @@ func (s *Server) deliveryStatus(ctx context.Context, id string) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("%w: describe delivery: %w", errUnavailable, err)
 	}
-	info := desc.GetWorkflowExecutionInfo()
-	switch info.GetStatus() {
-	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		return string(delivery.StatusPending), nil
-	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-		return string(delivery.StatusDelivered), nil
-	case enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:
-		if st := keyword(info.GetSearchAttributes().GetIndexedFields(), delivery.AttrStatus.GetName()); st != "" {
-			return st, nil
-		}
-		return string(delivery.StatusFailed), nil
-	default: // terminated, cancelled or timed out by an operator
-		return strings.ToLower(strings.TrimPrefix(info.GetStatus().String(), "WORKFLOW_EXECUTION_STATUS_")), nil
-	}
+	return string(runStatus(desc.GetWorkflowExecutionInfo())), nil
 }
 
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 	f, err := eventFilterOf(r.URL.Query())
+	if err == nil {
+		err = s.scopeEventFilter(r, &f)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -135,14 +133,22 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := struct {
-		Data       []eventOut `json:"data"`
-		NextCursor string     `json:"next_cursor,omitempty"`
-	}{Data: []eventOut{}, NextCursor: next}
-	for _, ev := range evs {
-		out.Data = append(out.Data, eventOf(ev))
+	writePage(w, evs, next, eventOf)
+}
+
+// scopeEventFilter confines an event filter to the caller's scope: its
+// tenant_id resolved, and in a tenant scope an endpoint_id that must be
+// the tenant's (else 404).
+func (s *Server) scopeEventFilter(r *http.Request, f *store.EventFilter) error {
+	tf, err := s.tenantFilter(r, r.URL.Query().Get("tenant_id"))
+	if err != nil {
+		return err
 	}
-	writeJSON(w, http.StatusOK, out)
+	f.Tenant = &tf
+	if f.EndpointID != "" {
+		return s.checkEndpointFilter(r, f.EndpointID)
+	}
+	return nil
 }
 
 // eventFilterOf reads and checks the filters of GET /v1/events.

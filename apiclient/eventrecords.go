@@ -40,12 +40,13 @@ type EventFilter struct {
 	// Type is an exact type, a prefix wildcard such as "order.*", or "*".
 	Type       string
 	EndpointID string
+	TenantID   string
 	// Since and Until bound the acceptance time, both inclusive.
 	Since, Until time.Time
 }
 
 func (f EventFilter) values(v url.Values) url.Values {
-	for key, val := range map[string]string{"type": f.Type, "endpoint_id": f.EndpointID} {
+	for key, val := range map[string]string{"type": f.Type, "endpoint_id": f.EndpointID, "tenant_id": f.TenantID} {
 		if val != "" {
 			v.Set(key, val)
 		}

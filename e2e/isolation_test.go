@@ -58,6 +58,12 @@ var isolationCases = map[string][]isoRequest{
 	"GET /v1/deliveries": {
 		{query: "?tenant_id={b}", want: 404, own: 200},
 		{query: "?endpoint_id={b.ok}", want: 404, own: 200},
+		{query: "?event_id={b.event}", want: 404, own: 200},
+	},
+	"GET /v1/events/{id}": {{want: 404, own: 200}},
+	"GET /v1/events": {
+		{query: "?tenant_id={b}", want: 404, own: 200},
+		{query: "?endpoint_id={b.ok}", want: 404, own: 200},
 	},
 	"GET /v1/dead-letters": {
 		{query: "?tenant_id={b}", want: 404, own: 200},
@@ -160,7 +166,7 @@ func (tn *isoTenant) startJob(t *testing.T, c *apiClient) {
 func (f *isoFixture) fill(v any) any {
 	switch v := v.(type) {
 	case string:
-		return strings.NewReplacer("{a}", f.a.id, "{b}", f.b.id, "{b.ok}", f.b.ok.ID, "{b.dead}", f.b.dead.ID).Replace(v)
+		return strings.NewReplacer("{a}", f.a.id, "{b}", f.b.id, "{b.ok}", f.b.ok.ID, "{b.dead}", f.b.dead.ID, "{b.event}", f.b.eventID).Replace(v)
 	case map[string]any:
 		out := map[string]any{}
 		for k, x := range v {
@@ -182,7 +188,6 @@ func (f *isoFixture) path(t *testing.T, pattern string) string {
 		"/v1/dead-letters/{id}":          f.b.deadLetter,
 		"/v1/dead-letters/redrive/{job}": f.b.job,
 		"/v1/events/{id}":                f.b.eventID,
-		"/v1/events/{event_id}":          f.b.eventID,
 	}
 	segs := strings.Split(pattern, "/")
 	for i, seg := range segs {
@@ -348,7 +353,7 @@ func requireOwnListsOnly(t *testing.T, asA *apiClient, a *isoTenant) {
 	for _, ep := range eps.Data {
 		require.Equal(t, a.id, ep.TenantID)
 	}
-	for _, path := range []string{"/v1/deliveries?limit=500", "/v1/dead-letters?limit=500"} {
+	for _, path := range []string{"/v1/deliveries?limit=500", "/v1/dead-letters?limit=500", "/v1/events?limit=500"} {
 		var page struct {
 			Data []struct {
 				TenantID   string `json:"tenant_id"`

@@ -40,7 +40,7 @@ func (r *records) subscribe(ids ...string) {
 	}
 }
 
-func (r *records) MatchingEndpoints(context.Context, string) ([]*store.Endpoint, error) {
+func (r *records) MatchingEndpoints(context.Context, string, string) ([]*store.Endpoint, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]*store.Endpoint(nil), r.endpoints...), nil
@@ -136,6 +136,8 @@ func TestConflictStartsNothing(t *testing.T) {
 	require.ErrorIs(t, err, ingest.ErrConflict)
 	_, err = p.Publish(t.Context(), ingest.Event{ID: "evt_1", Type: "order.paid", Body: `{"v":"A"}`})
 	require.ErrorIs(t, err, ingest.ErrConflict, "another type is another event")
+	_, err = p.Publish(t.Context(), ingest.Event{ID: "evt_1", Type: "order.created", Body: `{"v":"A"}`, TenantID: "acme"})
+	require.ErrorIs(t, err, ingest.ErrConflict, "another tenant is another event")
 	require.Equal(t, calls, tc.calls, "a conflict starts nothing, not even for the new endpoint")
 	require.Equal(t, []string{delivery.ID("evt_1", "ep_1")}, tc.startedIDs())
 }

@@ -38,6 +38,9 @@ type EventFilter struct {
 	EndpointID string
 	// Since and Until bound AcceptedAt, both inclusive; zero is unbounded.
 	Since, Until time.Time
+	// Tenant, when set, keeps the events it selects by their tenant; nil
+	// keeps every tenant's.
+	Tenant *TenantFilter
 }
 
 // TypePrefix says how Type filters: every type (all), the types starting

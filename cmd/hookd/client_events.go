@@ -9,11 +9,12 @@ import (
 )
 
 func eventsList(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "[--type T] [--endpoint ID] [--since T] [--until T] [--limit N] [--all] [flags]").withJSON()
+	cf := e.newClientFlags(name, "[--type T] [--endpoint ID] [--tenant T] [--since T] [--until T] [--limit N] [--all] [flags]").withJSON()
 	var f apiclient.EventFilter
 	var since, until string
 	cf.StringVar(&f.Type, "type", "", `only this event type, or a prefix wildcard such as "order.*"`)
 	cf.StringVar(&f.EndpointID, "endpoint", "", "only events that fanned out to this endpoint ID")
+	cf.tenantFlag(&f.TenantID, "only this tenant's events")
 	cf.StringVar(&since, "since", "", "accepted since: an RFC 3339 time or a duration ago such as 1h or 2d")
 	cf.StringVar(&until, "until", "", "accepted until: an RFC 3339 time or a duration ago")
 	var pf pageFlags

@@ -69,6 +69,7 @@ func TestTenantFlag(t *testing.T) {
 	f.on("POST /v1/events", 202, `{"event_id":"e","deliveries":[]}`)
 	f.on("GET /v1/dead-letters", 200, `{"data":[]}`)
 	f.on("GET /v1/dead-letters/summary", 200, `{"total":0,"groups":[]}`)
+	f.on("GET /v1/events", 200, `{"data":[]}`)
 	f.on("GET /v1/deliveries", 200, `{"data":[{"id":"dlv_1","event_type":"a.b","endpoint_id":"ep_1","tenant_id":"acme","status":"delivered","created_at":"2026-11-30T10:00:00Z"}]}`)
 	for _, args := range [][]string{
 		{"endpoints", "create", "--url", "https://example.com", "--tenant", "acme"},
@@ -77,16 +78,18 @@ func TestTenantFlag(t *testing.T) {
 		{"dlq", "list", "--tenant", "acme"},
 		{"dlq", "summary", "--tenant", "acme"},
 		{"deliveries", "list", "--tenant", "acme", "--status", "delivered"},
+		{"events", "list", "--tenant", "acme"},
 	} {
 		_, _, err := cli(args...)
 		require.NoError(t, err, args)
 	}
 	reqs := f.requests()
-	require.Len(t, reqs, 6)
+	require.Len(t, reqs, 7)
 	require.JSONEq(t, `{"url":"https://example.com","tenant_id":"acme"}`, reqs[0].Body)
 	require.Equal(t, "tenant_id=acme", reqs[1].Query)
 	require.JSONEq(t, `{"type":"a.b","payload":{},"tenant_id":"acme"}`, reqs[2].Body)
 	require.Equal(t, "tenant_id=acme", reqs[3].Query)
 	require.Equal(t, "tenant_id=acme", reqs[4].Query)
 	require.Equal(t, "status=delivered&tenant_id=acme", reqs[5].Query)
+	require.Equal(t, "tenant_id=acme", reqs[6].Query)
 }

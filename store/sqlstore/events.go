@@ -205,6 +205,15 @@ func (s *Store) listEvents(ctx context.Context, f store.EventFilter, p store.Pag
 	if !f.Until.IsZero() {
 		where = append(where, "accepted_at <= "+a.add(f.Until.UnixNano()))
 	}
+	if f.Tenant != nil {
+		switch {
+		case f.Tenant.All:
+		case f.Tenant.ID == "":
+			where = append(where, "tenant_id IS NULL")
+		default:
+			where = append(where, "tenant_id = "+a.add(f.Tenant.ID))
+		}
+	}
 	if f.EndpointID != "" {
 		where = append(where, "EXISTS (SELECT 1 FROM hookd_event_deliveries d WHERE d.event_id = e.event_id AND d.endpoint_id = "+a.add(f.EndpointID)+")")
 	}

@@ -15,10 +15,11 @@ import (
 	"github.com/hookd/hookd/store/secretbox"
 )
 
-// An endpoint stored before tenants existed keeps working after the
-// migration: it has no tenant, lists and matches as the platform's own,
-// and deleting a tenant leaves it alone.
-func TestMigrationKeepsEndpointsWithoutTenant(t *testing.T) {
+// A database from before the event records and tenants (schema version 3)
+// gains both on open, and an endpoint stored then keeps working: it has no
+// tenant, lists and matches as the platform's own, and deleting a tenant
+// leaves it alone.
+func TestMigrationFromBeforeEventsAndTenants(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "hookd.db")
 		db, err := sql.Open("sqlite", path+"?_pragma=foreign_keys(1)&_txlock=immediate")
@@ -33,17 +34,19 @@ func TestMigrationKeepsEndpointsWithoutTenant(t *testing.T) {
 	})
 }
 
-// tenantsVersion is the schema version that added tenants.
-const tenantsVersion = 5
+// eventsVersion is the schema version that added the event records;
+// tenants came after it.
+const eventsVersion = 4
 
 func checkTenantMigration(t *testing.T, db *sql.DB, d Dialect) {
 	ctx := context.Background()
 	key, err := secretbox.GenerateKey()
 	require.NoError(t, err)
 
-	// The schema as the release before tenants left it, with an endpoint.
+	// The schema as the release before event records left it, with an
+	// endpoint.
 	all := migrations
-	migrations = all[:tenantsVersion-1]
+	migrations = all[:eventsVersion-1]
 	old := &Store{read: db, write: db, dialect: d}
 	err = old.migrate(ctx)
 	migrations = all
@@ -79,4 +82,10 @@ func checkTenantMigration(t *testing.T, db *sql.DB, d Dialect) {
 	require.ErrorIs(t, err, store.ErrNotFound, "the cascade works on a migrated table")
 	_, err = s.GetEndpoint(ctx, "ep_old")
 	require.NoError(t, err)
+
+	ev := &store.Event{ID: "evt_1", Type: "a.b", Digest: "d", Payload: "{}", AcceptedAt: now,
+		Deliveries: []store.EventDelivery{{ID: "dlv_1", EndpointID: "ep_old"}}}
+	_, claimed, err := s.ClaimEvent(ctx, ev)
+	require.NoError(t, err)
+	require.True(t, claimed, "the event records work on a migrated database")
 }

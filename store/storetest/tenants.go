@@ -28,6 +28,7 @@ var tenantCases = []struct {
 	{"DeleteTenantCascades", testDeleteTenantCascades},
 	{"TenantTokens", testTenantTokens},
 	{"RevokeTenantTokens", testRevokeTenantTokens},
+	{"EventsByTenant", testEventsByTenant},
 }
 
 func newTenant(id string, created time.Duration) *store.Tenant {
@@ -348,3 +349,32 @@ func testRevokeTenantTokens(t *testing.T, s store.Store) {
 	_, err = s.RevokeTenantTokens(ctx, "nobody", t0)
 	require.ErrorIs(t, err, store.ErrNotFound)
 }
+
+func testEventsByTenant(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for i, tenant := range []string{"a", "b", "", "a"} {
+		ev := newEvent(fmt.Sprintf("evt_%d", i), "order.created", "A", time.Duration(i)*time.Second, "ep_x")
+		ev.TenantID = tenant
+		claim(t, s, ev)
+	}
+	for name, c := range map[string]struct {
+		f    *store.TenantFilter
+		want []string
+	}{
+		"unset":     {nil, []string{"evt_3", "evt_2", "evt_1", "evt_0"}},
+		"all":       {&store.AllTenants, []string{"evt_3", "evt_2", "evt_1", "evt_0"}},
+		"tenant a":  {ptr(store.OfTenant("a")), []string{"evt_3", "evt_0"}},
+		"no tenant": {ptr(store.OfTenant("")), []string{"evt_2"}},
+		"unknown":   {ptr(store.OfTenant("c")), nil},
+	} {
+		evs, _, err := s.ListEvents(ctx, store.EventFilter{Tenant: c.f}, store.Page{})
+		require.NoError(t, err, name)
+		var got []string
+		for _, ev := range evs {
+			got = append(got, ev.ID)
+		}
+		require.Equal(t, c.want, got, name)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
