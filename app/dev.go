@@ -239,15 +239,11 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-<<<<<<< HEAD
-	return withCodecServer(d.obs.withMetrics(h), codecServerOptions{
+	d.API = h
+	return withCodecServer(d.obs.withMetrics(h, h), codecServerOptions{
 		payload: cfg.Payload, namespace: cfg.Namespace, requireKey: h.RequireAPIKey,
 		trustedOrigins: loopbackUIOrigins(cfg.UIAddr, strings.TrimPrefix(d.APIURL, "http://")),
 	})
-=======
-	d.API = h
-	return d.obs.withMetrics(h, h), nil
->>>>>>> 371f402 (authz: Scope (platform or one tenant) in the request context, tenant tokens, scoped lookups; api: every /v1 route declared with its access in one table, tenants and tokens routes, tenant_id on endpoints, events and dead-letter filters, GET /v1/deliveries, /metrics platform-only)
 }
 
 // Wait blocks until ctx is done or the API server fails.
