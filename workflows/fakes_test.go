@@ -35,9 +35,16 @@ type fakeActivities struct {
 	// retention picks the DeadLetterParams.Retention DeadLetter starts
 	// with; nil leaves the workflow's default.
 	retention func(delivery.DeadLetter) time.Duration
+	// closed says whether gate check n (1-based, counted per delivery
+	// across attempts and admission checks) finds the endpoint closed:
+	// the attempt is deferred by deferFor. nil: always open.
+	closed   func(req delivery.Request, n int) bool
+	deferFor time.Duration
 
 	mu          sync.Mutex
 	calls       []call
+	checks      map[string]int // gate checks per delivery ID
+	inputs      []int          // encoded size of each Retry and Admit input
 	deadLetters []delivery.DeadLetter
 	redrives    []delivery.Request
 }
@@ -47,6 +54,7 @@ type call struct {
 	activity string
 	number   int
 	at       time.Time
+	deferred bool // no request was sent
 }
 
 // registry is where fakes register: a test environment or a worker.
@@ -71,9 +79,29 @@ func outcomes(o ...delivery.Outcome) func(delivery.Request, int) delivery.Outcom
 	}
 }
 
+// gate counts a gate check of req and reports whether it is deferred,
+// and until when.
+func (f *fakeActivities) gate(req delivery.Request) (time.Time, bool) {
+	f.mu.Lock()
+	if f.checks == nil {
+		f.checks = map[string]int{}
+	}
+	f.checks[req.DeliveryID]++
+	n := f.checks[req.DeliveryID]
+	f.mu.Unlock()
+	if f.closed == nil || !f.closed(req, n) {
+		return time.Time{}, false
+	}
+	return f.now().Add(f.deferFor), true
+}
+
 // attempt makes attempt n the way activities.attempt reports it.
 func (f *fakeActivities) attempt(name string, req delivery.Request, n int) delivery.Attempt {
 	start := f.now()
+	if until, deferred := f.gate(req); deferred {
+		record(&f.mu, &f.calls, call{activity: name, at: start, deferred: true})
+		return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: until, DelayReason: "endpoint disabled"}
+	}
 	record(&f.mu, &f.calls, call{activity: name, number: n, at: start})
 
 	at := delivery.Attempt{Number: n, Start: start, Outcome: f.outcome(req, n)}
@@ -116,6 +144,9 @@ func (f *fakeActivities) Retry(ctx context.Context, in delivery.RetryInput) (del
 	}
 	n := len(in.Prior) + int(activity.GetInfo(ctx).Attempt)
 	at := f.attempt(delivery.ActivityRetry, in.Request, n)
+	if at.Outcome == delivery.OutcomeDeferred {
+		return delivery.Result{Status: delivery.StatusPending, Attempts: timeline, WaitUntil: at.NextAttempt, WaitReason: at.DelayReason}, nil
+	}
 	timeline = append(timeline, at)
 	switch {
 	case at.Outcome == delivery.OutcomeSuccess:

@@ -160,3 +160,30 @@ func saveHistory(ctx context.Context, t *testing.T, c client.Client, id, runID, 
 	require.NoError(t, os.WriteFile(filepath.Join("testdata", name), append(data, '\n'), 0o644))
 	t.Logf("saved %s: %d events", name, len(hist.Events))
 }
+
+// TestGenerateDeferredHistories records the paths of a delivery that waits
+// out its endpoint: deferred attempts, and a run that continues as new.
+func TestGenerateDeferredHistories(t *testing.T) {
+	if !*update {
+		t.Skip("run with -update to regenerate testdata/*.json")
+	}
+	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	c := ts.GetDefaultClient()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, err := c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+		Namespace: ts.GetDefaultNamespace(), SearchAttributes: delivery.SearchAttributes(),
+	})
+	require.NoError(t, err)
+	fakes := &fakeActivities{now: time.Now, outcome: outcomes(success), temporal: c, deferFor: time.Second,
+		closed: func(_ delivery.Request, n int) bool { return n <= 3 }}
+	ts.NewWorker(delivery.TaskQueue, func(r worker.Registry) {
+		workflows.Register(r)
+		fakes.register(r)
+	})
+
+	// Deferred by the first attempt and two wake-ups, then delivered.
+	run := startDelivery(ctx, t, c, newRequest("deferred", []time.Duration{time.Second}))
+	requireDelivered(ctx, t, run, 1)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryDeferredV0)
+}

@@ -34,11 +34,14 @@ const (
 	histDeliveryRedriven  = "delivery-redriven-success.json" // the redriven run, delivered
 	histDeliveryFailed    = "delivery-failed.json"           // 404 on attempt 2, dead-lettered
 	histDeadLetterExpired = "deadletter-expired.json"        // retention ran out
+	// Recorded before the bounded-wait change: each wake-up of a deferred
+	// delivery re-ran the Retry activity.
+	histDeliveryDeferredV0 = "delivery-deferred-v0.json" // deferred 3 times, delivered
 )
 
 var histories = []string{
 	histDeliverySuccess, histDeliveryRetry, histDeliveryExhausted, histDeadLetterRedrive,
-	histDeliveryRedriven, histDeliveryFailed, histDeadLetterExpired,
+	histDeliveryRedriven, histDeliveryFailed, histDeadLetterExpired, histDeliveryDeferredV0,
 }
 
 // replay replays a recorded history against the workflows register registers.
