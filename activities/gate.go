@@ -38,7 +38,7 @@ type gate struct {
 // the delivery's budget.
 func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.Endpoint, now time.Time) gate {
 	if !ep.Enabled && req.Redrive == nil {
-		return gate{wait: now.Add(a.disabledPoll), reason: "endpoint disabled"}
+		return a.disabled(now)
 	}
 	b, err := a.endpoints.Circuit(ctx, ep.ID)
 	if err != nil {
@@ -59,12 +59,47 @@ func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.
 		return gate{allowed: true}
 	}
 	if !adm.Allowed {
-		// Spread the queued deliveries over a fifth of the cooldown, so a
-		// recovering endpoint is not hit by all of them at once.
-		spread := time.Duration(rand.Int64N(int64(max(adm.Wait.Sub(now)/5, time.Second))))
-		return gate{wait: adm.Wait.Add(spread), reason: "circuit open"}
+		return circuitOpen(adm.Wait, now)
 	}
 	return gate{allowed: true, probe: adm.Probe}
+}
+
+func (a *Activities) disabled(now time.Time) gate {
+	return gate{wait: now.Add(a.disabledPoll), reason: "endpoint disabled"}
+}
+
+// circuitOpen defers an attempt until wait, spreading the queued
+// deliveries over a fifth of the cooldown so a recovering endpoint is not
+// hit by all of them at once.
+func circuitOpen(wait, now time.Time) gate {
+	spread := time.Duration(rand.Int64N(int64(max(wait.Sub(now)/5, time.Second))))
+	return gate{wait: wait.Add(spread), reason: "circuit open"}
+}
+
+// Admit answers a deferred delivery's wake-up: whether its endpoint takes
+// attempts again. It only looks (it takes no probe and sends nothing;
+// Retry does both when it attempts), and its input carries no body, so a
+// delivery can wait for days without its history growing by the body on
+// every wake-up. Anything it cannot tell lets the delivery attempt.
+func (a *Activities) Admit(ctx context.Context, in delivery.AdmitInput) (delivery.Admission, error) {
+	now := a.now()
+	ep, err := a.endpoints.GetEndpoint(ctx, in.EndpointID)
+	if err != nil {
+		return delivery.Admission{}, nil // Retry reports a deleted endpoint or a store outage
+	}
+	g := gate{allowed: true}
+	if !ep.Enabled && !in.Redrive {
+		g = a.disabled(now)
+	} else if b, err := a.endpoints.Circuit(ctx, ep.ID); err == nil {
+		if _, adm := b.Admit(a.circuit, now, 0); !adm.Allowed {
+			g = circuitOpen(adm.Wait, now)
+		}
+	}
+	if g.allowed {
+		return delivery.Admission{}, nil
+	}
+	a.log.Debug("delivery waits", "delivery_id", in.DeliveryID, "endpoint_id", in.EndpointID, "reason", g.reason, "until", g.wait)
+	return delivery.Admission{WaitUntil: g.wait, WaitReason: g.reason}, nil
 }
 
 // probeSlack is added to the request timeout for a probe's lease.

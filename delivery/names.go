@@ -1,6 +1,8 @@
 package delivery
 
 import (
+	"time"
+
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -16,6 +18,7 @@ const (
 	ActivityRetry        = "Retry"
 	ActivityDeadLetter   = "DeadLetter"
 	ActivityRedrive      = "StartRedrive"
+	ActivityAdmit        = "Admit"
 
 	// SignalRedrive asks a dead letter to redrive its delivery. Its optional
 	// argument is a RedriveSignal; the temporal CLI may send none.
@@ -89,4 +92,22 @@ func DeadLetterSearchAttributes(dl DeadLetter) temporal.SearchAttributes {
 		AttrDeliveryID.ValueSet(dl.Request.DeliveryID),
 		AttrReason.ValueSet(string(dl.Reason)),
 	)...)
+}
+
+// AdmitInput is the Admit activity's input: what a deferred delivery asks
+// on each wake-up, whether its endpoint takes attempts again. It carries
+// no body, so waiting adds little to the workflow's history.
+type AdmitInput struct {
+	DeliveryID string `json:"delivery_id"`
+	EndpointID string `json:"endpoint_id"`
+	// Redrive is set for an operator's redrive, which a disabled endpoint
+	// does not hold back.
+	Redrive bool `json:"redrive,omitempty"`
+}
+
+// Admission is the Admit activity's answer: a zero WaitUntil lets the
+// delivery attempt now; otherwise it waits until then, for WaitReason.
+type Admission struct {
+	WaitUntil  time.Time `json:"wait_until,omitzero"`
+	WaitReason string    `json:"wait_reason,omitempty"`
 }

@@ -64,6 +64,7 @@ func Register(r sdkworker.ActivityRegistry, acts *activities.Activities) {
 		delivery.ActivityRetry:        acts.Retry,
 		delivery.ActivityDeadLetter:   acts.DeadLetter,
 		delivery.ActivityRedrive:      acts.StartRedrive,
+		delivery.ActivityAdmit:        acts.Admit,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -32,7 +32,7 @@ func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, erro
 		w.req.Timeout = delivery.DefaultTimeout
 	}
 	if len(req.Resume) > 0 {
-		return w.retry(ctx, 0) // continued as new: the first attempt is long done
+		return w.retry(ctx, 0, false) // continued as new: the first attempt is long done
 	}
 
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
@@ -49,9 +49,8 @@ func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, erro
 		}
 	}
 	if first.Outcome == delivery.OutcomeDeferred {
-		w.state.WaitUntil, w.state.WaitReason = first.NextAttempt, first.DelayReason
-		w.setStatus(ctx, "waiting", first.DelayReason)
-		return w.retry(ctx, first.NextAttempt.Sub(workflow.Now(ctx)))
+		w.waitFor(ctx, first.NextAttempt, first.DelayReason)
+		return w.retry(ctx, first.NextAttempt.Sub(workflow.Now(ctx)), true)
 	}
 	w.state.Attempts = append(w.state.Attempts, first)
 	switch {
@@ -64,7 +63,7 @@ func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, erro
 		return w.fail(ctx, delivery.StatusExhausted)
 	}
 	w.setStatus(ctx, "retrying", "after attempt 1: "+first.ErrorClass)
-	return w.retry(ctx, first.NextDelay)
+	return w.retry(ctx, first.NextDelay, false)
 }
 
 // run is one delivery run's state.
@@ -74,25 +73,46 @@ type run struct {
 	status string // the HookdStatus search attribute, once set
 }
 
-// maxHistory bounds a run's history: a delivery that waits a long time
-// (an endpoint disabled for days) continues as new before Temporal's limit.
+// maxHistory bounds a run's history in runs that predate
+// changeBoundedWait, which continue as new only past it.
 const maxHistory = 5000
+
+// changeBoundedWait versions how a waiting delivery keeps its history
+// bounded: each wake-up of a deferred delivery asks the Admit activity,
+// whose input carries no body, before it schedules Retry; and the run
+// continues as new when Temporal suggests it (history size or length).
+// Runs started before it re-ran Retry, body and all, on every wake-up.
+const changeBoundedWait = "bounded-wait"
+
+// boundedWait reports whether the run follows changeBoundedWait. It is
+// asked only off the happy path (a deferral, a suggestion to continue as
+// new), so a delivery that never waits records no version marker.
+func (w *run) boundedWait(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeBoundedWait, workflow.DefaultVersion, 1) >= 1
+}
 
 // retry waits, then makes the remaining attempts in a regular activity that
 // Temporal retries on the schedule. An attempt the endpoint's switch or
 // circuit defers completes the activity without counting; the run waits as
-// told and asks again.
-func (w *run) retry(ctx workflow.Context, wait time.Duration) (delivery.Result, error) {
+// told, asks Admit until the endpoint takes attempts again, and retries.
+func (w *run) retry(ctx workflow.Context, wait time.Duration, deferred bool) (delivery.Result, error) {
 	for {
 		if wait > 0 {
 			if err := workflow.Sleep(ctx, wait); err != nil {
 				return w.state, err
 			}
 		}
-		if workflow.GetInfo(ctx).GetCurrentHistoryLength() > maxHistory {
+		if w.continueAsNew(ctx) {
 			next := w.req
 			next.Resume = w.state.Attempts
 			return w.state, workflow.NewContinueAsNewError(ctx, delivery.WorkflowDelivery, next)
+		}
+		if deferred && w.boundedWait(ctx) {
+			if adm, ok := w.admit(ctx); ok && !adm.WaitUntil.IsZero() {
+				w.waitFor(ctx, adm.WaitUntil, adm.WaitReason)
+				wait = adm.WaitUntil.Sub(workflow.Now(ctx))
+				continue
+			}
 		}
 		remaining := w.req.Attempts() - len(w.state.Attempts)
 		if remaining <= 0 {
@@ -129,10 +149,41 @@ func (w *run) retry(ctx workflow.Context, wait time.Duration) (delivery.Result, 
 			w.setStatus(ctx, string(delivery.StatusDelivered), "")
 			return w.state, nil
 		}
-		w.state.WaitUntil, w.state.WaitReason = res.WaitUntil, res.WaitReason
-		w.setStatus(ctx, "waiting", res.WaitReason)
-		wait = res.WaitUntil.Sub(workflow.Now(ctx))
+		w.waitFor(ctx, res.WaitUntil, res.WaitReason)
+		wait, deferred = res.WaitUntil.Sub(workflow.Now(ctx)), true
 	}
+}
+
+// continueAsNew reports whether the run should continue as new before it
+// waits any longer.
+func (w *run) continueAsNew(ctx workflow.Context) bool {
+	info := workflow.GetInfo(ctx)
+	if info.GetCurrentHistoryLength() > maxHistory {
+		return true
+	}
+	return info.GetContinueAsNewSuggested() && w.boundedWait(ctx)
+}
+
+// admit asks whether the endpoint of a deferred delivery takes attempts
+// again. ok is false if the question could not be answered; Retry, which
+// gates every attempt itself, then finds out.
+func (w *run) admit(ctx workflow.Context) (adm delivery.Admission, ok bool) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
+	})
+	in := delivery.AdmitInput{DeliveryID: w.req.DeliveryID, EndpointID: w.req.EndpointID, Redrive: w.req.Redrive != nil}
+	if err := workflow.ExecuteActivity(actx, delivery.ActivityAdmit, in).Get(ctx, &adm); err != nil {
+		workflow.GetLogger(ctx).Warn("admission check failed; attempting", "error", err)
+		return delivery.Admission{}, false
+	}
+	return adm, true
+}
+
+// waitFor records that the delivery waits until the given time.
+func (w *run) waitFor(ctx workflow.Context, until time.Time, reason string) {
+	w.state.WaitUntil, w.state.WaitReason = until, reason
+	w.setStatus(ctx, "waiting", reason)
 }
 
 func firstOr(s []time.Duration) time.Duration {

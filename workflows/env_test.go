@@ -6,8 +6,10 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/workflows"
@@ -41,6 +43,13 @@ func newTestEnv(t *testing.T) *testEnv {
 	}).Return(nil).Maybe()
 	t.Cleanup(func() { env.AssertExpectations(t) })
 	return te
+}
+
+// meter installs a history meter on the environment (before it runs).
+func (e *testEnv) meter() *historyMeter {
+	m := &historyMeter{suggest: func() { e.SetContinueAsNewSuggested(true) }}
+	e.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{m}})
+	return m
 }
 
 // signalAt sends a signal once d of workflow time has passed; at d = 0 it

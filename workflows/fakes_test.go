@@ -44,7 +44,6 @@ type fakeActivities struct {
 	mu          sync.Mutex
 	calls       []call
 	checks      map[string]int // gate checks per delivery ID
-	inputs      []int          // encoded size of each Retry and Admit input
 	deadLetters []delivery.DeadLetter
 	redrives    []delivery.Request
 }
@@ -67,6 +66,7 @@ func (f *fakeActivities) register(r registry) {
 	r.RegisterActivityWithOptions(f.Retry, activity.RegisterOptions{Name: delivery.ActivityRetry})
 	r.RegisterActivityWithOptions(f.DeadLetter, activity.RegisterOptions{Name: delivery.ActivityDeadLetter})
 	r.RegisterActivityWithOptions(f.StartRedrive, activity.RegisterOptions{Name: delivery.ActivityRedrive})
+	r.RegisterActivityWithOptions(f.Admit, activity.RegisterOptions{Name: delivery.ActivityAdmit})
 }
 
 // outcomes scripts attempts 1..len(o); later attempts are retryable.
@@ -161,6 +161,17 @@ func (f *fakeActivities) Retry(ctx context.Context, in delivery.RetryInput) (del
 		NextRetryDelay: at.NextDelay,
 		Details:        []any{timeline},
 	})
+}
+
+// Admit mimics activities.Admit: one gate check, nothing sent.
+func (f *fakeActivities) Admit(_ context.Context, in delivery.AdmitInput) (delivery.Admission, error) {
+	start := f.now()
+	until, deferred := f.gate(delivery.Request{DeliveryID: in.DeliveryID, EndpointID: in.EndpointID})
+	record(&f.mu, &f.calls, call{activity: delivery.ActivityAdmit, at: start, deferred: deferred})
+	if !deferred {
+		return delivery.Admission{}, nil
+	}
+	return delivery.Admission{WaitUntil: until, WaitReason: "endpoint disabled"}, nil
 }
 
 // DeadLetter records the entry and, against a real server, signals-with-
