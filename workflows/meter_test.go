@@ -16,20 +16,18 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Temporal's defaults for suggesting continue-as-new
-// (limit.historyCount.suggestContinueAsNew, limit.historySize.
-// suggestContinueAsNew) and for terminating a run (limit.historySize.error).
+// Temporal's defaults for suggesting continue-as-new:
+// limit.historyCount.suggestContinueAsNew and
+// limit.historySize.suggestContinueAsNew. (It terminates a run at 50 MiB.)
 const (
 	suggestEvents = 4 * 1024
 	suggestBytes  = 4 << 20
-	limitBytes    = 50 << 20
 )
 
 // eventEnvelope is what the meter charges each history event on top of
-// the payloads it carries: ids, timestamps, task queue, retry policy. A
-// real wake-up of a parked delivery costs little (see
-// e2e TestParkedDeliveryHistoryStaysSmall: under 150 bytes an event);
-// this is generous.
+// the payloads it carries (ids, timestamps, task queue, retry policy):
+// generous, since a real parked delivery's events cost under 150 bytes
+// each beyond their payloads (e2e TestParkedDeliveryHistoryStaysSmall).
 const eventEnvelope = 512
 
 // historyMeter estimates the history a test workflow run records, as the
