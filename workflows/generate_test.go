@@ -20,6 +20,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/server/common/dynamicconfig"
+	temporalserver "go.temporal.io/server/temporal"
 	"go.temporal.io/server/temporaltest"
 
 	"github.com/hookd/hookd/delivery"
@@ -162,12 +164,18 @@ func saveHistory(ctx context.Context, t *testing.T, c client.Client, id, runID, 
 }
 
 // TestGenerateDeferredHistories records the paths of a delivery that waits
-// out its endpoint: deferred attempts, and a run that continues as new.
+// out its endpoint: deferred wake-ups, and runs that continue as new. Its
+// server suggests continuing as new past 60 events, so a few wake-ups
+// reach the suggestion. (testdata/delivery-deferred-v0.json was recorded
+// the same way before the bounded-wait change, and must keep replaying.)
 func TestGenerateDeferredHistories(t *testing.T) {
 	if !*update {
 		t.Skip("run with -update to regenerate testdata/*.json")
 	}
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	dyn := dynamicconfig.NewMemoryClient()
+	dyn.OverrideSetting(dynamicconfig.HistoryCountSuggestContinueAsNew, 60)
+	dyn.OverrideSetting(dynamicconfig.ForceSearchAttributesCacheRefreshOnRead, true) // as temporaltest sets it
+	ts := temporaltest.NewServer(temporaltest.WithT(t), temporaltest.WithBaseServerOptions(temporalserver.WithDynamicConfigClient(dyn)))
 	c := ts.GetDefaultClient()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -176,7 +184,12 @@ func TestGenerateDeferredHistories(t *testing.T) {
 	})
 	require.NoError(t, err)
 	fakes := &fakeActivities{now: time.Now, outcome: outcomes(success), temporal: c, deferFor: time.Second,
-		closed: func(_ delivery.Request, n int) bool { return n <= 3 }}
+		closed: func(req delivery.Request, n int) bool {
+			if req.DeliveryID == newRequest("continued", nil).DeliveryID {
+				return n <= 10
+			}
+			return n <= 3
+		}}
 	ts.NewWorker(delivery.TaskQueue, func(r worker.Registry) {
 		workflows.Register(r)
 		fakes.register(r)
@@ -185,5 +198,11 @@ func TestGenerateDeferredHistories(t *testing.T) {
 	// Deferred by the first attempt and two wake-ups, then delivered.
 	run := startDelivery(ctx, t, c, newRequest("deferred", []time.Duration{time.Second}))
 	requireDelivered(ctx, t, run, 1)
-	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryDeferredV0)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryDeferred)
+
+	// Deferred long enough to continue as new, then delivered.
+	run = startDelivery(ctx, t, c, newRequest("continued", []time.Duration{time.Second}))
+	requireDelivered(ctx, t, c.GetWorkflow(ctx, run.GetID(), ""), 1)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryContinued)
+	saveHistory(ctx, t, c, run.GetID(), "", histDeliveryContinuedLast)
 }

@@ -37,11 +37,17 @@ const (
 	// Recorded before the bounded-wait change: each wake-up of a deferred
 	// delivery re-ran the Retry activity.
 	histDeliveryDeferredV0 = "delivery-deferred-v0.json" // deferred 3 times, delivered
+	// Recorded after it: wake-ups ask Admit; runs continue as new when
+	// the server suggests it.
+	histDeliveryDeferred      = "delivery-deferred.json"       // deferred 3 times, delivered
+	histDeliveryContinued     = "delivery-continued.json"      // deferred until it continued as new
+	histDeliveryContinuedLast = "delivery-continued-last.json" // the last run of it, delivered
 )
 
 var histories = []string{
 	histDeliverySuccess, histDeliveryRetry, histDeliveryExhausted, histDeadLetterRedrive,
 	histDeliveryRedriven, histDeliveryFailed, histDeadLetterExpired, histDeliveryDeferredV0,
+	histDeliveryDeferred, histDeliveryContinued, histDeliveryContinuedLast,
 }
 
 // replay replays a recorded history against the workflows register registers.
