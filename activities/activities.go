@@ -12,7 +12,7 @@ import (
 
 	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
-	"github.com/hookd/hookd/ingest"
+	"github.com/hookd/hookd/opevents"
 	"github.com/hookd/hookd/store"
 )
 
@@ -39,7 +39,14 @@ type Activities struct {
 	disabledPoll        time.Duration
 	circuit             circuit.Policy
 	observe             func(endpointID string, at delivery.Attempt)
-	publisher           *ingest.Publisher
+	events              Events
+}
+
+// Events takes hookd's operational events (opevents.Publisher). Publish
+// must not block: attempts call it, and the first attempt holds its
+// workflow task.
+type Events interface {
+	Publish(eventType string, h opevents.Health)
 }
 
 // Config holds what New needs. Endpoints, HTTP and Temporal are required.
@@ -67,9 +74,9 @@ type Config struct {
 	// it is made: the hook for metrics and health figures. It must not
 	// block.
 	Observe func(endpointID string, at delivery.Attempt)
-	// Publisher publishes hookd's operational events (endpoint unhealthy,
+	// Events takes hookd's operational events (endpoint unhealthy,
 	// recovered); nil disables them.
-	Publisher *ingest.Publisher
+	Events Events
 }
 
 // New returns the activities.
@@ -90,7 +97,7 @@ func New(cfg Config) *Activities {
 		deadLetterRetention: cmp.Or(cfg.DeadLetterRetention, DefaultDeadLetterRetention),
 		dedupWindow:         cfg.DedupWindow,
 		disabledPoll:        cmp.Or(cfg.DisabledPoll, DefaultDisabledPoll),
-		publisher:           cfg.Publisher,
+		events:              cfg.Events,
 		observe:             cfg.Observe,
 		circuit:             cmp.Or(cfg.Circuit, circuit.DefaultPolicy),
 	}

@@ -2,21 +2,13 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"time"
 
 	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
-	"github.com/hookd/hookd/ingest"
+	"github.com/hookd/hookd/opevents"
 	"github.com/hookd/hookd/store"
-)
-
-// Operational event types hookd publishes about endpoints.
-const (
-	EventEndpointUnhealthy = "hookd.endpoint.unhealthy"
-	EventEndpointRecovered = "hookd.endpoint.recovered"
 )
 
 // DefaultDisabledPoll is how often a delivery to a disabled endpoint checks
@@ -131,29 +123,23 @@ func (a *Activities) record(ctx context.Context, endpointID string, g gate, at d
 	case circuit.Opened, circuit.Reopened:
 		a.log.Warn("circuit opened", "endpoint_id", endpointID, "failures", after.Failures, "cooldown", after.Cooldown, "reopened", change == circuit.Reopened)
 		if change == circuit.Opened {
-			a.alert(ctx, EventEndpointUnhealthy, endpointID, after)
+			a.alert(opevents.EndpointUnhealthy, endpointID, after)
 		}
 	case circuit.Recovered:
 		a.log.Info("circuit closed", "endpoint_id", endpointID)
-		a.alert(ctx, EventEndpointRecovered, endpointID, after)
+		a.alert(opevents.EndpointRecovered, endpointID, after)
 	}
 }
 
-// alert publishes an operational event about an endpoint, delivered like
-// any other event to the endpoints subscribed to its type. Its ID is
-// derived from the transition, so a retried activity does not repeat it.
-func (a *Activities) alert(ctx context.Context, eventType, endpointID string, b circuit.Breaker) {
-	if a.publisher == nil {
+// alert hands an operational event about an endpoint's circuit to the
+// publisher, which delivers it in the background like any other event to
+// the endpoints subscribed to its type.
+func (a *Activities) alert(eventType, endpointID string, b circuit.Breaker) {
+	if a.events == nil {
 		return
 	}
-	body, _ := json.Marshal(map[string]any{
-		"endpoint_id": endpointID,
-		"circuit":     b.State,
-		"failures":    b.Failures,
-		"open_until":  b.OpenUntil,
+	a.events.Publish(eventType, opevents.Health{
+		EndpointID: endpointID, Reason: opevents.ReasonCircuit, At: a.now(),
+		Circuit: &opevents.Circuit{State: string(b.State), Failures: b.Failures, OpenUntil: b.OpenUntil},
 	})
-	ev := ingest.Event{ID: fmt.Sprintf("%s:%s:%d", eventType, endpointID, a.now().Unix()), Type: eventType, Body: string(body)}
-	if _, err := a.publisher.Publish(ctx, ev); err != nil {
-		a.log.Warn("publish endpoint alert", "endpoint_id", endpointID, "event_type", eventType, "error", err)
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hookd/hookd/api"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/metrics"
+	"github.com/hookd/hookd/opevents"
 	"github.com/hookd/hookd/stats"
 	"github.com/hookd/hookd/store/sqlstore"
 )
@@ -37,6 +38,7 @@ type observability struct {
 	log     *slog.Logger
 	metrics *metrics.Metrics
 	stats   *stats.Aggregator
+	events  *opevents.Publisher
 	stop    context.CancelFunc
 	done    chan struct{}
 }
@@ -52,9 +54,15 @@ func newObservability(cfg observabilityConfig, logger *slog.Logger) *observabili
 }
 
 // start starts the attempt-figure flusher (which raises the success-rate
-// alert through pub) and the periodic gauges read from vis and the store.
-func (o *observability) start(st *sqlstore.Store, vis metrics.Visibility, pub stats.Publisher) error {
-	agg, err := stats.New(stats.Config{Store: st, Publisher: pub, Logger: o.log, FlushEvery: o.cfg.FlushEvery})
+// alert through events) and the periodic gauges read from vis and the
+// store. Close stops events too.
+func (o *observability) start(st *sqlstore.Store, vis metrics.Visibility, events *opevents.Publisher) error {
+	o.events = events
+	cfg := stats.Config{Store: st, Logger: o.log, FlushEvery: o.cfg.FlushEvery}
+	if events != nil {
+		cfg.Events = events
+	}
+	agg, err := stats.New(cfg)
 	if err != nil {
 		return fmt.Errorf("start stats: %w", err)
 	}
@@ -105,14 +113,17 @@ func (o *observability) withMetrics(next http.Handler, apiServer *api.Server) ht
 	return mux
 }
 
-// Close stops the gauges and flushes the last attempt figures; call it
-// after the worker stopped and before the store closes. A nil
-// observability closes as a no-op.
+// Close stops the gauges, flushes the last attempt figures and publishes
+// the last operational events; call it after the worker stopped and
+// before the store and client close. A nil observability closes as a
+// no-op.
 func (o *observability) Close(ctx context.Context) error {
 	if o == nil || o.stats == nil {
 		return nil
 	}
 	o.stop()
 	<-o.done
-	return o.stats.Close(ctx)
+	err := o.stats.Close(ctx)
+	o.events.Close(ctx)
+	return err
 }

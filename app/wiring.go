@@ -7,6 +7,7 @@ import (
 
 	"github.com/hookd/hookd/activities"
 	"github.com/hookd/hookd/ingest"
+	"github.com/hookd/hookd/opevents"
 	"github.com/hookd/hookd/store/sqlstore"
 )
 
@@ -14,24 +15,26 @@ import (
 // hookd worker/api/serve alike: the publisher of operational events and
 // the observability (figures flusher, success-rate alerts, gauges).
 type parts struct {
-	store     *sqlstore.Store
-	client    client.Client
-	obs       *observability
-	publisher *ingest.Publisher
-	log       *slog.Logger
+	store  *sqlstore.Store
+	client client.Client
+	obs    *observability
+	events *opevents.Publisher
+	log    *slog.Logger
 }
 
-// startParts starts the observability on the store and client.
+// startParts starts the publisher of operational events and the
+// observability on the store and client; the observability's Close stops
+// both.
 func startParts(st *sqlstore.Store, c client.Client, obs *observability, log *slog.Logger) (parts, error) {
 	p := parts{store: st, client: c, obs: obs, log: log,
-		publisher: &ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log}}
-	return p, obs.start(st, c, p.publisher)
+		events: opevents.NewPublisher(&ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log}, log)}
+	return p, obs.start(st, c, p.events)
 }
 
 // activities completes cfg with the store, the client and the hooks, and
 // returns the activities.
 func (p parts) activities(cfg activities.Config) *activities.Activities {
 	cfg.Endpoints, cfg.Temporal, cfg.Logger = p.store, p.client, p.log
-	cfg.Publisher, cfg.Observe = p.publisher, p.obs.Observe
+	cfg.Events, cfg.Observe = p.events, p.obs.Observe
 	return activities.New(cfg)
 }

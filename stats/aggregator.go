@@ -10,16 +10,17 @@ import (
 	"time"
 
 	"github.com/hookd/hookd/delivery"
-	"github.com/hookd/hookd/ingest"
+	"github.com/hookd/hookd/opevents"
 	"github.com/hookd/hookd/store"
 )
 
 // Store is what the aggregator uses of the endpoint store.
 type Store = store.Stats
 
-// Publisher publishes operational events (ingest.Publisher).
-type Publisher interface {
-	Publish(ctx context.Context, ev ingest.Event) (ingest.Result, error)
+// Events takes the success-rate alerts (opevents.Publisher), without
+// blocking.
+type Events interface {
+	Publish(eventType string, h opevents.Health)
 }
 
 // Defaults of Config.
@@ -34,9 +35,9 @@ const (
 // Config configures an Aggregator. Store is required.
 type Config struct {
 	Store Store
-	// Publisher publishes the success-rate alerts; nil only logs them.
-	Publisher Publisher
-	Logger    *slog.Logger
+	// Events publishes the success-rate alerts; nil only logs them.
+	Events Events
+	Logger *slog.Logger
 	// FlushEvery is how often observations are written; zero means
 	// DefaultFlushEvery.
 	FlushEvery time.Duration
@@ -59,7 +60,6 @@ type Aggregator struct {
 	cells map[cellKey]*cell
 
 	flushMu   sync.Mutex // serialises flushes; guards what follows
-	pending   []ingest.Event
 	lastPrune time.Time
 
 	stop chan struct{}
@@ -196,7 +196,6 @@ func (a *Aggregator) Flush(ctx context.Context) error {
 		endpoints = append(endpoints, d.EndpointID)
 	}
 	a.evaluate(ctx, slices.Compact(endpoints), now)
-	a.publishPending(ctx)
 	return nil
 }
 

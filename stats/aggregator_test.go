@@ -42,9 +42,9 @@ func (s *recordingStore) SetAlert(context.Context, string, string, bool, time.Ti
 
 var t0 = time.Date(2026, 3, 4, 5, 6, 0, 0, time.UTC)
 
-func newTestAggregator(t *testing.T, s Store, p Publisher) *Aggregator {
+func newTestAggregator(t *testing.T, s Store, p Events) *Aggregator {
 	t.Helper()
-	a, err := New(Config{Store: s, Publisher: p, FlushEvery: time.Hour, Now: func() time.Time { return t0.Add(30 * time.Second) }})
+	a, err := New(Config{Store: s, Events: p, FlushEvery: time.Hour, Now: func() time.Time { return t0.Add(30 * time.Second) }})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = a.Close(context.Background()) })
 	return a

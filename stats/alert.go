@@ -2,21 +2,13 @@ package stats
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"time"
 
-	"github.com/hookd/hookd/activities"
-	"github.com/hookd/hookd/ingest"
+	"github.com/hookd/hookd/opevents"
 )
 
-// AlertSuccessRate is the kind of the success-rate alert in the store and
-// the reason in its events.
-const AlertSuccessRate = "success_rate"
-
-// maxPending bounds the alert events kept for a retry when publishing
-// fails.
-const maxPending = 100
+// AlertSuccessRate is the kind of the success-rate alert in the store.
+const AlertSuccessRate = opevents.ReasonSuccessRate
 
 // evaluate raises or clears the success-rate alert of each endpoint from
 // its figures over the last hour. The store's conditional update decides
@@ -42,56 +34,17 @@ func (a *Aggregator) evaluate(ctx context.Context, endpoints []string, now time.
 		if !changed {
 			continue
 		}
-		eventType := activities.EventEndpointRecovered
+		eventType := opevents.EndpointRecovered
 		if unhealthy {
-			eventType = activities.EventEndpointUnhealthy
+			eventType = opevents.EndpointUnhealthy
 			a.log.Warn("endpoint success rate low", "endpoint_id", id, "success_rate", w.SuccessRate, "attempts", w.Attempts, "window", "1h")
 		} else {
 			a.log.Info("endpoint success rate recovered", "endpoint_id", id, "success_rate", w.SuccessRate, "attempts", w.Attempts, "window", "1h")
 		}
-		a.queue(alertEvent(eventType, id, w, a.cfg.AlertBelow, now))
-	}
-}
-
-// alertEvent is the operational event of an alert change. Its ID is
-// derived from the change, so publishing it again deduplicates.
-func alertEvent(eventType, endpointID string, w Window, threshold float64, at time.Time) ingest.Event {
-	body, _ := json.Marshal(map[string]any{
-		"endpoint_id":  endpointID,
-		"reason":       AlertSuccessRate,
-		"success_rate": w.SuccessRate,
-		"attempts":     w.Attempts,
-		"successes":    w.Successes,
-		"window":       "1h",
-		"threshold":    threshold,
-	})
-	return ingest.Event{
-		ID:   fmt.Sprintf("%s:%s:%s:%d", eventType, AlertSuccessRate, endpointID, at.Unix()),
-		Type: eventType,
-		Body: string(body),
-	}
-}
-
-func (a *Aggregator) queue(ev ingest.Event) {
-	if a.cfg.Publisher == nil {
-		return
-	}
-	if len(a.pending) >= maxPending {
-		a.log.Warn("dropping endpoint alert event", "event_type", a.pending[0].Type)
-		a.pending = a.pending[1:]
-	}
-	a.pending = append(a.pending, ev)
-}
-
-// publishPending publishes the queued alert events, keeping those that
-// fail for the next flush.
-func (a *Aggregator) publishPending(ctx context.Context) {
-	kept := a.pending[:0]
-	for _, ev := range a.pending {
-		if _, err := a.cfg.Publisher.Publish(ctx, ev); err != nil {
-			a.log.Warn("publish endpoint alert", "event_type", ev.Type, "error", err)
-			kept = append(kept, ev)
+		if a.cfg.Events != nil {
+			a.cfg.Events.Publish(eventType, opevents.Health{EndpointID: id, Reason: opevents.ReasonSuccessRate, At: now, SuccessRate: &opevents.SuccessRate{
+				Rate: w.SuccessRate, Attempts: w.Attempts, Successes: w.Successes, Window: "1h", Threshold: a.cfg.AlertBelow,
+			}})
 		}
 	}
-	a.pending = kept
 }

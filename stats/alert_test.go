@@ -2,8 +2,6 @@ package stats
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -12,35 +10,34 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/hookd/hookd/activities"
-	"github.com/hookd/hookd/ingest"
+	"github.com/hookd/hookd/opevents"
 	"github.com/hookd/hookd/store/sqlite"
 	"github.com/hookd/hookd/store/storetest"
 )
 
-// recordingPublisher records the events published and can fail them.
-type recordingPublisher struct {
+// recordingEvents records the health events handed over.
+type recordingEvents struct {
 	mu     sync.Mutex
-	events []ingest.Event
-	fail   error
+	events []published
 }
 
-func (p *recordingPublisher) Publish(_ context.Context, ev ingest.Event) (ingest.Result, error) {
+type published struct {
+	eventType string
+	health    opevents.Health
+}
+
+func (p *recordingEvents) Publish(eventType string, h opevents.Health) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.fail != nil {
-		return ingest.Result{}, p.fail
-	}
-	p.events = append(p.events, ev)
-	return ingest.Result{EventID: ev.ID}, nil
+	p.events = append(p.events, published{eventType, h})
 }
 
-func (p *recordingPublisher) types() []string {
+func (p *recordingEvents) types() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []string
 	for _, ev := range p.events {
-		out = append(out, ev.Type)
+		out = append(out, ev.eventType)
 	}
 	return out
 }
@@ -53,7 +50,7 @@ func TestAlertOnceAcrossWorkers(t *testing.T) {
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hookd.db"), storetest.Key(t))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
-	pub := &recordingPublisher{}
+	pub := &recordingEvents{}
 	w1, w2 := newTestAggregator(t, db, pub), newTestAggregator(t, db, pub)
 	flushBoth := func() {
 		var wg sync.WaitGroup
@@ -78,13 +75,16 @@ func TestAlertOnceAcrossWorkers(t *testing.T) {
 	w1.Observe("ep_a", attempt(t0, false, 20*time.Millisecond))
 	flushBoth()
 	flushBoth()
-	require.Equal(t, []string{activities.EventEndpointUnhealthy}, pub.types())
-	require.Equal(t, "hookd.endpoint.unhealthy:success_rate:ep_a:1772600790", pub.events[0].ID)
-	var body map[string]any
-	require.NoError(t, json.Unmarshal([]byte(pub.events[0].Body), &body))
-	require.Equal(t, "success_rate", body["reason"])
-	require.Equal(t, "ep_a", body["endpoint_id"])
-	require.Less(t, body["success_rate"], 0.5) // which worker evaluated first decides the figure
+	require.Equal(t, []string{opevents.EndpointUnhealthy}, pub.types())
+	h := pub.events[0].health
+	require.Equal(t, opevents.ReasonSuccessRate, h.Reason)
+	require.Equal(t, "ep_a", h.EndpointID)
+	require.Equal(t, t0.Add(30*time.Second), h.At)
+	require.NotNil(t, h.SuccessRate)
+	require.Less(t, h.SuccessRate.Rate, 0.5) // which worker evaluated first decides the figure
+	require.Equal(t, 0.5, h.SuccessRate.Threshold)
+	require.Equal(t, "1h", h.SuccessRate.Window)
+	require.Nil(t, h.Circuit)
 
 	// Back to 50%: recovered, announced once.
 	for range 6 {
@@ -92,32 +92,11 @@ func TestAlertOnceAcrossWorkers(t *testing.T) {
 	}
 	flushBoth()
 	flushBoth()
-	require.Equal(t, []string{activities.EventEndpointUnhealthy, activities.EventEndpointRecovered}, pub.types())
+	require.Equal(t, []string{opevents.EndpointUnhealthy, opevents.EndpointRecovered}, pub.types())
 
 	f, err := w1.Figures(ctx, "ep_a")
 	require.NoError(t, err)
 	require.Equal(t, int64(20), f.LastDay.Attempts)
 	require.Equal(t, 0.5, f.LastHour.SuccessRate)
 	require.Equal(t, 24*time.Millisecond, f.LastHour.P50) // (16ms, 32ms], midpoint
-}
-
-// TestAlertPublishRetried keeps an event that failed to publish and
-// publishes it, with the same ID, on the next flush.
-func TestAlertPublishRetried(t *testing.T) {
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hookd.db"), storetest.Key(t))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	pub := &recordingPublisher{fail: errors.New("temporal unavailable")}
-	a := newTestAggregator(t, db, pub)
-	for range 10 {
-		a.Observe("ep_a", attempt(t0, false, time.Millisecond))
-	}
-	require.NoError(t, a.Flush(ctx))
-	require.Empty(t, pub.types())
-	pub.fail = nil
-	require.NoError(t, a.Flush(ctx))
-	require.Equal(t, []string{activities.EventEndpointUnhealthy}, pub.types())
-	require.NoError(t, a.Flush(ctx))
-	require.Len(t, pub.types(), 1)
 }
