@@ -79,12 +79,10 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
 	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		if secs > int64(delivery.MaxRetryAfter/time.Second) {
-			return delivery.MaxRetryAfter, true
+	if strings.Trim(v, "0123456789") == "" { // delay-seconds = 1*DIGIT
+		secs, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || secs > int64(delivery.MaxRetryAfter/time.Second) {
+			return delivery.MaxRetryAfter, true // too many digits is a huge delay, not an invalid one
 		}
 		// Zero would mean "use the retry policy" to Temporal: wait the
 		// shortest delay hookd ever waits instead.

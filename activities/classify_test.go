@@ -165,6 +165,9 @@ func TestParseRetryAfter(t *testing.T) {
 		{"86400", 24 * time.Hour, true},
 		{"86401", delivery.MaxRetryAfter, true},
 		{"999999999999", delivery.MaxRetryAfter, true},
+		{"99999999999999999999", delivery.MaxRetryAfter, true}, // beyond int64: still a (huge) delay
+		{"+5", 0, false},                                       // delay-seconds is 1*DIGIT
+		{"5 5", 0, false},
 		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
 		{now.Add(48 * time.Hour).Format(http.TimeFormat), delivery.MaxRetryAfter, true},
 		{now.Add(time.Hour).Format(time.RFC850), time.Hour, true},

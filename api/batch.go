@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"sync"
 
@@ -74,15 +73,9 @@ func (s *Server) ingestOne(r *http.Request, b *ingest.Batch, raw json.RawMessage
 	if err == nil {
 		out, err = s.ingest(r.Context(), b, ev)
 	}
-	var apiErr *Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return batchResult{Status: http.StatusAccepted, Result: &out}
-	case errors.As(err, &apiErr):
-		return batchResult{Status: statusOf[apiErr.Code], Error: apiErr}
-	default:
-		s.log.Error("batch event failed", "error", err)
-		e := &Error{Code: CodeUnavailable, Message: "temporarily unavailable; retry this event"}
-		return batchResult{Status: statusOf[e.Code], Error: e}
 	}
+	e := s.apiError(r, err)
+	return batchResult{Status: statusOf[e.Code], Error: e}
 }

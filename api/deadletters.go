@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,6 +56,9 @@ type deadLetterFilter struct {
 	Reasons    []string `json:"reasons"`
 	Since      string   `json:"since"`
 	Until      string   `json:"until"`
+	// reasonsField names Reasons in errors: "reasons" in a request body,
+	// "reason" in a query string.
+	reasonsField string
 }
 
 // query turns the filter into a Temporal visibility query over waiting
@@ -94,31 +98,46 @@ func (s *Server) deadLetterQuery(r *http.Request, f deadLetterFilter) (string, e
 		var in []string
 		for _, reason := range f.Reasons {
 			if reason != string(delivery.StatusFailed) && reason != string(delivery.StatusExhausted) {
-				return "", invalid("reason", "must be failed or exhausted")
+				return "", invalid(cmp.Or(f.reasonsField, "reasons"), "must be failed or exhausted")
 			}
 			in = append(in, "'"+reason+"'")
 		}
 		q = append(q, fmt.Sprintf("%s IN (%s)", delivery.AttrReason.GetName(), strings.Join(in, ", ")))
 	}
-	for field, v := range map[string]string{"since": f.Since, "until": f.Until} {
-		if v == "" {
-			continue
-		}
-		t, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			return "", invalid(field, "must be an RFC 3339 time such as 2026-11-30T12:00:00Z")
-		}
-		op := ">="
-		if field == "until" {
-			op = "<="
-		}
-		q = append(q, fmt.Sprintf("StartTime %s '%s'", op, t.UTC().Format(time.RFC3339Nano)))
+	since, err := parseTime("since", f.Since)
+	if err != nil {
+		return "", err
+	}
+	until, err := parseTime("until", f.Until)
+	if err != nil {
+		return "", err
+	}
+	if !since.IsZero() && !until.IsZero() && since.After(until) {
+		return "", invalid("since", "must not be after until")
+	}
+	if !since.IsZero() {
+		q = append(q, fmt.Sprintf("StartTime >= '%s'", since.UTC().Format(time.RFC3339Nano)))
+	}
+	if !until.IsZero() {
+		q = append(q, fmt.Sprintf("StartTime <= '%s'", until.UTC().Format(time.RFC3339Nano)))
 	}
 	return strings.Join(q, " AND "), nil
 }
 
+// parseTime reads an optional RFC 3339 time; "" is the zero time.
+func parseTime(field, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, invalid(field, "must be an RFC 3339 time such as 2026-11-30T12:00:00Z")
+	}
+	return t, nil
+}
+
 func filterFromQuery(v url.Values) deadLetterFilter {
-	f := deadLetterFilter{TenantID: v.Get("tenant_id"), EndpointID: v.Get("endpoint_id"), EventType: v.Get("event_type"), Since: v.Get("since"), Until: v.Get("until")}
+	f := deadLetterFilter{TenantID: v.Get("tenant_id"), EndpointID: v.Get("endpoint_id"), EventType: v.Get("event_type"), Since: v.Get("since"), Until: v.Get("until"), reasonsField: "reason"}
 	for _, r := range v["reason"] {
 		if r != "" {
 			f.Reasons = append(f.Reasons, strings.Split(r, ",")...)

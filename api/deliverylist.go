@@ -1,13 +1,14 @@
 package api
 
 import (
-	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
@@ -140,19 +141,23 @@ func writeExecutions[U any](s *Server, w http.ResponseWriter, r *http.Request, q
 		s.writeError(w, r, err)
 		return
 	}
-	token, err := base64.RawURLEncoding.DecodeString(r.URL.Query().Get("cursor"))
+	token, err := decodeCursor("cursor", r.URL.Query().Get("cursor"))
 	if err != nil {
-		s.writeError(w, r, invalid("cursor", "is not a cursor this API returned"))
+		s.writeError(w, r, err)
 		return
 	}
 	resp, err := s.temporal.ListWorkflow(r.Context(), &workflowservice.ListWorkflowExecutionsRequest{
 		Query: query, PageSize: int32(limit), NextPageToken: token,
 	})
+	if badArg := (*serviceerror.InvalidArgument)(nil); token != nil && errors.As(err, &badArg) {
+		s.writeError(w, r, invalid("cursor", "is not a cursor this API returned"))
+		return
+	}
 	if err != nil {
 		s.writeError(w, r, fmt.Errorf("%w: list workflows: %w", errUnavailable, err))
 		return
 	}
-	writePage(w, resp.GetExecutions(), base64.RawURLEncoding.EncodeToString(resp.GetNextPageToken()), show)
+	writePage(w, resp.GetExecutions(), encodeCursor(resp.GetNextPageToken()), show)
 }
 
 // deliveryRefOf reads a delivery's list entry from its visibility record.

@@ -111,8 +111,8 @@ func (s *Server) apply(p endpointPatch, ep *store.Endpoint) error {
 		ep.Timeout = d
 	}
 	if p.Metadata != nil {
-		if len(*p.Metadata) > 50 {
-			return invalid("metadata", "must have at most 50 keys")
+		if err := validateMetadata(*p.Metadata); err != nil {
+			return err
 		}
 		ep.Metadata = *p.Metadata
 	}

@@ -10,25 +10,27 @@ import (
 
 // Error codes, each answered with one HTTP status.
 const (
-	CodeInvalid      = "invalid"
-	CodeUnauthorized = "unauthorized"
-	CodeForbidden    = "forbidden"
-	CodeNotFound     = "not_found"
-	CodeConflict     = "conflict"
-	CodeTooLarge     = "too_large"
-	CodeUnavailable  = "unavailable"
-	CodeInternal     = "internal"
+	CodeInvalid          = "invalid"
+	CodeUnauthorized     = "unauthorized"
+	CodeForbidden        = "forbidden"
+	CodeNotFound         = "not_found"
+	CodeMethodNotAllowed = "method_not_allowed"
+	CodeConflict         = "conflict"
+	CodeTooLarge         = "too_large"
+	CodeUnavailable      = "unavailable"
+	CodeInternal         = "internal"
 )
 
 var statusOf = map[string]int{
-	CodeInvalid:      http.StatusBadRequest,
-	CodeUnauthorized: http.StatusUnauthorized,
-	CodeForbidden:    http.StatusForbidden,
-	CodeNotFound:     http.StatusNotFound,
-	CodeConflict:     http.StatusConflict,
-	CodeTooLarge:     http.StatusRequestEntityTooLarge,
-	CodeUnavailable:  http.StatusServiceUnavailable,
-	CodeInternal:     http.StatusInternalServerError,
+	CodeInvalid:          http.StatusBadRequest,
+	CodeUnauthorized:     http.StatusUnauthorized,
+	CodeForbidden:        http.StatusForbidden,
+	CodeNotFound:         http.StatusNotFound,
+	CodeMethodNotAllowed: http.StatusMethodNotAllowed,
+	CodeConflict:         http.StatusConflict,
+	CodeTooLarge:         http.StatusRequestEntityTooLarge,
+	CodeUnavailable:      http.StatusServiceUnavailable,
+	CodeInternal:         http.StatusInternalServerError,
 }
 
 // Error is an API error: a code, the request field at fault (if any) and a
@@ -51,18 +53,26 @@ func invalid(field, format string, args ...any) *Error {
 	return &Error{Code: CodeInvalid, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
-// writeError answers with err as JSON. Errors that are not *Error are
-// logged and answered as an opaque 500 (or 503 when marked unavailable).
+// writeError answers with err as JSON.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var e *Error
-	if !errors.As(err, &e) {
-		s.log.Error("request failed", "method", r.Method, "route", routePattern(r), "error", err)
-		e = &Error{Code: CodeInternal, Message: "internal error"}
-		if errors.Is(err, errUnavailable) {
-			e = &Error{Code: CodeUnavailable, Message: "temporarily unavailable; retry"}
-		}
-	}
+	e := s.apiError(r, err)
 	writeJSON(w, statusOf[e.Code], map[string]*Error{"error": e})
+}
+
+// apiError is the API error err is answered with. Errors that are not
+// *Error are logged and become an opaque 500 (or 503 when marked
+// unavailable). A batch maps each event's error with it too, so an event
+// fails with the same status in a batch as alone.
+func (s *Server) apiError(r *http.Request, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	s.log.Error("request failed", "method", r.Method, "route", routePattern(r), "error", err)
+	if errors.Is(err, errUnavailable) {
+		return &Error{Code: CodeUnavailable, Message: "temporarily unavailable; retry"}
+	}
+	return &Error{Code: CodeInternal, Message: "internal error"}
 }
 
 // errUnavailable marks failures worth retrying (Temporal unreachable).

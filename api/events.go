@@ -51,7 +51,7 @@ func (s *Server) validateEvent(in eventIn, idempotencyKey string) (ingest.Event,
 	if in.Type == nil || *in.Type == "" {
 		return ingest.Event{}, invalid("type", "is required")
 	}
-	if err := validateEventType("type", *in.Type); err != nil {
+	if err := validatePostedType(*in.Type); err != nil {
 		return ingest.Event{}, err
 	}
 	if len(in.Payload) == 0 || bytes.Equal(in.Payload, []byte("null")) {
@@ -80,8 +80,11 @@ func (s *Server) validateEvent(in eventIn, idempotencyKey string) (ingest.Event,
 		}
 		id = *in.EventID
 	}
-	if id == "" {
+	switch {
+	case id == "":
 		id = newID("evt_")
+	case in.EventID == nil && !eventIDPattern.MatchString(id):
+		return ingest.Event{}, invalid("Idempotency-Key", "must be 1 to 255 characters of A-Z a-z 0-9 . _ : -")
 	}
 	if err := validateEventID(id); err != nil {
 		return ingest.Event{}, err

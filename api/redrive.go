@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	batchpb "go.temporal.io/api/batch/v1"
@@ -14,10 +16,12 @@ import (
 	"github.com/hookd/hookd/delivery"
 )
 
-// Bulk redrive rates, in redrives per second.
+// Bulk redrive rates, in redrives per second. Temporal's batcher applies
+// its own namespace limit too (worker.batcherRPS, 50 by default).
 const (
 	DefaultRedriveRate = 10
-	MaxRedriveRate     = 50 // the Temporal batcher's own default cap
+	MinRedriveRate     = 0.1
+	MaxRedriveRate     = 1000
 )
 
 func (s *Server) redriveOne(w http.ResponseWriter, r *http.Request) {
@@ -63,8 +67,8 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 	}
 	rate := float64(DefaultRedriveRate)
 	if body.Rate != nil {
-		if *body.Rate <= 0 || *body.Rate > MaxRedriveRate {
-			s.writeError(w, r, invalid("rate", "must be greater than 0 and at most %d per second", MaxRedriveRate))
+		if !(*body.Rate >= MinRedriveRate && *body.Rate <= MaxRedriveRate) {
+			s.writeError(w, r, invalid("rate", "must be %g to %d redrives per second", MinRedriveRate, MaxRedriveRate))
 			return
 		}
 		rate = *body.Rate
@@ -84,12 +88,12 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fmt.Errorf("%w: count dead letters: %w", errUnavailable, err))
 		return
 	}
-	job := redriveJobID(body.TenantID)
-	out := map[string]any{"job_id": job, "matched": count.GetCount(), "rate": rate}
 	if count.GetCount() == 0 {
-		writeJSON(w, http.StatusOK, out)
+		writeJSON(w, http.StatusOK, map[string]any{"job_id": emptyJobID(s.now(), body.TenantID), "matched": 0, "rate": rate})
 		return
 	}
+	job := redriveJobID(body.TenantID)
+	out := map[string]any{"job_id": job, "matched": count.GetCount(), "rate": rate}
 	sig := delivery.RedriveSignal{By: scope(r).Actor(), Reason: body.Reason}
 	if sig.Reason == "" {
 		sig.Reason = "bulk redrive " + job
@@ -121,6 +125,10 @@ func (s *Server) redriveJob(w http.ResponseWriter, r *http.Request) {
 	job := chi.URLParam(r, "job")
 	if err := scope(r).Check(redriveJobTenant(job)); err != nil {
 		s.writeError(w, r, &Error{Code: CodeNotFound, Message: "no such redrive job"})
+		return
+	}
+	if out, ok := emptyJob(job); ok {
+		writeJSON(w, http.StatusOK, out)
 		return
 	}
 	resp, err := s.temporal.WorkflowService().DescribeBatchOperation(r.Context(), &workflowservice.DescribeBatchOperationRequest{Namespace: s.namespace, JobId: job})
@@ -175,4 +183,34 @@ func batchState(s string) string {
 		s = s[len(prefix):]
 	}
 	return strings.ToLower(s)
+}
+
+// emptyJobPrefix marks the job of a bulk redrive that matched nothing. No
+// batch operation runs for it (Temporal runs few at a time); its ID holds
+// when it was asked (and, like every job ID, its tenant), and GET answers
+// from the ID alone.
+const emptyJobPrefix = redriveJobPrefix + "none-"
+
+func emptyJobID(at time.Time, tenantID string) string {
+	id := emptyJobPrefix + strconv.FormatInt(at.Unix(), 10) + newID("-")
+	if tenantID != "" {
+		id += "_" + tenantID
+	}
+	return id
+}
+
+// emptyJob is the state of a job emptyJobID named: completed at once,
+// with nothing to do.
+func emptyJob(job string) (map[string]any, bool) {
+	rest, ok := strings.CutPrefix(job, emptyJobPrefix)
+	secs, _, _ := strings.Cut(rest, "-")
+	n, err := strconv.ParseInt(secs, 10, 64)
+	if !ok || err != nil {
+		return nil, false
+	}
+	at := time.Unix(n, 0).UTC()
+	return map[string]any{
+		"job_id": job, "state": "completed", "total": 0, "completed": 0, "failed": 0,
+		"started": at, "closed": at, "reason": "no dead letter matched",
+	}, true
 }

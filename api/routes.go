@@ -69,6 +69,12 @@ func (s *Server) Router() chi.Routes { return s.router }
 
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
+	// Set before the routes, so /v1 inherits them: every 404 and 405
+	// carries the JSON error body.
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, &Error{Code: CodeNotFound, Message: "no such route"})
+	})
+	r.MethodNotAllowed(s.methodNotAllowed)
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -77,11 +83,21 @@ func (s *Server) routes() chi.Router {
 		for _, rt := range s.v1Routes() {
 			r.Method(rt.Method, rt.Pattern, s.authorize(rt.Access, rt.handle))
 		}
-		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-			s.writeError(w, r, &Error{Code: CodeNotFound, Message: "no such route"})
-		})
 	})
 	return r
+}
+
+// methodNotAllowed answers 405 with the JSON error body and the Allow
+// header listing the methods the path has.
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if s.router.Match(chi.NewRouteContext(), m, r.URL.Path) {
+			allowed = append(allowed, m)
+		}
+	}
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	s.writeError(w, r, &Error{Code: CodeMethodNotAllowed, Message: "method " + r.Method + " not allowed here"})
 }
 
 // authenticate resolves the request's bearer credential to a scope and

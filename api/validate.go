@@ -3,7 +3,10 @@ package api
 import (
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
+
+	"github.com/hookd/hookd/opevents"
 )
 
 var (
@@ -23,6 +26,46 @@ func validateEventType(field, t string) error {
 		return invalid(field, "must be 1 to 128 characters of A-Z a-z 0-9 . _ : -, not starting with a separator")
 	}
 	return nil
+}
+
+// validatePostedType checks the type of an event posted through the API:
+// hookd's own namespace is reserved, so subscribers can trust a
+// hookd.endpoint.unhealthy event came from hookd.
+func validatePostedType(t string) error {
+	if err := validateEventType("type", t); err != nil {
+		return err
+	}
+	if opevents.IsReserved(strings.ToLower(t)) {
+		return invalid("type", "%q types are reserved for hookd's own events", opevents.Reserved)
+	}
+	return nil
+}
+
+// Metadata limits.
+const (
+	maxMetadataKeys  = 16
+	maxMetadataValue = 1 << 10
+)
+
+func validateMetadata(m map[string]string) error {
+	if len(m) > maxMetadataKeys {
+		return invalid("metadata", "must have at most %d keys", maxMetadataKeys)
+	}
+	for k, v := range m {
+		if len(v) > maxMetadataValue {
+			return invalid("metadata", "value of %q exceeds %d bytes", k, maxMetadataValue)
+		}
+	}
+	return nil
+}
+
+// validPort reports whether an URL's port is absent or 1 to 65535.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // validateFilter checks an endpoint's event-type filter: exact types or
@@ -56,6 +99,8 @@ func (s *Server) validateURL(raw string) error {
 		return invalid("url", "must not contain a fragment")
 	case len(raw) > 2048:
 		return invalid("url", "must be at most 2048 characters")
+	case !validPort(u.Port()):
+		return invalid("url", "port must be 1 to 65535")
 	}
 	if s.urlPolicy != nil {
 		if err := s.urlPolicy(raw); err != nil {

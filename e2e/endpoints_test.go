@@ -272,7 +272,7 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, postWithKey(t, key, `{"event_id":"other","type":"idem.key","payload":{}}`, &e))
 	require.Equal(t, "event_id", e.Error.Field)
 	require.Equal(t, http.StatusBadRequest, postWithKey(t, "has space", body, &e))
-	require.Equal(t, "event_id", e.Error.Field)
+	require.Equal(t, "Idempotency-Key", e.Error.Field, "a bad header is named, not the body field it stands in for")
 	time.Sleep(300 * time.Millisecond)
 	require.Equal(t, []string{key}, eventIDs(rc.Hits()))
 }

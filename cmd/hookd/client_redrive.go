@@ -20,7 +20,7 @@ func dlqRedrive(ctx context.Context, e *clientEnv, name string, args []string) e
 	var b apiclient.BulkRedrive
 	var yes, everything bool
 	cf.StringVar(&b.Reason, "reason", "", "why, recorded with the redrive")
-	cf.Float64Var(&b.Rate, "rate", 10, "bulk: redrives per second (at most 50)")
+	cf.Float64Var(&b.Rate, "rate", 10, "bulk: redrives per second (0.1 to 1000; Temporal caps it at its batcher rate, 50 by default)")
 	cf.BoolVar(&yes, "yes", false, "bulk: start without asking")
 	cf.BoolVar(&everything, "all-dead-letters", false, "bulk: redrive every dead letter (no filter)")
 	pos, err := cf.positional(args)
