@@ -2,11 +2,8 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,18 +20,6 @@ type matchingStore struct {
 
 func (m matchingStore) MatchingEndpoints(context.Context, string, string) ([]*store.Endpoint, error) {
 	return m.match()
-}
-
-// post sends an authenticated POST and decodes the JSON answer.
-func post(t *testing.T, s *Server, path, body string) (int, map[string]any) {
-	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer k")
-	rec := httptest.NewRecorder()
-	s.ServeHTTP(rec, req)
-	var out map[string]any
-	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out), rec.Body.String())
-	return rec.Code, out
 }
 
 // An event that fails alone fails with the same status and code inside a
@@ -57,9 +42,9 @@ func TestBatchAnswersLikeSingleEvents(t *testing.T) {
 			s.publisher.Endpoints = s.store
 
 			event := `{"event_id":"e1","type":"order.created","payload":{}}`
-			code, single := post(t, s, "/v1/events", event)
+			code, single := post(t, s, context.Background(), "/v1/events", event)
 			assert.Equal(t, tc.want, code)
-			code, batch := post(t, s, "/v1/events/batch", `{"events":[`+event+`]}`)
+			code, batch := post(t, s, context.Background(), "/v1/events/batch", `{"events":[`+event+`]}`)
 			require.Equal(t, http.StatusOK, code)
 			result := batch["results"].([]any)[0].(map[string]any)
 			assert.Equal(t, float64(tc.want), result["status"], "the batch's status for the event")

@@ -110,7 +110,13 @@ func newTestServer(t *testing.T, tc *fakeTemporal) *Server {
 // postTest calls the test route and decodes the answer.
 func postTest(t *testing.T, s *Server, ctx context.Context, id, body string) (int, map[string]any) {
 	t.Helper()
-	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/v1/endpoints/"+id+"/test", strings.NewReader(body))
+	return post(t, s, ctx, "/v1/endpoints/"+id+"/test", body)
+}
+
+// post sends an authenticated POST and decodes the JSON answer.
+func post(t *testing.T, s *Server, ctx context.Context, path, body string) (int, map[string]any) {
+	t.Helper()
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer k")
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, req)

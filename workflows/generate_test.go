@@ -56,14 +56,10 @@ func TestGenerateHistories(t *testing.T) {
 	if !*update {
 		t.Skip("run with -update to regenerate testdata/*.json")
 	}
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
-	c := ts.GetDefaultClient()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	_, err := c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
-		Namespace: ts.GetDefaultNamespace(), SearchAttributes: delivery.SearchAttributes(),
-	})
-	require.NoError(t, err)
+	ts := newHistoryServer(ctx, t)
+	c := ts.GetDefaultClient()
 	fakes := &fakeActivities{now: time.Now, outcome: script, temporal: c, retention: func(dl delivery.DeadLetter) time.Duration {
 		if dl.Reason == delivery.StatusFailed {
 			return 3 * time.Second
@@ -90,7 +86,7 @@ func TestGenerateHistories(t *testing.T) {
 	requireFailed(ctx, t, run, delivery.StatusExhausted, 3)
 	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryExhausted)
 	deadID := delivery.DeadLetterID(req.DeliveryID)
-	_, err = c.WorkflowService().SignalWorkflowExecution(ctx, &workflowservice.SignalWorkflowExecutionRequest{
+	_, err := c.WorkflowService().SignalWorkflowExecution(ctx, &workflowservice.SignalWorkflowExecutionRequest{
 		Namespace:         ts.GetDefaultNamespace(),
 		WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: deadID},
 		SignalName:        delivery.SignalRedrive, // no Input, as `temporal workflow signal --name redrive` sends
@@ -112,6 +108,18 @@ func TestGenerateHistories(t *testing.T) {
 	deadID = delivery.DeadLetterID(req.DeliveryID)
 	requireDeadLetterOutcome(ctx, t, c, deadID, "expired")
 	saveHistory(ctx, t, c, deadID, "", histDeadLetterExpired)
+}
+
+// newHistoryServer starts an in-process Temporal server with hookd's
+// search attributes.
+func newHistoryServer(ctx context.Context, t *testing.T, opts ...temporaltest.TestServerOption) *temporaltest.TestServer {
+	t.Helper()
+	ts := temporaltest.NewServer(append([]temporaltest.TestServerOption{temporaltest.WithT(t)}, opts...)...)
+	_, err := ts.GetDefaultClient().OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+		Namespace: ts.GetDefaultNamespace(), SearchAttributes: delivery.SearchAttributes(),
+	})
+	require.NoError(t, err)
+	return ts
 }
 
 func startDelivery(ctx context.Context, t *testing.T, c client.Client, req delivery.Request) client.WorkflowRun {
@@ -175,14 +183,10 @@ func TestGenerateDeferredHistories(t *testing.T) {
 	dyn := dynamicconfig.NewMemoryClient()
 	dyn.OverrideSetting(dynamicconfig.HistoryCountSuggestContinueAsNew, 60)
 	dyn.OverrideSetting(dynamicconfig.ForceSearchAttributesCacheRefreshOnRead, true) // as temporaltest sets it
-	ts := temporaltest.NewServer(temporaltest.WithT(t), temporaltest.WithBaseServerOptions(temporalserver.WithDynamicConfigClient(dyn)))
-	c := ts.GetDefaultClient()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	_, err := c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
-		Namespace: ts.GetDefaultNamespace(), SearchAttributes: delivery.SearchAttributes(),
-	})
-	require.NoError(t, err)
+	ts := newHistoryServer(ctx, t, temporaltest.WithBaseServerOptions(temporalserver.WithDynamicConfigClient(dyn)))
+	c := ts.GetDefaultClient()
 	fakes := &fakeActivities{now: time.Now, outcome: outcomes(success), temporal: c, deferFor: time.Second,
 		closed: func(req delivery.Request, n int) bool {
 			if req.DeliveryID == newRequest("continued", nil).DeliveryID {
