@@ -27,9 +27,36 @@ var cloudMetadata = []netip.Prefix{
 	netip.MustParsePrefix("100.100.100.200/32"), // Alibaba Cloud
 }
 
+// reserved are ranges no webhook receiver lives in, refused unless
+// allow-listed: special-purpose IPv4 ranges, and the IPv6 prefixes that
+// reach IPv4 through a translator or tunnel, which could carry any
+// refused IPv4 address.
+var reserved = []struct {
+	prefix netip.Prefix
+	kind   string
+}{
+	{netip.MustParsePrefix("0.0.0.0/8"), "this-network"},
+	{netip.MustParsePrefix("100.64.0.0/10"), "shared (CGNAT)"},
+	{netip.MustParsePrefix("192.0.0.0/24"), "IETF protocol"},
+	{netip.MustParsePrefix("198.18.0.0/15"), "benchmarking"},
+	{netip.MustParsePrefix("240.0.0.0/4"), "reserved (240/4)"},
+	{netip.MustParsePrefix("64:ff9b::/96"), "NAT64"},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), "NAT64"},
+	{netip.MustParsePrefix("2002::/16"), "6to4"},
+	{netip.MustParsePrefix("2001::/32"), "Teredo"},
+}
+
 // Check returns an error wrapping ErrRefused if addr may not be dialled.
+// An IPv4-mapped (::ffff:a.b.c.d) or IPv4-compatible (::a.b.c.d) address
+// is judged as the IPv4 address it holds.
 func (g Guard) Check(addr netip.Addr) error {
 	addr = addr.Unmap()
+	if v4, ok := ipv4Compatible(addr); ok {
+		if err := g.Check(v4); err != nil {
+			return fmt.Errorf("%w (IPv4-compatible %s)", err, addr)
+		}
+		return nil
+	}
 	for _, p := range cloudMetadata {
 		if p.Contains(addr) && !g.allowsExactly(addr) {
 			return fmt.Errorf("%w: cloud metadata address %s", ErrRefused, addr)
@@ -56,10 +83,34 @@ func (g Guard) Check(addr netip.Addr) error {
 	case addr.IsUnspecified():
 		kind = "unspecified"
 	}
+	for _, r := range reserved {
+		if kind == "" && r.prefix.Contains(addr) {
+			kind = r.kind
+		}
+	}
 	if kind != "" {
 		return fmt.Errorf("%w: %s address %s", ErrRefused, kind, addr)
 	}
 	return nil
+}
+
+// ipv4Compatible returns the IPv4 address a deprecated IPv4-compatible
+// IPv6 address (::a.b.c.d) holds; :: and ::1 are not such addresses.
+func ipv4Compatible(addr netip.Addr) (netip.Addr, bool) {
+	if !addr.Is6() || addr.Zone() != "" {
+		return netip.Addr{}, false
+	}
+	b := addr.As16()
+	for _, x := range b[:12] {
+		if x != 0 {
+			return netip.Addr{}, false
+		}
+	}
+	v4 := netip.AddrFrom4([4]byte(b[12:]))
+	if v4.As4() == [4]byte{} || v4.As4() == [4]byte{0, 0, 0, 1} {
+		return netip.Addr{}, false
+	}
+	return v4, true
 }
 
 func (g Guard) control(_, address string, _ syscall.RawConn) error {

@@ -80,6 +80,41 @@ func TestGuardCheck(t *testing.T) {
 		{"169.254.169.254", Guard{Allow: []netip.Prefix{netip.MustParsePrefix("169.254.169.254/32")}}, ""},
 		{"169.254.169.254", Guard{Allow: []netip.Prefix{netip.MustParsePrefix("169.254.0.0/16")}}, "cloud metadata"},
 		{"127.0.0.1", Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}, ""},
+		// Special-purpose IPv4 ranges.
+		{"100.64.0.1", Guard{}, "shared (CGNAT)"},
+		{"100.127.255.254", Guard{}, "shared (CGNAT)"},
+		{"100.128.0.1", Guard{}, ""},
+		{"100.64.0.1", Guard{Allow: []netip.Prefix{netip.MustParsePrefix("100.64.0.0/10")}}, ""}, // e.g. a tailnet
+		{"198.18.0.1", Guard{}, "benchmarking"},
+		{"198.19.255.255", Guard{}, "benchmarking"},
+		{"198.20.0.1", Guard{}, ""},
+		{"192.0.0.8", Guard{}, "IETF protocol"},
+		{"192.0.1.1", Guard{}, ""},
+		{"240.0.0.1", Guard{}, "reserved (240/4)"},
+		{"255.255.255.255", Guard{}, "reserved (240/4)"},
+		{"0.1.2.3", Guard{}, "this-network"},
+		// IPv6 prefixes that reach IPv4.
+		{"64:ff9b::7f00:1", Guard{}, "NAT64"},
+		{"64:ff9b::808:808", Guard{}, "NAT64"},
+		{"64:ff9b:1::a00:1", Guard{}, "NAT64"},
+		{"2002:7f00:1::", Guard{}, "6to4"},
+		{"2002:808:808::1", Guard{}, "6to4"},
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", Guard{}, "Teredo"},
+		{"2001:db9::1", Guard{}, ""},
+		// IPv4-mapped and IPv4-compatible forms of refused IPv4 ranges.
+		{"::127.0.0.1", Guard{}, "loopback"},
+		{"::127.0.0.1", Guard{AllowLoopback: true}, ""},
+		{"::ffff:100.64.0.1", Guard{}, "shared (CGNAT)"},
+		{"::100.64.0.1", Guard{}, "shared (CGNAT)"},
+		{"::ffff:198.18.0.1", Guard{}, "benchmarking"},
+		{"::198.18.0.1", Guard{}, "benchmarking"},
+		{"::ffff:192.0.0.1", Guard{}, "IETF protocol"},
+		{"::192.0.0.1", Guard{}, "IETF protocol"},
+		{"::ffff:240.0.0.1", Guard{}, "reserved (240/4)"},
+		{"::240.0.0.1", Guard{}, "reserved (240/4)"},
+		{"::10.0.0.1", Guard{}, "private"},
+		{"::169.254.169.254", Guard{}, "cloud metadata"},
+		{"::ffff:10.0.0.1", Guard{}, "private"},
 	} {
 		err := c.guard.Check(netip.MustParseAddr(c.addr))
 		if c.kind == "" {
@@ -99,7 +134,7 @@ func TestHTTPClientRefusesLoopbackHostname(t *testing.T) {
 	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
 	client := NewHTTPClient(Guard{})
-	for _, u := range []string{"http://localhost:" + port + "/hook", srv.URL, "http://[::1]:" + port} {
+	for _, u := range []string{"http://localhost:" + port + "/hook", srv.URL, "http://[::1]:" + port, "http://[::127.0.0.1]:" + port, "http://[::ffff:127.0.0.1]:" + port} {
 		req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, u, strings.NewReader("{}"))
 		require.NoError(t, err)
 		resp, err := client.Do(req)

@@ -41,6 +41,15 @@ func TestURLPolicy(t *testing.T) {
 		{"https://169.254.169.254/latest/meta-data", "cloud metadata"},
 		{"https://10.0.0.1/hook", "private"},
 		{"https://[::1]/hook", "loopback"},
+		{"https://[::127.0.0.2]/hook", "loopback"},
+		{"https://[::ffff:127.0.0.2]/hook", "loopback"},
+		{"https://[2002:7f00:1::]/hook", "6to4"},
+		{"https://[64:ff9b::a9fe:a9fe]/hook", "NAT64"},
+		{"https://[64:ff9b:1::1]/hook", "NAT64"},
+		{"https://100.64.1.2/hook", "CGNAT"},
+		{"https://198.18.0.10/hook", "benchmarking"},
+		{"https://192.0.0.170/hook", "IETF protocol"},
+		{"https://240.1.2.3/hook", "240/4"},
 	} {
 		err := policy(tc.url)
 		switch {
