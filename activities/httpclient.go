@@ -1,6 +1,9 @@
 package activities
 
 import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
 	"net/http"
@@ -122,18 +125,23 @@ func (g Guard) control(_, address string, _ syscall.RawConn) error {
 }
 
 // NewHTTPClient returns the client deliveries are sent with: every dial
-// passes the guard, redirects are never followed, and no proxy is used (a
-// proxy would dial on hookd's behalf and bypass the guard).
-func NewHTTPClient(g Guard) *http.Client {
-	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: g.control}
+// passes the guard, redirects are never followed, no proxy is used (a
+// proxy would dial on hookd's behalf and bypass the guard), and an
+// HTTP/1.1 connection is not reused after a response whose framing is in
+// doubt (see framingConn).
+func NewHTTPClient(g Guard) *http.Client { return newHTTPClient(g, nil) }
+
+// newHTTPClient is NewHTTPClient trusting roots (nil: the system's).
+func newHTTPClient(g Guard, roots *x509.CertPool) *http.Client {
+	d := &dialer{Dialer: net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: g.control}, roots: roots}
 	return &http.Client{
 		Transport: &http.Transport{
-			DialContext:           dialer.DialContext,
+			DialContext:           d.dial,
+			DialTLSContext:        d.dialTLS,
 			ForceAttemptHTTP2:     true,
 			MaxIdleConns:          256,
 			MaxIdleConnsPerHost:   64,
 			IdleConnTimeout:       90 * time.Second,
-			TLSHandshakeTimeout:   10 * time.Second,
 			ResponseHeaderTimeout: 0, // bounded by the attempt's context
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -149,3 +157,47 @@ func (g Guard) allowsExactly(addr netip.Addr) bool {
 	}
 	return false
 }
+
+// dialer dials guarded connections and watches the framing of the
+// HTTP/1.1 ones.
+type dialer struct {
+	net.Dialer
+	roots *x509.CertPool // nil: the system's
+}
+
+func (d *dialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	conn, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return &framingConn{Conn: conn}, nil
+}
+
+// dialTLS makes the TLS handshake itself, so that an HTTP/1.1 connection
+// can be watched above TLS; an HTTP/2 one (framed by the protocol) is
+// handed to the transport as it is.
+func (d *dialer) dialTLS(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &tls.Config{ServerName: host, NextProtos: []string{"h2", "http/1.1"}, RootCAs: d.roots}
+	hctx, cancel := context.WithTimeout(ctx, tlsHandshakeTimeout)
+	defer cancel()
+	conn := tls.Client(raw, cfg)
+	if err := conn.HandshakeContext(hctx); err != nil {
+		raw.Close()
+		return nil, err
+	}
+	if conn.ConnectionState().NegotiatedProtocol == "h2" {
+		return conn, nil
+	}
+	return &framingConn{Conn: conn}, nil
+}
+
+// tlsHandshakeTimeout bounds a TLS handshake.
+const tlsHandshakeTimeout = 10 * time.Second
