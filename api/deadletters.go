@@ -2,7 +2,6 @@ package api
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
-	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/hookd/hookd/authz"
 	"github.com/hookd/hookd/delivery"
@@ -223,63 +221,4 @@ func deadLetterOf(ref deadLetterRef, status enumspb.WorkflowExecutionStatus, e d
 		}
 	}
 	return out
-}
-
-// summary counts waiting dead letters per endpoint and reason, of one
-// tenant when tenant_id names one.
-func (s *Server) deadLetterSummary(w http.ResponseWriter, r *http.Request) {
-	q, err := s.deadLetterQuery(r, deadLetterFilter{TenantID: r.URL.Query().Get("tenant_id")})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	type key struct{ endpoint, reason string }
-	counts := map[key]int{}
-	var oldest time.Time
-	err = s.eachExecution(r.Context(), q, func(ex *workflowpb.WorkflowExecutionInfo) {
-		ref := refOf(ex)
-		counts[key{ref.EndpointID, ref.Reason}]++
-		if oldest.IsZero() || ref.DeadAt.Before(oldest) {
-			oldest = ref.DeadAt
-		}
-	})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	type row struct {
-		EndpointID string `json:"endpoint_id"`
-		Reason     string `json:"reason"`
-		Count      int    `json:"count"`
-	}
-	out := struct {
-		Total            int     `json:"total"`
-		Groups           []row   `json:"groups"`
-		OldestAgeSeconds float64 `json:"oldest_age_seconds"`
-	}{Groups: []row{}}
-	for k, n := range counts {
-		out.Groups = append(out.Groups, row{k.endpoint, k.reason, n})
-		out.Total += n
-	}
-	if !oldest.IsZero() {
-		out.OldestAgeSeconds = s.now().Sub(oldest).Seconds()
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
-// eachExecution calls fn for every execution matching query.
-func (s *Server) eachExecution(ctx context.Context, query string, fn func(*workflowpb.WorkflowExecutionInfo)) error {
-	var token []byte
-	for {
-		resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, PageSize: 1000, NextPageToken: token})
-		if err != nil {
-			return fmt.Errorf("%w: list dead letters: %w", errUnavailable, err)
-		}
-		for _, ex := range resp.GetExecutions() {
-			fn(ex)
-		}
-		if token = resp.GetNextPageToken(); len(token) == 0 {
-			return nil
-		}
-	}
 }

@@ -6,10 +6,8 @@ import (
 	"net/http"
 	"time"
 
-	workflowpb "go.temporal.io/api/workflow/v1"
-	"go.temporal.io/api/workflowservice/v1"
-
 	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/metrics"
 )
 
 // healthOut is GET /v1/endpoints/{id}/health.
@@ -44,16 +42,11 @@ func (s *Server) endpointHealth(w http.ResponseWriter, r *http.Request) {
 	}
 	pending := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s = '%s'", delivery.WorkflowDelivery, delivery.AttrEndpointID.GetName(), ep.ID)
 	dead := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s = '%s'", delivery.WorkflowDeadLetter, delivery.AttrEndpointID.GetName(), ep.ID)
-	if out.PendingDeliveries, err = s.count(r.Context(), pending); err == nil {
+	var oldest time.Time
+	if out.PendingDeliveries, oldest, err = s.oldest(r.Context(), pending); err == nil {
 		out.DeadLetters, err = s.count(r.Context(), dead)
 	}
-	if err == nil && out.PendingDeliveries > 0 {
-		var oldest time.Time
-		err = s.eachExecution(r.Context(), pending, func(ex *workflowpb.WorkflowExecutionInfo) {
-			if t := ex.GetStartTime().AsTime(); oldest.IsZero() || t.Before(oldest) {
-				oldest = t
-			}
-		})
+	if !oldest.IsZero() {
 		out.OldestPendingAgeSec = s.now().Sub(oldest).Seconds()
 	}
 	if err != nil {
@@ -69,10 +62,22 @@ func (s *Server) endpointHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// count counts the executions matching query.
 func (s *Server) count(ctx context.Context, query string) (int64, error) {
-	resp, err := s.temporal.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
+	n, err := metrics.Count(ctx, s.temporal, query)
 	if err != nil {
 		return 0, fmt.Errorf("%w: count workflows: %w", errUnavailable, err)
 	}
-	return resp.GetCount(), nil
+	return n, nil
+}
+
+// oldest counts the executions matching query and finds the start of the
+// oldest, at a cost that does not grow with their number (see
+// metrics.OldestStart): within 1% of its age, erring older.
+func (s *Server) oldest(ctx context.Context, query string) (int64, time.Time, error) {
+	n, t, err := metrics.OldestStart(ctx, s.temporal, query, s.now())
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("%w: find the oldest workflow: %w", errUnavailable, err)
+	}
+	return n, t, nil
 }

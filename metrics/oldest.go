@@ -7,20 +7,22 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 )
 
-// listLimit is the most executions oldestStart lists; above it, it
+// listLimit is the most executions OldestStart lists; above it, it
 // searches by counting.
 const listLimit = 1000
 
-// maxSearch is how far back oldestStart looks.
+// maxSearch is how far back OldestStart looks.
 const maxSearch = 2 * 365 * 24 * time.Hour
 
-// oldestStart counts the executions matching query and finds the start of
+// OldestStart counts the executions matching query and finds the start of
 // the oldest (zero if none). Up to listLimit it lists them; beyond, it
 // narrows the time down with counts of "StartTime < t" — about twenty
 // cheap queries, instead of listing every execution — to within 1% of its
-// age (at least a second), erring older.
-func oldestStart(ctx context.Context, vis Visibility, query string, now time.Time) (int64, time.Time, error) {
-	n, err := count(ctx, vis, query)
+// age (at least a second), erring older. Its cost does not grow with the
+// number of executions: the metrics gauges and the API's health and
+// dead-letter summary all read through it.
+func OldestStart(ctx context.Context, vis Visibility, query string, now time.Time) (int64, time.Time, error) {
+	n, err := Count(ctx, vis, query)
 	if err != nil || n == 0 {
 		return n, time.Time{}, err
 	}
@@ -38,7 +40,7 @@ func oldestStart(ctx context.Context, vis Visibility, query string, now time.Tim
 		return n, oldest, nil
 	}
 	startedBefore := func(t time.Time) (bool, error) {
-		c, err := count(ctx, vis, query+" AND StartTime < '"+t.UTC().Format(time.RFC3339Nano)+"'")
+		c, err := Count(ctx, vis, query+" AND StartTime < '"+t.UTC().Format(time.RFC3339Nano)+"'")
 		return c > 0, err
 	}
 	// Find a span [lo, hi) holding the oldest start by doubling back.
@@ -69,7 +71,8 @@ func oldestStart(ctx context.Context, vis Visibility, query string, now time.Tim
 	return n, lo, nil
 }
 
-func count(ctx context.Context, vis Visibility, query string) (int64, error) {
+// Count counts the executions matching query.
+func Count(ctx context.Context, vis Visibility, query string) (int64, error) {
 	resp, err := vis.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
 	if err != nil {
 		return 0, err

@@ -70,13 +70,13 @@ func (m *Metrics) Refresh(ctx context.Context, src Sources) error {
 		now = src.Now()
 	}
 	var errs []error
-	if n, oldest, err := oldestStart(ctx, src.Temporal, deadLetterQuery, now); err != nil {
+	if n, oldest, err := OldestStart(ctx, src.Temporal, deadLetterQuery, now); err != nil {
 		errs = append(errs, fmt.Errorf("dead letters: %w", err))
 	} else {
 		m.deadLetters.Set(float64(n))
 		m.deadLetterOldest.Set(age(oldest, now))
 	}
-	if _, oldest, err := oldestStart(ctx, src.Temporal, pendingQuery, now); err != nil {
+	if _, oldest, err := OldestStart(ctx, src.Temporal, pendingQuery, now); err != nil {
 		errs = append(errs, fmt.Errorf("pending deliveries: %w", err))
 	} else {
 		m.pendingOldest.Set(age(oldest, now))

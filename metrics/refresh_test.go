@@ -109,7 +109,7 @@ func TestRefresh(t *testing.T) {
 func TestOldestStartSearches(t *testing.T) {
 	for _, oldest := range []time.Duration{30 * time.Second, 37 * time.Minute, 26 * time.Hour, 40 * 24 * time.Hour} {
 		vis := &fakeVisibility{starts: map[string][]time.Time{delivery.WorkflowDelivery: spread(3000, oldest)}}
-		n, got, err := oldestStart(context.Background(), vis, pendingQuery, now)
+		n, got, err := OldestStart(context.Background(), vis, pendingQuery, now)
 		require.NoError(t, err)
 		require.Equal(t, int64(3000), n)
 		want := now.Add(-oldest)
