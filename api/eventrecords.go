@@ -162,19 +162,12 @@ func eventFilterOf(q url.Values) (store.EventFilter, error) {
 	if f.EndpointID != "" && !safeValue.MatchString(f.EndpointID) {
 		return f, invalid("endpoint_id", "contains characters that are not allowed")
 	}
-	for _, b := range []struct {
-		field string
-		dst   *time.Time
-	}{{"since", &f.Since}, {"until", &f.Until}} {
-		field, v := b.field, q.Get(b.field)
-		if v == "" {
-			continue
-		}
-		t, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			return f, invalid(field, "must be an RFC 3339 time such as 2026-11-30T12:00:00Z")
-		}
-		*b.dst = t
+	var err error
+	if f.Since, err = parseTime("since", q.Get("since")); err != nil {
+		return f, err
+	}
+	if f.Until, err = parseTime("until", q.Get("until")); err != nil {
+		return f, err
 	}
 	if !f.Since.IsZero() && !f.Until.IsZero() && f.Since.After(f.Until) {
 		return f, invalid("since", "is after until")
