@@ -32,7 +32,7 @@ func TestBatchAnswersLikeSingleEvents(t *testing.T) {
 		startErr error
 		want     int
 	}{
-		{"endpoint store fails", func() ([]*store.Endpoint, error) { return nil, errors.New("database is locked") }, nil, http.StatusInternalServerError},
+		{"endpoint store fails", func() ([]*store.Endpoint, error) { return nil, errors.New("database is locked") }, nil, http.StatusServiceUnavailable},
 		{"Temporal refuses the start", func() ([]*store.Endpoint, error) { return []*store.Endpoint{ep}, nil }, errors.New("frontend unavailable"), http.StatusServiceUnavailable},
 	}
 	for _, tc := range tests {
