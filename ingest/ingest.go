@@ -1,7 +1,7 @@
 // Package ingest accepts events: it records each event once, then fans it
 // out to the endpoints subscribed to it, one delivery workflow per
 // endpoint, started with a deterministic ID. The API publishes
-// applications' events through it, and the activities publish hookd's own
+// applications' events through it, and opevents publishes hookd's own
 // operational events.
 package ingest
 
