@@ -114,7 +114,7 @@ func TestErrorAnswersAndAuthScheme(t *testing.T) {
 		status             int
 		code, allow        string
 	}{
-		{"DELETE", "/v1/events", "Bearer ", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
+		{"DELETE", "/v1/events", "Bearer ", http.StatusMethodNotAllowed, "method_not_allowed", "GET, POST"},
 		{"PUT", "/v1/endpoints", "Bearer ", http.StatusMethodNotAllowed, "method_not_allowed", "GET, POST"},
 		{"POST", "/healthz", "", http.StatusMethodNotAllowed, "method_not_allowed", "GET"},
 		{"GET", "/nope", "", http.StatusNotFound, "not_found", ""},
