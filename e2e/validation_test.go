@@ -66,16 +66,19 @@ func TestValidationNamesTheField(t *testing.T) {
 	require.Equal(t, "type", res.Results[0].Error.Field)
 }
 
-// A dead-letters cursor this API did not hand out is refused at once.
+// A cursor this API did not hand out is refused at once, on every list
+// that takes one.
 func TestMalformedCursorRefusedAtOnce(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)
-	for _, cursor := range []string{"aGVsbG8gd29ybGQ", "bogus!", "AAAAAAAAAAAAAAAAAAAA"} {
-		start := time.Now()
-		var e apiFailure
-		require.Equal(t, http.StatusBadRequest, api.do("GET", "/v1/dead-letters?cursor="+cursor, nil, &e), cursor)
-		require.Equal(t, "cursor", e.Error.Field)
-		require.Less(t, time.Since(start), 2*time.Second, cursor)
+	for _, list := range []string{"/v1/dead-letters", "/v1/deliveries", "/v1/endpoints", "/v1/events", "/v1/tenants"} {
+		for _, cursor := range []string{"aGVsbG8gd29ybGQ", "bogus!", "AAAAAAAAAAAAAAAAAAAA"} {
+			start := time.Now()
+			var e apiFailure
+			require.Equal(t, http.StatusBadRequest, api.do("GET", list+"?cursor="+cursor, nil, &e), list+" "+cursor)
+			require.Equal(t, "cursor", e.Error.Field, list+" "+cursor)
+			require.Less(t, time.Since(start), 2*time.Second, list+" "+cursor)
+		}
 	}
 }
 
@@ -103,6 +106,17 @@ func TestBulkRedriveMatchingNothing(t *testing.T) {
 	require.Equal(t, "completed", state.State)
 	require.Zero(t, state.Total)
 	require.Equal(t, http.StatusNotFound, api.do("GET", "/v1/dead-letters/redrive/redrive_unknown", nil, nil))
+
+	// A tenant's empty job is the tenant's: another tenant cannot read it.
+	a, b := "emptyjob-a."+uniq(), "emptyjob-b."+uniq()
+	api.putTenant(a)
+	api.putTenant(b)
+	asA, asB := api.asTenant(api.tenantToken(a, "1h")), api.asTenant(api.tenantToken(b, "1h"))
+	require.Equal(t, http.StatusOK, asA.do("POST", "/v1/dead-letters/redrive", map[string]any{"tenant_id": a}, &job))
+	require.Zero(t, job.Matched)
+	require.Equal(t, http.StatusOK, asA.do("GET", "/v1/dead-letters/redrive/"+job.JobID, nil, &state))
+	require.Equal(t, "completed", state.State)
+	require.Equal(t, http.StatusNotFound, asB.do("GET", "/v1/dead-letters/redrive/"+job.JobID, nil, nil))
 }
 
 // Every error answer carries the JSON error body: 405 (with Allow) and
