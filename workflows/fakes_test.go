@@ -41,7 +41,11 @@ type fakeActivities struct {
 	closed   func(req delivery.Request, n int) bool
 	deferFor time.Duration
 
-	mu          sync.Mutex
+	mu sync.Mutex
+	// openUntil holds attempts back as an open circuit does: before it,
+	// an attempt sends nothing and is deferred to it.
+	openUntil   time.Time
+	deferrals   []time.Time
 	calls       []call
 	checks      map[string]int // gate checks per delivery ID
 	deadLetters []delivery.DeadLetter
@@ -79,28 +83,42 @@ func outcomes(o ...delivery.Outcome) func(delivery.Request, int) delivery.Outcom
 	}
 }
 
+// setOpenUntil opens the fake circuit until t; the zero time closes it.
+func (f *fakeActivities) setOpenUntil(t time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.openUntil = t
+}
+
 // gate counts a gate check of req and reports whether it is deferred,
-// and until when.
-func (f *fakeActivities) gate(req delivery.Request) (time.Time, bool) {
+// until when and why: by the fake circuit, open until openUntil (the
+// deferral recorded), or by closed.
+func (f *fakeActivities) gate(req delivery.Request) (time.Time, string, bool) {
+	start := f.now()
 	f.mu.Lock()
 	if f.checks == nil {
 		f.checks = map[string]int{}
 	}
 	f.checks[req.DeliveryID]++
 	n := f.checks[req.DeliveryID]
+	if start.Before(f.openUntil) {
+		f.deferrals = append(f.deferrals, start)
+		defer f.mu.Unlock()
+		return f.openUntil, "circuit open", true
+	}
 	f.mu.Unlock()
 	if f.closed == nil || !f.closed(req, n) {
-		return time.Time{}, false
+		return time.Time{}, "", false
 	}
-	return f.now().Add(f.deferFor), true
+	return f.now().Add(f.deferFor), "endpoint disabled", true
 }
 
 // attempt makes attempt n the way activities.attempt reports it.
 func (f *fakeActivities) attempt(name string, req delivery.Request, n int) delivery.Attempt {
 	start := f.now()
-	if until, deferred := f.gate(req); deferred {
+	if until, why, deferred := f.gate(req); deferred {
 		record(&f.mu, &f.calls, call{activity: name, at: start, deferred: true})
-		return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: until, DelayReason: "endpoint disabled"}
+		return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: until, DelayReason: why}
 	}
 	record(&f.mu, &f.calls, call{activity: name, number: n, at: start})
 
@@ -166,12 +184,12 @@ func (f *fakeActivities) Retry(ctx context.Context, in delivery.RetryInput) (del
 // Admit mimics activities.Admit: one gate check, nothing sent.
 func (f *fakeActivities) Admit(_ context.Context, in delivery.AdmitInput) (delivery.Admission, error) {
 	start := f.now()
-	until, deferred := f.gate(delivery.Request{DeliveryID: in.DeliveryID, EndpointID: in.EndpointID})
+	until, why, deferred := f.gate(delivery.Request{DeliveryID: in.DeliveryID, EndpointID: in.EndpointID})
 	record(&f.mu, &f.calls, call{activity: delivery.ActivityAdmit, at: start, deferred: deferred})
 	if !deferred {
 		return delivery.Admission{}, nil
 	}
-	return delivery.Admission{WaitUntil: until, WaitReason: "endpoint disabled"}, nil
+	return delivery.Admission{WaitUntil: until, WaitReason: why}, nil
 }
 
 // DeadLetter records the entry and, against a real server, signals-with-

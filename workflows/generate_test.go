@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,7 +34,7 @@ func init() { generator = true }
 // script is how the generator's receiver answers each event.
 func script(req delivery.Request, n int) delivery.Outcome {
 	switch {
-	case req.Redrive != nil, req.EventID == "evt_success":
+	case req.Redrive != nil, strings.HasPrefix(req.EventID, "evt_success"):
 		return success
 	case req.EventID == "evt_retry":
 		return outcomes(retryable, retryable, success)(req, n)
@@ -108,6 +109,13 @@ func TestGenerateHistories(t *testing.T) {
 	deadID = delivery.DeadLetterID(req.DeliveryID)
 	requireDeadLetterOutcome(ctx, t, c, deadID, "expired")
 	saveHistory(ctx, t, c, deadID, "", histDeadLetterExpired)
+
+	// The circuit is open for two seconds: the first attempt is deferred,
+	// the delivery waits it out, then delivers.
+	fakes.setOpenUntil(time.Now().Add(2 * time.Second))
+	run = startDelivery(ctx, t, c, newRequest("success-deferred", short))
+	requireDelivered(ctx, t, run, 1)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryCircuitOpenV0)
 }
 
 // newHistoryServer starts an in-process Temporal server with hookd's
@@ -155,9 +163,16 @@ func requireDeadLetterOutcome(ctx context.Context, t *testing.T, c client.Client
 	return out
 }
 
-// saveHistory writes a closed run's whole history to testdata/name.
+// saveHistory writes a closed run's whole history to testdata/name,
+// unless that file exists: a recorded history is the evidence that runs
+// of an older workflow version still replay, so it is kept (delete it to
+// record it again).
 func saveHistory(ctx context.Context, t *testing.T, c client.Client, id, runID, name string) {
 	t.Helper()
+	if _, err := os.Stat(filepath.Join("testdata", name)); err == nil {
+		t.Logf("kept %s", name)
+		return
+	}
 	hist := &historypb.History{}
 	it := c.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {

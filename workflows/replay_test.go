@@ -34,6 +34,8 @@ const (
 	histDeliveryRedriven  = "delivery-redriven-success.json" // the redriven run, delivered
 	histDeliveryFailed    = "delivery-failed.json"           // 404 on attempt 2, dead-lettered
 	histDeadLetterExpired = "deadletter-expired.json"        // retention ran out
+	// Recorded before the recover-ends-wait and bounded-wait changes.
+	histDeliveryCircuitOpenV0 = "delivery-circuit-open-v0.json" // first attempt deferred by an open circuit, delivered
 	// Recorded before the bounded-wait change: each wake-up of a deferred
 	// delivery re-ran the Retry activity.
 	histDeliveryDeferredV0 = "delivery-deferred-v0.json" // deferred 3 times, delivered
@@ -47,7 +49,7 @@ const (
 var histories = []string{
 	histDeliverySuccess, histDeliveryRetry, histDeliveryExhausted, histDeadLetterRedrive,
 	histDeliveryRedriven, histDeliveryFailed, histDeadLetterExpired, histDeliveryDeferredV0,
-	histDeliveryDeferred, histDeliveryContinued, histDeliveryContinuedLast,
+	histDeliveryDeferred, histDeliveryContinued, histDeliveryContinuedLast, histDeliveryCircuitOpenV0,
 }
 
 // replay replays a recorded history against the workflows register registers.
