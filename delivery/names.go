@@ -25,6 +25,10 @@ const (
 	SignalRedrive = "redrive"
 	// SignalDeadLetter hands a dead-letter workflow its entry.
 	SignalDeadLetter = "dead-letter"
+	// SignalRecover tells a delivery waiting on its endpoint's open
+	// circuit or disabled switch that an operator recovered the endpoint:
+	// its wait ends early. Its optional argument is a RecoverSignal.
+	SignalRecover = "recover"
 
 	QueryState = "state"
 	QueryEntry = "entry"
@@ -37,6 +41,15 @@ const MemoDigest = "event_sha256"
 type RedriveSignal struct {
 	By     string `json:"by,omitempty"`
 	Reason string `json:"reason,omitempty"`
+}
+
+// RecoverSignal is the optional argument of the recover signal: who
+// recovered the endpoint, why, and the earliest time the delivery should
+// try again (zero: at once), which spreads many waiting deliveries.
+type RecoverSignal struct {
+	By        string    `json:"by,omitempty"`
+	Reason    string    `json:"reason,omitempty"`
+	NotBefore time.Time `json:"not_before,omitzero"`
 }
 
 // StartOptions returns the options that start a delivery workflow. Ingest

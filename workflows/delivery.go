@@ -98,10 +98,11 @@ func (w *run) boundedWait(ctx workflow.Context) bool {
 func (w *run) retry(ctx workflow.Context, wait time.Duration, deferred bool) (delivery.Result, error) {
 	for {
 		if wait > 0 {
-			if err := workflow.Sleep(ctx, wait); err != nil {
+			if err := w.pause(ctx, wait); err != nil {
 				return w.state, err
 			}
 		}
+		w.state.WaitUntil, w.state.WaitReason = time.Time{}, "" // the wait is over
 		if w.continueAsNew(ctx) {
 			next := w.req
 			next.Resume = w.state.Attempts
@@ -184,6 +185,61 @@ func (w *run) admit(ctx workflow.Context) (adm delivery.Admission, ok bool) {
 func (w *run) waitFor(ctx workflow.Context, until time.Time, reason string) {
 	w.state.WaitUntil, w.state.WaitReason = until, reason
 	w.setStatus(ctx, "waiting", reason)
+}
+
+// changeRecover versions the wait of a deferred delivery: from version 1
+// on, a recover signal ends it early.
+const changeRecover = "recover-ends-wait"
+
+// pause waits d before the next attempt. A deferral's wait (the state
+// holds its reason: the endpoint's circuit is open or its switch off) ends
+// early when an operator recovers the endpoint; a wait on the retry
+// schedule does not.
+func (w *run) pause(ctx workflow.Context, d time.Duration) error {
+	if w.state.WaitUntil.IsZero() || workflow.GetVersion(ctx, changeRecover, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return workflow.Sleep(ctx, d)
+	}
+	return w.untilRecovered(ctx, d)
+}
+
+// untilRecovered waits d, or until a recover signal says to try again: at
+// once, or at its NotBefore if that comes sooner. A recover signal that
+// arrived before this wait began concerned an earlier one and is dropped.
+func (w *run) untilRecovered(ctx workflow.Context, d time.Duration) error {
+	recovers := workflow.GetSignalChannel(ctx, delivery.SignalRecover)
+	for recovers.ReceiveAsync(nil) {
+	}
+	deadline := workflow.Now(ctx).Add(d)
+	tctx, cancel := workflow.WithCancel(ctx)
+	defer func() { cancel() }()
+	timer := workflow.NewTimer(tctx, d)
+	for {
+		var (
+			sig       delivery.RecoverSignal
+			recovered bool
+			err       error
+		)
+		sel := workflow.NewSelector(ctx)
+		sel.AddFuture(timer, func(f workflow.Future) { err = f.Get(ctx, nil) })
+		sel.AddReceive(recovers, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, &sig); recovered = true })
+		sel.Select(ctx)
+		if !recovered {
+			return err
+		}
+		workflow.GetLogger(ctx).Info("wait ended by recover", "delivery_id", w.req.DeliveryID, "by", sig.By, "reason", sig.Reason)
+		workflow.SetCurrentDetails(ctx, strings.TrimSpace("endpoint recovered by "+cmp.Or(sig.By, "temporal signal")+" "+sig.Reason))
+		if !sig.NotBefore.Before(deadline) {
+			continue // the wait ends sooner anyway
+		}
+		cancel()
+		now := workflow.Now(ctx)
+		if !sig.NotBefore.After(now) {
+			return nil
+		}
+		deadline = sig.NotBefore
+		tctx, cancel = workflow.WithCancel(ctx)
+		timer = workflow.NewTimer(tctx, deadline.Sub(now))
+	}
 }
 
 func firstOr(s []time.Duration) time.Duration {

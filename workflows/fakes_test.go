@@ -245,6 +245,17 @@ func (f *fakeActivities) snapshot() ([]call, []delivery.DeadLetter, []delivery.R
 	return append([]call(nil), f.calls...), append([]delivery.DeadLetter(nil), f.deadLetters...), append([]delivery.Request(nil), f.redrives...)
 }
 
+// sent keeps the calls that sent a request: attempts not deferred.
+func sent(calls []call) []call {
+	var out []call
+	for _, c := range calls {
+		if c.activity != delivery.ActivityAdmit && !c.deferred {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // noPayload, given to a signal, sends it without any payload, as
 // `temporal workflow signal --name redrive` without --input does.
 type noPayload struct{}

@@ -1,0 +1,79 @@
+package workflows_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/delivery"
+)
+
+// A delivery deferred by an open circuit waits for the cooldown; an
+// operator's recover (the circuit closed, then the signal) ends the wait:
+// the next attempt is made at once, or at the signal's NotBefore.
+func TestRecoverEndsADeferralsWait(t *testing.T) {
+	tests := []struct {
+		name        string
+		signal      any
+		wantAttempt time.Duration // after t0
+	}{
+		{"at once", delivery.RecoverSignal{By: "api-key:1234", Reason: "receiver fixed"}, 10 * time.Minute},
+		{"not before a spread's slot", delivery.RecoverSignal{By: "api-key:1234", NotBefore: t0.Add(10*time.Minute + 3*time.Second)}, 10*time.Minute + 3*time.Second},
+		{"a slot after the cooldown changes nothing", delivery.RecoverSignal{NotBefore: t0.Add(2 * time.Hour)}, time.Hour},
+		{"no payload, as the temporal CLI sends it", noPayload{}, 10 * time.Minute},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newTestEnv(t)
+			env.fakes.outcome = outcomes(success)
+			env.fakes.setOpenUntil(t0.Add(time.Hour))
+			var waiting delivery.Result
+			env.queryAt(t, 5*time.Minute, delivery.QueryState, &waiting)
+			env.RegisterDelayedCallback(func() {
+				env.fakes.setOpenUntil(time.Time{}) // recover closes the circuit first
+				env.SignalWorkflow(delivery.SignalRecover, tc.signal)
+			}, 10*time.Minute)
+
+			env.ExecuteWorkflow(delivery.WorkflowDelivery, newRequest("recover", []time.Duration{time.Minute}))
+			require.True(t, env.IsWorkflowCompleted())
+			res := deliveryResult(t, env, delivery.StatusDelivered)
+
+			assert.Equal(t, "circuit open", waiting.WaitReason, "the state says why it waits")
+			assert.Equal(t, t0.Add(time.Hour), waiting.WaitUntil)
+			calls, _, _ := env.fakes.snapshot()
+			calls = sent(calls)
+			require.Len(t, calls, 1, "the deferral sent nothing; one attempt after the recover")
+			assert.Equal(t, delivery.ActivityRetry, calls[0].activity)
+			assert.Equal(t, 1, calls[0].number, "a deferral does not count as an attempt")
+			assert.Equal(t, t0.Add(tc.wantAttempt), calls[0].at)
+			require.Len(t, res.Attempts, 1)
+			assert.Zero(t, res.WaitUntil, "the wait is over")
+			assert.Equal(t, []string{"waiting", "delivered"}, env.statuses)
+		})
+	}
+}
+
+// A recover signal that arrives while the delivery waits on its retry
+// schedule (not deferred) ends nothing, and does not end a later
+// deferral's wait either: it concerned a wait that was not happening.
+func TestRecoverDoesNotEndAScheduledWait(t *testing.T) {
+	env := newTestEnv(t)
+	env.fakes.outcome = outcomes(retryable, success)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(delivery.SignalRecover, delivery.RecoverSignal{By: "early"})
+		env.fakes.setOpenUntil(t0.Add(time.Hour)) // the circuit opens before the retry
+	}, 10*time.Second)
+
+	env.ExecuteWorkflow(delivery.WorkflowDelivery, newRequest("recover-stale", []time.Duration{time.Minute}))
+	require.True(t, env.IsWorkflowCompleted())
+	deliveryResult(t, env, delivery.StatusDelivered)
+
+	calls, _, _ := env.fakes.snapshot()
+	calls = sent(calls)
+	require.Len(t, calls, 2)
+	assert.Equal(t, t0, calls[0].at)
+	assert.Equal(t, t0.Add(time.Hour), calls[1].at, "the retry waited for the circuit, not for the early recover")
+	assert.Equal(t, []time.Time{t0.Add(time.Minute)}, env.fakes.deferrals)
+}
