@@ -116,6 +116,21 @@ func TestGenerateHistories(t *testing.T) {
 	run = startDelivery(ctx, t, c, newRequest("success-deferred", short))
 	requireDelivered(ctx, t, run, 1)
 	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryCircuitOpenV0)
+
+	// The circuit is open for an hour: the delivery waits until an
+	// operator recovers the endpoint (the recover-ends-wait version).
+	fakes.setOpenUntil(time.Now().Add(time.Hour))
+	req = newRequest("success-recovered", short)
+	run = startDelivery(ctx, t, c, req)
+	require.Eventually(t, func() bool {
+		var state delivery.Result
+		v, err := c.QueryWorkflow(ctx, req.DeliveryID, "", delivery.QueryState)
+		return err == nil && v.Get(&state) == nil && state.WaitReason != ""
+	}, 10*time.Second, 50*time.Millisecond, "the first attempt is deferred")
+	fakes.setOpenUntil(time.Time{})
+	require.NoError(t, c.SignalWorkflow(ctx, req.DeliveryID, "", delivery.SignalRecover, delivery.RecoverSignal{By: "histories_test", Reason: "receiver fixed"}))
+	requireDelivered(ctx, t, run, 1)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryRecovered)
 }
 
 // newHistoryServer starts an in-process Temporal server with hookd's

@@ -44,12 +44,15 @@ const (
 	histDeliveryDeferred      = "delivery-deferred.json"       // deferred 3 times, delivered
 	histDeliveryContinued     = "delivery-continued.json"      // deferred until it continued as new
 	histDeliveryContinuedLast = "delivery-continued-last.json" // the last run of it, delivered
+	// Recorded before the bounded-wait change: a recover signal ended the wait.
+	histDeliveryRecovered = "delivery-recovered.json" // deferred, the wait ended by a recover signal
 )
 
 var histories = []string{
 	histDeliverySuccess, histDeliveryRetry, histDeliveryExhausted, histDeadLetterRedrive,
 	histDeliveryRedriven, histDeliveryFailed, histDeadLetterExpired, histDeliveryDeferredV0,
 	histDeliveryDeferred, histDeliveryContinued, histDeliveryContinuedLast, histDeliveryCircuitOpenV0,
+	histDeliveryRecovered,
 }
 
 // replay replays a recorded history against the workflows register registers.
