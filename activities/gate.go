@@ -57,7 +57,7 @@ func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.
 }
 
 func (a *Activities) disabled(now time.Time) gate {
-	return gate{wait: now.Add(a.disabledPoll), reason: "endpoint disabled"}
+	return gate{wait: now.Add(a.disabledPoll), reason: delivery.WaitDisabled}
 }
 
 // circuitOpen defers an attempt until wait, spreading the queued
@@ -65,7 +65,7 @@ func (a *Activities) disabled(now time.Time) gate {
 // hit by all of them at once.
 func circuitOpen(wait, now time.Time) gate {
 	spread := time.Duration(rand.Int64N(int64(max(wait.Sub(now)/5, time.Second))))
-	return gate{wait: wait.Add(spread), reason: "circuit open"}
+	return gate{wait: wait.Add(spread), reason: delivery.WaitCircuitOpen}
 }
 
 // Admit answers a deferred delivery's wake-up: whether its endpoint takes

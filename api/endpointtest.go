@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/ingest"
 	"github.com/hookd/hookd/store"
@@ -23,6 +24,30 @@ const (
 	testWaitSlack = 10 * time.Second
 	testPoll      = 50 * time.Millisecond
 )
+
+// outcomeCircuitOpen is a test's outcome when the endpoint's circuit held
+// its first attempt back (the circuit opened after the route checked it).
+const outcomeCircuitOpen delivery.Outcome = "circuit_open"
+
+// refuseHeldBack refuses a test the endpoint's circuit would hold back
+// unsent: open and cooling down, or half-open with its probe in flight.
+// A store that cannot say lets the test go ahead, as attempts do.
+func (s *Server) refuseHeldBack(ctx context.Context, endpointID string) error {
+	b, err := s.store.Circuit(ctx, endpointID)
+	now := s.now()
+	switch {
+	case err != nil:
+		return nil
+	case b.State == circuit.Open && now.Before(b.OpenUntil):
+		return &Error{Code: CodeConflict, Field: "circuit", Message: fmt.Sprintf(
+			"the endpoint's circuit is open until %s after %d consecutive failures; recover the endpoint (POST /v1/endpoints/%s/recover) to test it now",
+			b.OpenUntil.UTC().Format(time.RFC3339), b.Failures, endpointID)}
+	case b.State == circuit.HalfOpen && now.Before(b.ProbeUntil):
+		return &Error{Code: CodeConflict, Field: "circuit", Message: fmt.Sprintf(
+			"the endpoint's circuit is half-open with a probe in flight; try again shortly, or recover the endpoint (POST /v1/endpoints/%s/recover)", endpointID)}
+	}
+	return nil
+}
 
 // outcomePending is a test's outcome when its first attempt was not known
 // within the wait; the delivery goes on and can be followed by its ID.
@@ -44,9 +69,10 @@ type testOut struct {
 // testEndpoint sends a signed hookd.test event to one enabled endpoint,
 // whatever its filter, through a real delivery workflow (so a failed test
 // is retried on the endpoint's schedule like any delivery), and answers
-// with the first attempt's outcome. If the attempt is not known in
-// time the answer is 202 with outcome "pending" ("deferred" when the
-// endpoint's open circuit holds it back).
+// with the first attempt's outcome. An endpoint whose circuit holds
+// deliveries back is refused with 409 naming the circuit. If the attempt
+// is not known in time the answer is 202 with outcome "pending"
+// ("circuit_open" when the circuit opened meanwhile and holds it back).
 func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
 	if err := s.decode(w, r, &struct{}{}); err != nil {
 		s.writeError(w, r, err)
@@ -56,6 +82,9 @@ func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
 	if err == nil && !ep.Enabled {
 		// Its delivery would wait, unsent, until the endpoint is enabled.
 		err = &Error{Code: CodeConflict, Field: "enabled", Message: "endpoint is disabled; enable it to test it"}
+	}
+	if err == nil {
+		err = s.refuseHeldBack(r.Context(), ep.ID)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
@@ -80,6 +109,9 @@ func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
 		// the delivery goes on and can be followed by its ID.
 		if state.WaitReason != "" {
 			out.Outcome, out.Error = delivery.OutcomeDeferred, state.WaitReason
+			if state.WaitReason == delivery.WaitCircuitOpen {
+				out.Outcome = outcomeCircuitOpen
+			}
 		}
 		s.log.Warn("test event: first attempt not made yet", "endpoint_id", ep.ID, "delivery_id", out.DeliveryID, "outcome", out.Outcome)
 		writeJSON(w, http.StatusAccepted, out)

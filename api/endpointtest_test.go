@@ -15,9 +15,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/store"
 )
@@ -27,6 +30,31 @@ import (
 type fakeStore struct {
 	store.Store
 	endpoints map[string]*store.Endpoint
+	circuits  map[string]circuit.Breaker
+}
+
+func (f *fakeStore) Circuit(_ context.Context, id string) (circuit.Breaker, error) {
+	return f.circuits[id], nil
+}
+
+func (f *fakeStore) UpdateCircuit(_ context.Context, id string, fn func(circuit.Breaker) circuit.Breaker) (circuit.Breaker, error) {
+	if _, ok := f.endpoints[id]; !ok {
+		return circuit.Breaker{}, store.ErrNotFound
+	}
+	if f.circuits == nil {
+		f.circuits = map[string]circuit.Breaker{}
+	}
+	f.circuits[id] = fn(f.circuits[id])
+	return f.circuits[id], nil
+}
+
+func (f *fakeStore) UpdateEndpoint(_ context.Context, ep *store.Endpoint) error {
+	if _, ok := f.endpoints[ep.ID]; !ok {
+		return store.ErrNotFound
+	}
+	cp := *ep
+	f.endpoints[ep.ID] = &cp
+	return nil
 }
 
 func (f *fakeStore) GetEndpoint(_ context.Context, id string) (*store.Endpoint, error) {
@@ -53,6 +81,18 @@ type fakeTemporal struct {
 	reqs    []delivery.Request
 	states  []delivery.Result
 	queries int
+
+	// executions answer ListWorkflow; lists and signals record the calls.
+	executions []*workflowpb.WorkflowExecutionInfo
+	lists      []string
+	signals    []sentSignal
+	signalErr  map[string]error // by workflow ID
+}
+
+// sentSignal is one SignalWorkflow call.
+type sentSignal struct {
+	id, runID, name string
+	arg             any
 }
 
 func (f *fakeTemporal) ExecuteWorkflow(_ context.Context, opts client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error) {
@@ -84,6 +124,23 @@ func (f *fakeTemporal) QueryWorkflow(ctx context.Context, id, _ string, query st
 		f.states = f.states[1:]
 	}
 	return resultValue(st), nil
+}
+
+func (f *fakeTemporal) ListWorkflow(_ context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lists = append(f.lists, req.GetQuery())
+	return &workflowservice.ListWorkflowExecutionsResponse{Executions: f.executions}, nil
+}
+
+func (f *fakeTemporal) SignalWorkflow(_ context.Context, id, runID, name string, arg any) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.signalErr[id]; err != nil {
+		return err
+	}
+	f.signals = append(f.signals, sentSignal{id, runID, name, arg})
+	return nil
 }
 
 // resultValue is a query answer holding a delivery.Result.
@@ -178,38 +235,79 @@ func TestEndpointTestPendingAndDeferred(t *testing.T) {
 	assert.Equal(t, "pending", out["outcome"])
 	assert.Equal(t, tc.reqs[0].DeliveryID, out["delivery_id"])
 
-	tc.states = []delivery.Result{{Status: delivery.StatusPending, WaitUntil: time.Now().Add(time.Minute), WaitReason: "circuit open"}}
+	tc.states = []delivery.Result{{Status: delivery.StatusPending, WaitUntil: time.Now().Add(time.Minute), WaitReason: delivery.WaitCircuitOpen}}
 	start := time.Now()
 	code, out = postTest(t, s, context.Background(), "ep_on", "")
 	require.Equal(t, http.StatusAccepted, code)
-	assert.Equal(t, "deferred", out["outcome"])
+	assert.Equal(t, "circuit_open", out["outcome"], "the circuit opened after the route checked it")
 	assert.Equal(t, "circuit open", out["error"])
 	assert.Less(t, time.Since(start), time.Second)
+}
+
+// A test the endpoint's circuit would hold back is refused at once, and
+// the answer says the circuit is open and how to recover it.
+func TestEndpointTestRefusedWhileTheCircuitHoldsBack(t *testing.T) {
+	tc := &fakeTemporal{}
+	s := newTestServer(t, tc)
+	st := s.store.(*fakeStore)
+	now := time.Now()
+	for name, b := range map[string]circuit.Breaker{
+		"open":                 {State: circuit.Open, Failures: 5, OpenUntil: now.Add(time.Minute)},
+		"half-open with probe": {State: circuit.HalfOpen, Failures: 5, ProbeUntil: now.Add(time.Minute)},
+	} {
+		st.circuits = map[string]circuit.Breaker{"ep_on": b}
+		code, out := postTest(t, s, context.Background(), "ep_on", "")
+		require.Equal(t, http.StatusConflict, code, name)
+		e := out["error"].(map[string]any)
+		assert.Equal(t, "circuit", e["field"], name)
+		assert.Contains(t, e["message"], "/v1/endpoints/ep_on/recover", name)
+	}
+	assert.Empty(t, tc.starts, "nothing was started")
+
+	// Once the cooldown is over the test is the probe: it goes ahead.
+	st.circuits = map[string]circuit.Breaker{"ep_on": {State: circuit.Open, Failures: 5, OpenUntil: now.Add(-time.Second)}}
+	tc.states = []delivery.Result{{Status: delivery.StatusDelivered, Attempts: []delivery.Attempt{{Number: 1, Status: 200, Outcome: delivery.OutcomeSuccess}}}}
+	code, out := postTest(t, s, context.Background(), "ep_on", "")
+	require.Equal(t, http.StatusOK, code, out)
+	assert.Equal(t, "success", out["outcome"])
 }
 
 func TestEndpointTestRefusals(t *testing.T) {
 	tc := &fakeTemporal{}
 	s := newTestServer(t, tc)
-	for _, c := range []struct {
-		id, body string
-		status   int
-		field    string
-	}{
+	assertRefusals(t, func(id, body string) (int, map[string]any) {
+		return postTest(t, s, context.Background(), id, body)
+	}, []refusal{
 		{"ep_missing", "", http.StatusNotFound, ""},
 		{"ep_off", "", http.StatusConflict, "enabled"},
 		{"ep_on", `{"type":"x"}`, http.StatusBadRequest, "type"},
 		{"ep_on", `[`, http.StatusBadRequest, "body"},
-	} {
-		code, out := postTest(t, s, context.Background(), c.id, c.body)
-		assert.Equal(t, c.status, code, "%s %s", c.id, c.body)
-		e, _ := out["error"].(map[string]any)
-		field, _ := e["field"].(string)
-		assert.Equal(t, c.field, field, "%v", out)
-	}
+	})
 	assert.Empty(t, tc.starts, "nothing was started")
 
 	tc.startErr = errors.New("frontend unavailable")
 	code, out := postTest(t, s, context.Background(), "ep_on", "")
 	assert.Equal(t, http.StatusServiceUnavailable, code)
 	assert.NotContains(t, out["error"].(map[string]any)["message"], "frontend")
+}
+
+// refusal is a request a route must refuse: its status and the field its
+// error names ("" for none).
+type refusal struct {
+	id, body string
+	status   int
+	field    string
+}
+
+// assertRefusals posts each refusal's body for its endpoint ID and checks
+// the status and the field named.
+func assertRefusals(t *testing.T, post func(id, body string) (int, map[string]any), cases []refusal) {
+	t.Helper()
+	for _, c := range cases {
+		code, out := post(c.id, c.body)
+		assert.Equal(t, c.status, code, "%s %s", c.id, c.body)
+		e, _ := out["error"].(map[string]any)
+		field, _ := e["field"].(string)
+		assert.Equal(t, c.field, field, "%v", out)
+	}
 }

@@ -40,6 +40,7 @@ func (s *Server) v1Routes() []Route {
 		{"POST", "/endpoints/{id}/secret/rotate", tenant, s.rotateSecret},
 		{"GET", "/endpoints/{id}/health", tenant, s.endpointHealth},
 		{"POST", "/endpoints/{id}/test", tenant, s.testEndpoint},
+		{"POST", "/endpoints/{id}/recover", tenant, s.recoverEndpoint},
 		{"POST", "/events", platform, s.postEvent},
 		{"POST", "/events/batch", platform, s.postEventBatch},
 		{"GET", "/events", tenant, s.listEvents},

@@ -112,6 +112,12 @@ const (
 	OutcomeDeferred Outcome = "deferred"
 )
 
+// Why a deferred attempt waits (Attempt.DelayReason, Result.WaitReason).
+const (
+	WaitCircuitOpen = "circuit open"
+	WaitDisabled    = "endpoint disabled"
+)
+
 // Result is a delivery run's final state and whole timeline.
 type Result struct {
 	Status   Status    `json:"status"`

@@ -23,6 +23,18 @@ var (
 	AttrTenantID = temporal.NewSearchAttributeKeyKeyword("HookdTenantId")
 )
 
+// HookdStatus values besides the final statuses (delivered, failed,
+// exhausted) the Delivery workflow sets.
+const (
+	// SearchStatusRetrying: the first attempt failed; later attempts
+	// follow the retry schedule.
+	SearchStatusRetrying = "retrying"
+	// SearchStatusWaiting: an attempt was deferred because the endpoint's
+	// circuit is open or the endpoint is disabled; the delivery waits
+	// without spending its budget (a recover ends the wait).
+	SearchStatusWaiting = "waiting"
+)
+
 // SearchAttributes lists every custom search attribute with its type, for
 // registration on a namespace.
 func SearchAttributes() map[string]enumspb.IndexedValueType {

@@ -62,7 +62,7 @@ func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, erro
 	case len(req.Schedule) == 0:
 		return w.fail(ctx, delivery.StatusExhausted)
 	}
-	w.setStatus(ctx, "retrying", "after attempt 1: "+first.ErrorClass)
+	w.setStatus(ctx, delivery.SearchStatusRetrying, "after attempt 1: "+first.ErrorClass)
 	return w.retry(ctx, first.NextDelay, false)
 }
 
@@ -184,7 +184,7 @@ func (w *run) admit(ctx workflow.Context) (adm delivery.Admission, ok bool) {
 // waitFor records that the delivery waits until the given time.
 func (w *run) waitFor(ctx workflow.Context, until time.Time, reason string) {
 	w.state.WaitUntil, w.state.WaitReason = until, reason
-	w.setStatus(ctx, "waiting", reason)
+	w.setStatus(ctx, delivery.SearchStatusWaiting, reason)
 }
 
 // changeRecover versions the wait of a deferred delivery: from version 1

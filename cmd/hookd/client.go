@@ -37,6 +37,7 @@ var clientGroups = map[string]map[string]clientCommand{
 	"endpoints": {
 		"create": endpointsCreate, "list": endpointsList, "get": endpointsGet,
 		"update": endpointsUpdate, "delete": endpointsDelete, "rotate": endpointsRotate,
+		"recover": endpointsRecover,
 	},
 	"send":       {"": sendEvent},
 	"deliveries": {"get": deliveriesGet, "show": deliveriesGet},

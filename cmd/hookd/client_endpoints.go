@@ -214,3 +214,32 @@ func endpointsRotate(ctx context.Context, e *clientEnv, name string, args []stri
 		fmt.Fprintln(e.stdout, "\nThe new secret is shown only now: give it to the receiver before the previous one expires.")
 	})
 }
+
+func endpointsRecover(ctx context.Context, e *clientEnv, name string, args []string) error {
+	cf := e.newClientFlags(name, "ID [--reason R] [flags]").withJSON()
+	var reason string
+	cf.StringVar(&reason, "reason", "", "why, recorded with who recovered it")
+	id, c, err := cf.idClient(args, "endpoint ID")
+	if err != nil {
+		return err
+	}
+	rec, err := c.RecoverEndpoint(ctx, id, reason)
+	return answer(e, cf, rec, err, printRecovered)
+}
+
+func printRecovered(e *clientEnv, r *apiclient.Recovered) {
+	was := fmt.Sprintf("circuit was %s with %s", r.PreviousCircuit, count(r.PreviousFailures, "consecutive failure", "consecutive failures"))
+	if r.Reenabled {
+		was += "; the endpoint was disabled and is enabled again"
+	}
+	fmt.Fprintf(e.stdout, "Recovered endpoint %s (%s).\n", r.EndpointID, was)
+	waiting := count(r.Woken, "waiting delivery", "waiting deliveries")
+	switch {
+	case r.Woken == 0:
+		fmt.Fprintln(e.stdout, "No delivery was waiting on it.")
+	case r.Spread == "" || r.Spread == "0s":
+		fmt.Fprintf(e.stdout, "%s: attempted now.\n", waiting)
+	default:
+		fmt.Fprintf(e.stdout, "%s: attempted within %s, spread so the receiver is not hit all at once.\n", waiting, r.Spread)
+	}
+}

@@ -175,3 +175,11 @@ func (e *clientEnv) moreHint(next string) {
 		fmt.Fprintf(e.stderr, "More results: add --cursor %s, or --all.\n", next)
 	}
 }
+
+// count says "1 thing" or "n things".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -196,6 +196,23 @@ func TestEndpointsDeleteAndRotate(t *testing.T) {
 	assert.Regexp(t, `Previous secret expires\s+2026-11-30T13:00:00Z`, out)
 }
 
+func TestEndpointsRecover(t *testing.T) {
+	f := newFakeAPI(t)
+	f.on("POST /v1/endpoints/{id}/recover", 200, `{"endpoint_id":"ep_1","by":"api-key:1a2b3c4d","reason":"receiver fixed","at":"2026-11-30T12:00:00Z",
+"previous_circuit":"open","previous_consecutive_failures":1,"reenabled":true,"woken":12,"spread":"2s"}`)
+	out, _, err := cli("endpoints", "recover", "ep_1", "--reason", "receiver fixed")
+	require.NoError(t, err)
+	req := f.only(t)
+	assert.Equal(t, "/v1/endpoints/ep_1/recover", req.Path)
+	assert.JSONEq(t, `{"reason":"receiver fixed"}`, req.Body)
+	assert.Equal(t, "Recovered endpoint ep_1 (circuit was open with 1 consecutive failure; the endpoint was disabled and is enabled again).\n"+
+		"12 waiting deliveries: attempted within 2s, spread so the receiver is not hit all at once.\n", out)
+
+	out, _, err = cli("endpoints", "recover", "ep_1", "--json")
+	require.NoError(t, err)
+	assert.Contains(t, out, `"woken": 12`)
+}
+
 func TestSendReadsThePayloadFromAFile(t *testing.T) {
 	f := newFakeAPI(t)
 	f.on("POST /v1/events", 202, `{"event_id":"evt_1","deliveries":[{"id":"dlv_a","endpoint_id":"ep_1"},{"id":"dlv_b","endpoint_id":"ep_2"}],"duplicate":false}`)

@@ -1,0 +1,175 @@
+package api
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/hookd/hookd/circuit"
+	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/store"
+)
+
+// How a recover spreads the endpoint's waiting deliveries: at most
+// recoverBurst are woken at a time, the groups spaced evenly over
+// recoverWindow, so every one is attempted within a few seconds without the
+// whole backlog hitting a receiver that just came back at once.
+const (
+	recoverBurst  = 10
+	recoverWindow = 4 * time.Second
+)
+
+// recoverOut is the answer of POST /v1/endpoints/{id}/recover: what the
+// recover changed and who asked for it.
+type recoverOut struct {
+	EndpointID string    `json:"endpoint_id"`
+	By         string    `json:"by"`
+	Reason     string    `json:"reason"`
+	At         time.Time `json:"at"`
+	// Circuit and ConsecutiveFailures are the breaker's state before the
+	// recover; after it the circuit is closed with no failures counted.
+	Circuit             string `json:"previous_circuit"`
+	ConsecutiveFailures int    `json:"previous_consecutive_failures"`
+	// Reenabled says the endpoint was disabled and is enabled again.
+	Reenabled bool `json:"reenabled"`
+	// Woken counts the waiting deliveries told to try again, all within
+	// Spread of At.
+	Woken  int    `json:"woken"`
+	Spread string `json:"spread"`
+}
+
+// recoverEndpoint is an operator's "the receiver is fixed": it enables the
+// endpoint if it was disabled, closes its circuit and resets its failure
+// count, and tells every delivery waiting on the circuit or the switch to
+// try again now instead of at the end of its wait.
+func (s *Server) recoverEndpoint(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Reason string `json:"reason"`
+	}
+	if err := s.decode(w, r, &body); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if len(body.Reason) > 1024 {
+		s.writeError(w, r, invalid("reason", "must be at most 1024 characters"))
+		return
+	}
+	ep, err := s.endpoint(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := recoverOut{EndpointID: ep.ID, By: scope(r).Actor(), Reason: body.Reason, At: s.now().UTC()}
+	if !ep.Enabled {
+		ep.Enabled, ep.UpdatedAt, out.Reenabled = true, out.At, true
+		if err := s.store.UpdateEndpoint(r.Context(), ep); err != nil {
+			s.writeError(w, r, notFoundAs(err, "endpoint not found"))
+			return
+		}
+	}
+	_, err = s.store.UpdateCircuit(r.Context(), ep.ID, func(b circuit.Breaker) circuit.Breaker {
+		out.Circuit, out.ConsecutiveFailures = string(cmp.Or(b.State, circuit.Closed)), b.Failures
+		return circuit.Breaker{State: circuit.Closed}
+	})
+	if err != nil {
+		s.writeError(w, r, notFoundAs(err, "endpoint not found"))
+		return
+	}
+	if out.Woken, err = s.wakeWaiting(r, ep.ID, out); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out.Spread = spread(out.Woken).String()
+	s.log.Info("endpoint recovered", "endpoint_id", ep.ID, "by", out.By, "reason", out.Reason,
+		"previous_circuit", out.Circuit, "previous_failures", out.ConsecutiveFailures,
+		"reenabled", out.Reenabled, "woken", out.Woken)
+	writeJSON(w, http.StatusOK, out)
+}
+
+func notFoundAs(err error, msg string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return &Error{Code: CodeNotFound, Message: msg}
+	}
+	return err
+}
+
+// wakeWaiting signals recover to the endpoint's waiting deliveries, oldest
+// first, each with its slot in the spread; it returns how many it reached.
+// A delivery that ended meanwhile is skipped.
+func (s *Server) wakeWaiting(r *http.Request, endpointID string, out recoverOut) (int, error) {
+	var waiting []*workflowpb.WorkflowExecutionInfo
+	err := s.eachExecution(r.Context(), waitingQuery(endpointID), func(ex *workflowpb.WorkflowExecutionInfo) {
+		waiting = append(waiting, ex)
+	})
+	if err != nil {
+		return 0, err
+	}
+	slices.SortFunc(waiting, func(a, b *workflowpb.WorkflowExecutionInfo) int {
+		return a.GetStartTime().AsTime().Compare(b.GetStartTime().AsTime())
+	})
+	woken := 0
+	for i, ex := range waiting {
+		sig := delivery.RecoverSignal{By: out.By, Reason: out.Reason, NotBefore: out.At.Add(slot(i, len(waiting)))}
+		err := s.temporal.SignalWorkflow(r.Context(), ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId(), delivery.SignalRecover, sig)
+		var nf *serviceerror.NotFound
+		switch {
+		case errors.As(err, &nf):
+			continue
+		case err != nil:
+			return woken, fmt.Errorf("%w: signal recover to %s: %w", errUnavailable, ex.GetExecution().GetWorkflowId(), err)
+		}
+		woken++
+	}
+	return woken, nil
+}
+
+// eachExecution calls fn for every execution matching query, a page of
+// 1,000 at a time.
+func (s *Server) eachExecution(ctx context.Context, query string, fn func(*workflowpb.WorkflowExecutionInfo)) error {
+	var token []byte
+	for {
+		resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, PageSize: 1000, NextPageToken: token})
+		if err != nil {
+			return fmt.Errorf("%w: list workflows: %w", errUnavailable, err)
+		}
+		for _, ex := range resp.GetExecutions() {
+			fn(ex)
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			return nil
+		}
+	}
+}
+
+// waitingQuery finds an endpoint's deliveries that wait on its circuit or
+// its switch.
+func waitingQuery(endpointID string) string {
+	return fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s = '%s' AND %s = '%s'",
+		delivery.WorkflowDelivery, delivery.AttrEndpointID.GetName(), endpointID, delivery.AttrStatus.GetName(), delivery.SearchStatusWaiting)
+}
+
+// slot is when, after the recover, the i-th of n waiting deliveries tries
+// again: groups of recoverBurst spaced evenly over recoverWindow.
+func slot(i, n int) time.Duration {
+	groups := (n + recoverBurst - 1) / recoverBurst
+	if groups <= 1 {
+		return 0
+	}
+	return time.Duration(i/recoverBurst) * (recoverWindow / time.Duration(groups))
+}
+
+// spread is when the last of n woken deliveries tries again.
+func spread(n int) time.Duration {
+	if n == 0 {
+		return 0
+	}
+	return slot(n-1, n)
+}

@@ -1,0 +1,30 @@
+package apiclient
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Recovered is the answer to an endpoint recover: the circuit's state
+// before it, whether the endpoint was enabled again, and how many waiting
+// deliveries were told to try again (all within Spread).
+type Recovered struct {
+	Raw
+	EndpointID       string    `json:"endpoint_id"`
+	By               string    `json:"by"`
+	Reason           string    `json:"reason"`
+	At               time.Time `json:"at"`
+	PreviousCircuit  string    `json:"previous_circuit"`
+	PreviousFailures int       `json:"previous_consecutive_failures"`
+	Reenabled        bool      `json:"reenabled"`
+	Woken            int       `json:"woken"`
+	Spread           string    `json:"spread"`
+}
+
+// RecoverEndpoint tells hookd an endpoint works again: it is enabled, its
+// circuit closed and its failure count reset, and every delivery waiting
+// on it is attempted within seconds. reason is recorded with who asked.
+func (c *Client) RecoverEndpoint(ctx context.Context, id, reason string) (*Recovered, error) {
+	return call[Recovered](ctx, c, http.MethodPost, endpointPath(id)+"/recover", nil, map[string]string{"reason": reason})
+}

@@ -1,0 +1,111 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/hookd/hookd/delivery"
+)
+
+// waitingDelivery is what GET /v1/deliveries/{id} says of a waiting one.
+type waitingDelivery struct {
+	Status        string    `json:"status"`
+	WaitReason    string    `json:"wait_reason"`
+	NextAttemptAt time.Time `json:"next_attempt_at"`
+	Timeline      []struct {
+		Start   time.Time `json:"start"`
+		Outcome string    `json:"outcome"`
+	} `json:"timeline"`
+}
+
+// An outage opens the circuit and it re-opens until its cooldown is 8s;
+// the receiver is fixed; a recover closes the circuit and every waiting
+// delivery arrives within 5 seconds, well before its recorded wait ends.
+// While the circuit was open, /test said so instead of sending.
+func TestRecoverEndsTheWait(t *testing.T) {
+	t.Parallel()
+	api := newAPI(t)
+	rc := &countingDown{ok: map[string]int{}}
+	srv := serve(t, http.HandlerFunc(rc.handler))
+	schedule := []string{"1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s"}
+	ep := api.createEndpoint(map[string]any{"url": srv.URL, "event_types": []string{"rec.test"}, "retry_schedule": schedule})
+	var ids []string
+	for range 3 {
+		ids = append(ids, api.send(`{"type":"rec.test","payload":{}}`).Deliveries[0].ID)
+	}
+
+	// The shared instance's cooldown starts at 2s and doubles to 8s: wait
+	// until every delivery waits on the circuit for more than 5s more.
+	waits := map[string]time.Time{}
+	require.Eventually(t, func() bool {
+		for _, id := range ids {
+			var d waitingDelivery
+			if api.do("GET", "/v1/deliveries/"+id, nil, &d) != http.StatusOK || d.WaitReason != delivery.WaitCircuitOpen ||
+				time.Until(d.NextAttemptAt) < 5500*time.Millisecond {
+				return false
+			}
+			waits[id] = d.NextAttemptAt
+		}
+		return true
+	}, 45*time.Second, 50*time.Millisecond, "every delivery waits on the open circuit")
+
+	var refused struct {
+		Error struct{ Field, Message string } `json:"error"`
+	}
+	require.Equal(t, http.StatusConflict, api.do("POST", "/v1/endpoints/"+ep.ID+"/test", nil, &refused))
+	assert.Equal(t, "circuit", refused.Error.Field)
+	assert.Contains(t, refused.Error.Message, "circuit is open")
+
+	rc.mu.Lock()
+	rc.up = true
+	rc.mu.Unlock()
+	var rec struct {
+		PreviousCircuit string `json:"previous_circuit"`
+		Woken           int    `json:"woken"`
+		By              string `json:"by"`
+	}
+	recovered := time.Now()
+	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/recover", map[string]string{"reason": "receiver fixed"}, &rec))
+	assert.Equal(t, "open", rec.PreviousCircuit)
+	assert.Equal(t, len(ids), rec.Woken)
+
+	for _, id := range ids {
+		d := api.waitDelivery(id, 5*time.Second)
+		require.Equal(t, "delivered", d.Status, id)
+		var full waitingDelivery
+		require.Equal(t, http.StatusOK, api.do("GET", "/v1/deliveries/"+id, nil, &full))
+		last := full.Timeline[len(full.Timeline)-1]
+		require.Equal(t, "success", last.Outcome)
+		assert.Less(t, last.Start.Sub(recovered), 5*time.Second, "%s attempted within 5s of the recover", id)
+		assert.True(t, last.Start.Before(waits[id].Add(-time.Second)), "%s attempted before its wait would have ended", id)
+	}
+	rc.mu.Lock()
+	for _, id := range ids {
+		assert.Equal(t, 1, rc.ok[id], id)
+	}
+	rc.mu.Unlock()
+	var h health
+	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &h))
+	assert.Equal(t, "closed", h.Circuit)
+	assert.Zero(t, h.ConsecutiveFailures)
+
+	// Each woken delivery's history holds who recovered it and why.
+	it := shared.Client.GetWorkflowHistory(context.Background(), ids[0], "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var sig delivery.RecoverSignal
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		if a := ev.GetWorkflowExecutionSignaledEventAttributes(); a != nil && a.GetSignalName() == delivery.SignalRecover {
+			require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &sig))
+		}
+	}
+	assert.Equal(t, rec.By, sig.By)
+	assert.Equal(t, "receiver fixed", sig.Reason)
+}
