@@ -21,22 +21,28 @@ import (
 	"github.com/hookd/hookd/delivery"
 )
 
-// deliveryOut is a delivery as GET /v1/deliveries/{id} shows it.
+// deliveryOut is a delivery as GET /v1/deliveries/{id} shows it: the
+// story of every run of its ID (the first, then one per redrive), with
+// the current run's status.
 type deliveryOut struct {
-	ID         string            `json:"id"`
-	EventID    string            `json:"event_id"`
-	EventType  string            `json:"event_type"`
-	EndpointID string            `json:"endpoint_id"`
-	TenantID   string            `json:"tenant_id,omitempty"`
-	Status     delivery.Status   `json:"status"`
-	Attempts   int               `json:"attempts"`
-	LastStatus int               `json:"last_status,omitempty"`
-	LastError  string            `json:"last_error,omitempty"`
-	NextTry    *time.Time        `json:"next_attempt_at,omitempty"`
-	WaitReason string            `json:"wait_reason,omitempty"`
-	CreatedAt  time.Time         `json:"created_at"`
-	Timeline   []attemptOut      `json:"timeline"`
-	Redrive    *delivery.Redrive `json:"redrive,omitempty"`
+	ID         string          `json:"id"`
+	EventID    string          `json:"event_id"`
+	EventType  string          `json:"event_type"`
+	EndpointID string          `json:"endpoint_id"`
+	TenantID   string          `json:"tenant_id,omitempty"`
+	Status     delivery.Status `json:"status"` // the current run's
+	// Attempts counts the attempts of every run; Runs the runs.
+	Attempts   int        `json:"attempts"`
+	Runs       int        `json:"runs"`
+	LastStatus int        `json:"last_status,omitempty"`
+	LastError  string     `json:"last_error,omitempty"`
+	NextTry    *time.Time `json:"next_attempt_at,omitempty"`
+	WaitReason string     `json:"wait_reason,omitempty"`
+	// CreatedAt is when the first run started.
+	CreatedAt time.Time       `json:"created_at"`
+	Timeline  []timelineEntry `json:"timeline"`
+	// Redrive is who started the current run, if a redrive did.
+	Redrive *delivery.Redrive `json:"redrive,omitempty"`
 	// Payload is the event's payload, as every attempt sends it.
 	Payload json.RawMessage `json:"payload,omitempty"`
 }
@@ -50,11 +56,11 @@ func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// readDelivery assembles a delivery's state from Temporal, if the scope in
-// ctx may see it (by its tenant search attribute): the run's
-// status and search attributes from Describe, the timeline from the result
-// (closed runs), or from the workflow's state query and the pending retry's
-// heartbeat details (open runs).
+// readDelivery assembles a delivery's story from Temporal, if the scope in
+// ctx may see it (by its tenant search attribute): the current run's
+// status and search attributes from Describe, then every run of the
+// delivery ID in order, each with the redrive that started it (from its
+// input) and its attempts (see readRun).
 func (s *Server) readDelivery(ctx context.Context, id string) (deliveryOut, error) {
 	desc, err := s.temporal.DescribeWorkflowExecution(ctx, id, "")
 	var nf *serviceerror.NotFound
@@ -69,38 +75,27 @@ func (s *Server) readDelivery(ctx context.Context, id string) (deliveryOut, erro
 		return deliveryOut{}, &Error{Code: CodeNotFound, Message: "delivery not found"}
 	}
 	attrs := info.GetSearchAttributes().GetIndexedFields()
-	out := deliveryOut{ID: id, CreatedAt: info.GetStartTime().AsTime(), TenantID: keyword(attrs, delivery.AttrTenantID.GetName())}
-	if err := authz.FromContext(ctx).Check(out.TenantID); err != nil {
+	tenantID := keyword(attrs, delivery.AttrTenantID.GetName())
+	if err := authz.FromContext(ctx).Check(tenantID); err != nil {
 		return deliveryOut{}, notFound(err, "delivery")
 	}
-	out.EventID = keyword(attrs, delivery.AttrEventID.GetName())
-	out.EventType = keyword(attrs, delivery.AttrEventType.GetName())
-	out.EndpointID = keyword(attrs, delivery.AttrEndpointID.GetName())
-	if err := s.withInput(ctx, &out, info.GetExecution().GetRunId()); err != nil {
+	runs, err := s.deliveryRuns(ctx, id, info)
+	if err != nil {
 		return deliveryOut{}, err
 	}
-
-	var res delivery.Result
-	switch info.GetStatus() {
-	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		res = s.openState(ctx, id, desc)
-	default:
-		res, err = s.closedState(ctx, id, info.GetExecution().GetRunId(), info.GetStatus())
+	story := make([]runStory, 0, len(runs))
+	for _, ex := range runs {
+		st, err := s.readRun(ctx, id, ex, desc)
 		if err != nil {
 			return deliveryOut{}, err
 		}
+		story = append(story, st)
 	}
-	out.Status, out.Timeline, out.Attempts = res.Status, timelineOut(res.Attempts), len(res.Attempts)
-	if !res.WaitUntil.IsZero() && out.Status == delivery.StatusPending {
-		out.NextTry, out.WaitReason = &res.WaitUntil, res.WaitReason
-	}
-	if last := res.Last(); last.Number > 0 {
-		out.LastStatus = last.Status
-		out.LastError = last.ErrorClass
-		if !last.NextAttempt.IsZero() && out.Status == delivery.StatusPending && out.NextTry == nil {
-			out.NextTry = &last.NextAttempt
-		}
-	}
+	out := tell(story)
+	out.ID, out.TenantID = id, tenantID
+	out.EventID = keyword(attrs, delivery.AttrEventID.GetName())
+	out.EventType = keyword(attrs, delivery.AttrEventType.GetName())
+	out.EndpointID = keyword(attrs, delivery.AttrEndpointID.GetName())
 	return out, nil
 }
 

@@ -17,6 +17,7 @@ import (
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/hookd/hookd/authz"
 	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
 )
@@ -60,9 +61,7 @@ func TestRecoverClosesTheCircuitAndWakesTheWaiting(t *testing.T) {
 	code, out := postRecover(t, s, "ep_off", `{"reason": "receiver fixed"}`)
 	require.Equal(t, http.StatusOK, code, out)
 
-	asKey := httptest.NewRequest(http.MethodGet, "/", nil)
-	asKey.Header.Set("Authorization", "Bearer k")
-	by := s.actor(asKey)
+	by := "api-key:" + authz.HashToken("k")[:8]
 	assert.Equal(t, map[string]any{
 		"endpoint_id": "ep_off", "by": by, "reason": "receiver fixed", "at": now.Format(time.RFC3339Nano),
 		"previous_circuit": "open", "previous_consecutive_failures": 7.0, "reenabled": true,

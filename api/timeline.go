@@ -25,18 +25,37 @@ type attemptOut struct {
 func timelineOut(attempts []delivery.Attempt) []attemptOut {
 	out := make([]attemptOut, 0, len(attempts))
 	for _, a := range attempts {
-		o := attemptOut{
-			Number: a.Number, Start: a.Start, DurationMS: float64(a.Duration.Microseconds()) / 1000,
-			Status: a.Status, ErrorClass: a.ErrorClass, Error: a.Error, Response: a.Response,
-			Outcome: a.Outcome, DelayReason: a.DelayReason,
-		}
-		if a.NextDelay > 0 {
-			o.NextDelay = a.NextDelay.Round(time.Millisecond).String()
-		}
-		if !a.NextAttempt.IsZero() {
-			o.NextAttempt = &a.NextAttempt
-		}
-		out = append(out, o)
+		out = append(out, *attemptOf(a))
 	}
 	return out
+}
+
+func attemptOf(a delivery.Attempt) *attemptOut {
+	o := &attemptOut{
+		Number: a.Number, Start: a.Start, DurationMS: float64(a.Duration.Microseconds()) / 1000,
+		Status: a.Status, ErrorClass: a.ErrorClass, Error: a.Error, Response: a.Response,
+		Outcome: a.Outcome, DelayReason: a.DelayReason,
+	}
+	if a.NextDelay > 0 {
+		o.NextDelay = a.NextDelay.Round(time.Millisecond).String()
+	}
+	if !a.NextAttempt.IsZero() {
+		o.NextAttempt = &a.NextAttempt
+	}
+	return o
+}
+
+// Kinds of timeline entries.
+const (
+	kindAttempt = "attempt"
+	kindRedrive = "redrive"
+)
+
+// timelineEntry is one entry of a delivery's timeline across runs: an
+// attempt (its fields inline) or the redrive that started run Run.
+type timelineEntry struct {
+	Kind string `json:"kind"`
+	Run  int    `json:"run"`
+	*attemptOut
+	Redrive *delivery.Redrive `json:"redrive,omitempty"`
 }

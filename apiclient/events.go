@@ -42,18 +42,25 @@ type Delivery struct {
 	EventType     string     `json:"event_type"`
 	EndpointID    string     `json:"endpoint_id"`
 	TenantID      string     `json:"tenant_id,omitempty"`
-	Status        string     `json:"status"` // pending, delivered, failed or exhausted
-	Attempts      int        `json:"attempts"`
+	Status        string     `json:"status"`   // the current run's: pending, delivered, failed or exhausted
+	Attempts      int        `json:"attempts"` // of every run
+	Runs          int        `json:"runs"`     // the first, then one per redrive
 	LastStatus    int        `json:"last_status,omitempty"`
 	LastError     string     `json:"last_error,omitempty"`
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
-	CreatedAt     time.Time  `json:"created_at"`
-	Timeline      []Attempt  `json:"timeline"`
-	Redrive       *Redrive   `json:"redrive,omitempty"`
+	WaitReason    string     `json:"wait_reason,omitempty"`
+	CreatedAt     time.Time  `json:"created_at"` // when the first run started
+	// Timeline holds every run's attempts, each redrive between the runs.
+	Timeline []Attempt `json:"timeline"`
+	Redrive  *Redrive  `json:"redrive,omitempty"` // who started the current run
 }
 
-// Attempt is one HTTP attempt of a delivery.
+// Attempt is one HTTP attempt of a delivery; in a delivery's timeline,
+// Kind "redrive" marks instead the redrive that started run Run.
 type Attempt struct {
+	Kind          string     `json:"kind,omitempty"` // attempt or redrive
+	Run           int        `json:"run,omitempty"`
+	Redrive       *Redrive   `json:"redrive,omitempty"`
 	Number        int        `json:"number"`
 	Start         time.Time  `json:"start"`
 	DurationMS    float64    `json:"duration_ms"`

@@ -113,10 +113,34 @@ func TestExhaustedDeadLetterAndRedrive(t *testing.T) {
 	sw.failStatus.Store(0)
 	require.Equal(t, http.StatusAccepted, api.do("POST", "/v1/dead-letters/"+id+"/redrive", map[string]string{"reason": "receiver fixed"}, nil))
 	require.Eventually(t, func() bool {
-		var d deliveryState
-		return api.do("GET", "/v1/deliveries/"+id, nil, &d) == http.StatusOK && d.Status == "delivered" && d.Attempts == 1
+		d = deliveryState{}
+		return api.do("GET", "/v1/deliveries/"+id, nil, &d) == http.StatusOK && d.Status == "delivered"
 	}, 20*time.Second, 100*time.Millisecond)
 	require.Equal(t, map[string]int{id: 1}, sw.delivered())
+
+	// One story: both runs' attempts, the redrive between them, the first
+	// run's creation.
+	require.Equal(t, 2, d.Runs)
+	require.Equal(t, 4, d.Attempts)
+	require.Len(t, d.Timeline, 5)
+	for i, want := range []struct {
+		kind    string
+		run, n  int
+		outcome string
+	}{{"attempt", 1, 1, "retryable"}, {"attempt", 1, 2, "retryable"}, {"attempt", 1, 3, "retryable"}, {"redrive", 2, 0, ""}, {"attempt", 2, 1, "success"}} {
+		e := d.Timeline[i]
+		require.Equal(t, want.kind, e.Kind, "entry %d", i)
+		require.Equal(t, want.run, e.Run, "entry %d", i)
+		require.Equal(t, want.n, e.Number, "entry %d", i)
+		require.Equal(t, want.outcome, e.Outcome, "entry %d", i)
+	}
+	rd := d.Timeline[3].Redrive
+	require.NotNil(t, rd)
+	require.Equal(t, "receiver fixed", rd.Reason)
+	require.Contains(t, rd.By, "api-key:")
+	require.True(t, rd.At.After(d.Timeline[2].Start) && rd.At.Before(d.Timeline[4].Start), "the redrive sits between the runs")
+	require.False(t, d.CreatedAt.After(d.Timeline[0].Start), "created when the first run started")
+	require.Equal(t, 200, d.LastStatus)
 	require.Eventually(t, func() bool {
 		var dl deadLetter
 		return api.do("GET", "/v1/dead-letters/"+id, nil, &dl) == http.StatusOK && dl.State == "closed"

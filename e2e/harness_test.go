@@ -144,12 +144,22 @@ func (c *apiClient) send(body string) accepted {
 	return a
 }
 
+// attempt is a timeline entry: an attempt, or (Kind "redrive") the
+// redrive that started run Run.
 type attempt struct {
-	Number      int    `json:"number"`
-	Status      int    `json:"status"`
-	ErrorClass  string `json:"error_class"`
-	Outcome     string `json:"outcome"`
-	DelayReason string `json:"delay_reason"`
+	Kind        string    `json:"kind"`
+	Run         int       `json:"run"`
+	Number      int       `json:"number"`
+	Start       time.Time `json:"start"`
+	Status      int       `json:"status"`
+	ErrorClass  string    `json:"error_class"`
+	Outcome     string    `json:"outcome"`
+	DelayReason string    `json:"delay_reason"`
+	Redrive     *struct {
+		By     string    `json:"by"`
+		Reason string    `json:"reason"`
+		At     time.Time `json:"at"`
+	} `json:"redrive"`
 }
 
 type deliveryState struct {
@@ -159,7 +169,9 @@ type deliveryState struct {
 	EndpointID string    `json:"endpoint_id"`
 	Status     string    `json:"status"`
 	Attempts   int       `json:"attempts"`
+	Runs       int       `json:"runs"`
 	LastStatus int       `json:"last_status"`
+	CreatedAt  time.Time `json:"created_at"`
 	Timeline   []attempt `json:"timeline"`
 }
 

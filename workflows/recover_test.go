@@ -77,3 +77,28 @@ func TestRecoverDoesNotEndAScheduledWait(t *testing.T) {
 	assert.Equal(t, t0.Add(time.Hour), calls[1].at, "the retry waited for the circuit, not for the early recover")
 	assert.Equal(t, []time.Time{t0.Add(time.Minute)}, env.fakes.deferrals)
 }
+
+// Once a deferral's wait is over the state no longer claims it: while the
+// retries that follow wait on the schedule, the state's wait is empty, so
+// the API takes the next attempt from the latest attempt (its heartbeat).
+func TestStateForgetsAWaitThatIsOver(t *testing.T) {
+	env := newTestEnv(t)
+	env.fakes.outcome = outcomes(retryable, success)
+	env.fakes.setOpenUntil(t0.Add(10 * time.Minute))
+	var deferred, retrying delivery.Result
+	env.queryAt(t, 5*time.Minute, delivery.QueryState, &deferred)
+	env.queryAt(t, 10*time.Minute+30*time.Second, delivery.QueryState, &retrying)
+
+	env.ExecuteWorkflow(delivery.WorkflowDelivery, newRequest("state-after-wait", []time.Duration{time.Minute}))
+	require.True(t, env.IsWorkflowCompleted())
+	deliveryResult(t, env, delivery.StatusDelivered)
+
+	assert.Equal(t, t0.Add(10*time.Minute), deferred.WaitUntil)
+	assert.Equal(t, delivery.WaitCircuitOpen, deferred.WaitReason)
+	assert.Zero(t, retrying.WaitUntil)
+	assert.Empty(t, retrying.WaitReason)
+	calls, _, _ := env.fakes.snapshot()
+	calls = sent(calls)
+	require.Len(t, calls, 2)
+	assert.Equal(t, t0.Add(11*time.Minute), calls[1].at, "the retry on the schedule")
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -137,22 +138,37 @@ func result(status int, class, msg string) string {
 	return orDash(out)
 }
 
-// printTimeline prints a delivery's attempts as a table.
+// printTimeline prints a delivery's attempts as a table; a timeline of
+// several runs gets a RUN column and a row for each redrive.
 func printTimeline(w io.Writer, timeline []apiclient.Attempt) {
 	if len(timeline) == 0 {
 		fmt.Fprintln(w, "No attempts yet.")
 		return
 	}
-	tw := table(w, "#", "STARTED", "DURATION", "RESULT", "OUTCOME", "NEXT")
+	runs := slices.ContainsFunc(timeline, func(a apiclient.Attempt) bool { return a.Run > 1 })
+	header := []string{"#", "STARTED", "DURATION", "RESULT", "OUTCOME", "NEXT"}
+	if runs {
+		header = append([]string{"RUN"}, header...)
+	}
+	tw := table(w, header...)
 	for _, a := range timeline {
-		next := "-"
-		if a.NextDelay != "" {
-			next = string(a.NextDelay)
-			if a.DelayReason != "" {
-				next += " (" + a.DelayReason + ")"
+		var cells []any
+		if r := a.Redrive; a.Kind == "redrive" && r != nil {
+			cells = []any{"-", stamp(r.At), "-", result(0, "redriven by "+r.By, r.Reason), "redrive", "-"}
+		} else {
+			next := "-"
+			if a.NextDelay != "" {
+				next = string(a.NextDelay)
+				if a.DelayReason != "" {
+					next += " (" + a.DelayReason + ")"
+				}
 			}
+			cells = []any{a.Number, stamp(a.Start), time.Duration(a.DurationMS * float64(time.Millisecond)).Round(time.Millisecond), result(a.Status, a.ErrorClass, a.Error), orDash(a.Outcome), next}
 		}
-		row(tw, a.Number, stamp(a.Start), time.Duration(a.DurationMS*float64(time.Millisecond)).Round(time.Millisecond), result(a.Status, a.ErrorClass, a.Error), orDash(a.Outcome), next)
+		if runs {
+			cells = append([]any{a.Run}, cells...)
+		}
+		row(tw, cells...)
 	}
 	tw.Flush()
 }

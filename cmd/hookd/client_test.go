@@ -308,6 +308,26 @@ func TestDeliveriesGetShowsTheTimeline(t *testing.T) {
 	assert.Regexp(t, `(?m)^2\s+2026-11-30T10:00:01Z\s+3.001s\s+timeout: no answer within 3s\s+retryable\s+-$`, out)
 }
 
+// A redriven delivery's timeline shows both runs, the redrive between.
+func TestDeliveriesGetShowsEveryRun(t *testing.T) {
+	f := newFakeAPI(t)
+	f.on("GET /v1/deliveries/{id}", 200, `{"id":"dlv_1","event_id":"evt_1","event_type":"order.created","endpoint_id":"ep_1",
+		"status":"pending","attempts":2,"runs":2,"last_status":503,"next_attempt_at":"2026-11-30T12:05:00Z","wait_reason":"circuit open",
+		"created_at":"2026-11-30T10:00:00Z","redrive":{"by":"api-key:1a2b3c4d","reason":"fixed","at":"2026-11-30T11:00:00Z"},"timeline":[
+ {"kind":"attempt","run":1,"number":1,"start":"2026-11-30T10:00:00Z","duration_ms":12.3,"status":404,"error_class":"http_4xx","outcome":"permanent"},
+ {"kind":"redrive","run":2,"redrive":{"by":"api-key:1a2b3c4d","reason":"fixed","at":"2026-11-30T11:00:00Z"}},
+ {"kind":"attempt","run":2,"number":1,"start":"2026-11-30T11:00:00Z","duration_ms":5,"status":503,"error_class":"http_5xx","outcome":"retryable","next_delay":"30s","delay_reason":"schedule"}]}`)
+	e, out := testEnv(false)
+	require.NoError(t, e.run(context.Background(), "deliveries", []string{"get", "dlv_1"}))
+	assert.Regexp(t, `Attempts\s+2 over 2 runs \(1 redrive\)`, out.String())
+	assert.Regexp(t, `Next attempt\s+2026-11-30T12:05:00Z \(in 5m\): circuit open`, out.String())
+	assert.Regexp(t, `Redriven\s+2026-11-30T11:00:00Z by api-key:1a2b3c4d: fixed`, out.String())
+	assert.Regexp(t, `(?m)^RUN\s+#\s+STARTED\s+DURATION\s+RESULT\s+OUTCOME\s+NEXT$`, out.String())
+	assert.Regexp(t, `(?m)^1\s+1\s+2026-11-30T10:00:00Z\s+12ms\s+HTTP 404\s+permanent\s+-$`, out.String())
+	assert.Regexp(t, `(?m)^2\s+-\s+2026-11-30T11:00:00Z\s+-\s+redriven by api-key:1a2b3c4d: fixed\s+redrive\s+-$`, out.String())
+	assert.Regexp(t, `(?m)^2\s+1\s+2026-11-30T11:00:00Z\s+5ms\s+HTTP 503\s+retryable\s+30s \(schedule\)$`, out.String())
+}
+
 func TestDLQListSendsTheFilter(t *testing.T) {
 	f := newFakeAPI(t)
 	f.onSeq("GET /v1/dead-letters", 200,
