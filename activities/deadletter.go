@@ -33,6 +33,7 @@ func (a *Activities) DeadLetter(ctx context.Context, dl delivery.DeadLetter) err
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		StaticSummary:         fmt.Sprintf("dead letter (%s): %s -> %s", dl.Reason, req.EventType, req.EndpointID),
 		TypedSearchAttributes: delivery.DeadLetterSearchAttributes(dl),
+		Memo:                  deadLetterMemo(dl),
 	}
 	params := delivery.DeadLetterParams{Retention: a.deadLetterWait(req)}
 	if _, err := a.temporal.SignalWithStartWorkflow(ctx, opts.ID, delivery.SignalDeadLetter, dl, opts, delivery.WorkflowDeadLetter, params); err != nil {
@@ -53,6 +54,18 @@ func (a *Activities) deadLetterWait(req delivery.Request) time.Duration {
 	}
 	left := req.AcceptedAt.Add(a.dedupWindow).Sub(a.now())
 	return max(min(a.deadLetterRetention, left), MinDeadLetterWait)
+}
+
+// deadLetterMemo is what a dead-letter list shows of how the delivery
+// died. If the workflow already runs (the redriven run died again before
+// it closed), the signal carries the new entry but the memo stays the
+// first death's.
+func deadLetterMemo(dl delivery.DeadLetter) map[string]any {
+	if len(dl.Attempts) == 0 {
+		return nil
+	}
+	last := dl.Attempts[len(dl.Attempts)-1]
+	return map[string]any{delivery.MemoLastStatus: last.Status, delivery.MemoLastError: last.LastError()}
 }
 
 // StartRedrive starts a fresh run of a dead delivery with the same delivery

@@ -12,15 +12,18 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/hookd/hookd/authz"
 	"github.com/hookd/hookd/delivery"
 )
 
-// deadLetterRef is a dead letter in a list: what its search attributes say.
+// deadLetterRef is a dead letter in a list: what its search attributes
+// and memo say.
 type deadLetterRef struct {
 	ID         string    `json:"id"` // the delivery ID
 	EventID    string    `json:"event_id"`
@@ -29,6 +32,10 @@ type deadLetterRef struct {
 	TenantID   string    `json:"tenant_id,omitempty"`
 	Reason     string    `json:"reason"`
 	DeadAt     time.Time `json:"dead_at"`
+	// LastStatus and LastError are how the last attempt ended: the HTTP
+	// status (0 for none) and the error.
+	LastStatus int    `json:"last_status,omitempty"`
+	LastError  string `json:"last_error,omitempty"`
 }
 
 // deadLetterOut is one dead letter in full.
@@ -36,8 +43,6 @@ type deadLetterOut struct {
 	deadLetterRef
 	State        string          `json:"state"` // waiting, redriven or expired
 	Attempts     int             `json:"attempts"`
-	LastStatus   int             `json:"last_status,omitempty"`
-	LastError    string          `json:"last_error,omitempty"`
 	FirstAttempt time.Time       `json:"first_attempt_at,omitzero"`
 	LastAttempt  time.Time       `json:"last_attempt_at,omitzero"`
 	Timeline     []attemptOut    `json:"timeline"`
@@ -150,11 +155,13 @@ func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeExecutions(s, w, r, q, refOf)
+	writeExecutions(s, w, r, q, s.refOf)
 }
 
-// refOf reads a dead letter's list entry from its visibility record.
-func refOf(ex *workflowpb.WorkflowExecutionInfo) deadLetterRef {
+// refOf reads a dead letter's list entry from its visibility record; the
+// memo is decoded through the client's data converter (it is encrypted
+// with the payloads).
+func (s *Server) refOf(ex *workflowpb.WorkflowExecutionInfo) deadLetterRef {
 	attrs := ex.GetSearchAttributes().GetIndexedFields()
 	return deadLetterRef{
 		ID:         keyword(attrs, delivery.AttrDeliveryID.GetName()),
@@ -164,7 +171,20 @@ func refOf(ex *workflowpb.WorkflowExecutionInfo) deadLetterRef {
 		TenantID:   keyword(attrs, delivery.AttrTenantID.GetName()),
 		Reason:     keyword(attrs, delivery.AttrReason.GetName()),
 		DeadAt:     ex.GetStartTime().AsTime(),
+		LastStatus: payloadValue[int](s.dc, ex.GetMemo().GetFields(), delivery.MemoLastStatus),
+		LastError:  payloadValue[string](s.dc, ex.GetMemo().GetFields(), delivery.MemoLastError),
 	}
+}
+
+// payloadValue decodes one memo or search attribute field with dc; a
+// missing or odd one is T's zero (dead letters parked before hookd wrote
+// the memo have none).
+func payloadValue[T any](dc converter.DataConverter, fields map[string]*commonpb.Payload, name string) T {
+	var v T
+	if p := fields[name]; p != nil {
+		_ = dc.FromPayload(p, &v)
+	}
+	return v
 }
 
 func (s *Server) getDeadLetter(w http.ResponseWriter, r *http.Request) {
@@ -183,7 +203,7 @@ func (s *Server) getDeadLetter(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fmt.Errorf("%w: read dead letter: %w", errUnavailable, err))
 		return
 	}
-	writeJSON(w, http.StatusOK, deadLetterOf(refOf(info), info.GetStatus(), entry))
+	writeJSON(w, http.StatusOK, deadLetterOf(s.refOf(info), info.GetStatus(), entry))
 }
 
 // deadLetter describes the dead letter of a delivery ID, if the caller's
@@ -198,7 +218,7 @@ func (s *Server) deadLetter(r *http.Request, deliveryID string) (*workflowpb.Wor
 		return nil, fmt.Errorf("%w: describe dead letter: %w", errUnavailable, err)
 	}
 	info := desc.GetWorkflowExecutionInfo()
-	if err := scope(r).Check(refOf(info).TenantID); err != nil {
+	if err := scope(r).Check(s.refOf(info).TenantID); err != nil {
 		return nil, notFound(err, "dead letter")
 	}
 	return info, nil
@@ -215,10 +235,7 @@ func deadLetterOf(ref deadLetterRef, status enumspb.WorkflowExecutionStatus, e d
 	if len(e.Attempts) > 0 {
 		first, last := e.Attempts[0], e.Attempts[len(e.Attempts)-1]
 		out.FirstAttempt, out.LastAttempt = first.Start, last.Start
-		out.LastStatus, out.LastError = last.Status, last.ErrorClass
-		if last.Error != "" {
-			out.LastError = last.ErrorClass + ": " + last.Error
-		}
+		out.LastStatus, out.LastError = last.Status, last.LastError()
 	}
 	return out
 }

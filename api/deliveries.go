@@ -144,9 +144,5 @@ func operatorStatus(status enumspb.WorkflowExecutionStatus) delivery.Status {
 }
 
 func keyword(attrs map[string]*commonpb.Payload, name string) string {
-	var v string
-	if p := attrs[name]; p != nil {
-		_ = converter.GetDefaultDataConverter().FromPayload(p, &v)
-	}
-	return v
+	return payloadValue[string](converter.GetDefaultDataConverter(), attrs, name)
 }

@@ -18,6 +18,10 @@ type DeadLetterRef struct {
 	TenantID   string    `json:"tenant_id,omitempty"`
 	Reason     string    `json:"reason"` // failed or exhausted
 	DeadAt     time.Time `json:"dead_at"`
+	// LastStatus and LastError say how the last attempt ended: the HTTP
+	// status (0: no response) and the error.
+	LastStatus int    `json:"last_status,omitempty"`
+	LastError  string `json:"last_error,omitempty"`
 }
 
 // DeadLetter is one dead letter in full, with its timeline and payload.
@@ -26,8 +30,6 @@ type DeadLetter struct {
 	DeadLetterRef
 	State          string          `json:"state"`
 	Attempts       int             `json:"attempts"`
-	LastStatus     int             `json:"last_status,omitempty"`
-	LastError      string          `json:"last_error,omitempty"`
 	FirstAttemptAt time.Time       `json:"first_attempt_at,omitzero"`
 	LastAttemptAt  time.Time       `json:"last_attempt_at,omitzero"`
 	Timeline       []Attempt       `json:"timeline"`

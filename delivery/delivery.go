@@ -152,6 +152,15 @@ type DeadLetter struct {
 	DeadAt   time.Time `json:"dead_at"`
 }
 
+// LastError is how an attempt failed, in one line: its error class, and
+// the error's message when there is one ("timeout: no answer within 3s").
+func (a Attempt) LastError() string {
+	if a.Error == "" {
+		return a.ErrorClass
+	}
+	return a.ErrorClass + ": " + a.Error
+}
+
 // DeadLetterParams is a dead-letter workflow's input.
 type DeadLetterParams struct {
 	// Retention is how long the entry waits for a redrive before it expires.

@@ -37,6 +37,14 @@ const (
 // MemoDigest is the memo field holding a delivery's EventDigest.
 const MemoDigest = "event_sha256"
 
+// Memo fields of a dead letter, so a list shows how it died without
+// reading each entry: the last attempt's HTTP status (0: no response)
+// and its error ("class: message").
+const (
+	MemoLastStatus = "last_status"
+	MemoLastError  = "last_error"
+)
+
 // RedriveSignal is the optional argument of the redrive signal.
 type RedriveSignal struct {
 	By     string `json:"by,omitempty"`

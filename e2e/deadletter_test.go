@@ -22,6 +22,7 @@ type deadLetter struct {
 	State      string    `json:"state"`
 	Attempts   int       `json:"attempts"`
 	LastStatus int       `json:"last_status"`
+	LastError  string    `json:"last_error"`
 	Timeline   []attempt `json:"timeline"`
 	Payload    any       `json:"payload"`
 }
@@ -109,6 +110,8 @@ func TestExhaustedDeadLetterAndRedrive(t *testing.T) {
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/dead-letters?endpoint_id="+ep.ID+"&reason=exhausted", nil, &list))
 	require.Len(t, list.Data, 1)
 	require.Equal(t, id, list.Data[0].ID)
+	require.Equal(t, 500, list.Data[0].LastStatus, "the list says how it died")
+	require.Equal(t, "http_5xx", list.Data[0].LastError)
 
 	sw.failStatus.Store(0)
 	require.Equal(t, http.StatusAccepted, api.do("POST", "/v1/dead-letters/"+id+"/redrive", map[string]string{"reason": "receiver fixed"}, nil))

@@ -77,7 +77,7 @@ func dlqList(ctx context.Context, e *clientEnv, name string, args []string) erro
 	if err != nil {
 		return err
 	}
-	return printPages(e, cf, pf, []string{"DELIVERY", "EVENT TYPE", "ENDPOINT", "REASON", "DEAD AT", "AGE"}, "No dead letters match.",
+	return printPages(e, cf, pf, []string{"DELIVERY", "EVENT TYPE", "ENDPOINT", "REASON", "LAST RESULT", "DEAD AT", "AGE"}, "No dead letters match.",
 		func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
 			res, err := c.ListDeadLetters(ctx, f, p)
 			if err != nil {
@@ -85,7 +85,7 @@ func dlqList(ctx context.Context, e *clientEnv, name string, args []string) erro
 			}
 			var rows [][]any
 			for _, d := range res.Data {
-				rows = append(rows, []any{d.ID, d.EventType, d.EndpointID, d.Reason, stamp(d.DeadAt), ago(e.now(), d.DeadAt)})
+				rows = append(rows, []any{d.ID, d.EventType, d.EndpointID, d.Reason, result(d.LastStatus, d.LastError, ""), stamp(d.DeadAt), ago(e.now(), d.DeadAt)})
 			}
 			return res.JSON(), rows, res.NextCursor, nil
 		})
@@ -101,6 +101,11 @@ func printDeadLetter(e *clientEnv, d *apiclient.DeadLetter) {
 		"First attempt", stamp(d.FirstAttemptAt), "Last attempt", stamp(d.LastAttemptAt))
 	fmt.Fprintln(e.stdout)
 	printTimeline(e.stdout, d.Timeline)
+	if n := len(d.Timeline); n > 0 && d.Timeline[n-1].Response != "" {
+		last := d.Timeline[n-1]
+		fmt.Fprintf(e.stdout, "\nThe receiver's response to attempt %d (%s):\n", last.Number, result(last.Status, last.ErrorClass, ""))
+		fmt.Fprintln(e.stdout, strings.TrimRight(last.Response, "\n"))
+	}
 	fmt.Fprintln(e.stdout, "\nPayload:")
 	printJSON(e.stdout, d.Payload)
 }
@@ -129,7 +134,7 @@ func printSummary(e *clientEnv, s *apiclient.DeadLetterSummary) {
 		return
 	}
 	oldest := roughly(time.Duration(s.OldestAgeSeconds * float64(time.Second)))
-	fmt.Fprintf(e.stdout, "%d dead letters, the oldest %s old.\n\n", s.Total, oldest)
+	fmt.Fprintf(e.stdout, "%s, the oldest %s old.\n\n", count(s.Total, "dead letter", "dead letters"), oldest)
 	sort.Slice(s.Groups, func(i, j int) bool {
 		a, b := s.Groups[i], s.Groups[j]
 		if a.Count != b.Count {

@@ -101,7 +101,7 @@ func (e *clientEnv) redriveMany(ctx context.Context, c *apiclient.Client, b apic
 		fmt.Fprintln(e.stdout, "No dead letters match: nothing to redrive.")
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "Redrive job %s: %d dead letters at %g/s.\n", started.JobID, started.Matched, started.Rate)
+	fmt.Fprintf(e.stdout, "Redrive job %s: %s at %g/s.\n", started.JobID, count(int(started.Matched), "dead letter", "dead letters"), started.Rate)
 	return e.followJob(ctx, c, started.JobID, started.Matched)
 }
 

@@ -42,7 +42,7 @@ func printSent(e *clientEnv, res *apiclient.EventResult) {
 		fmt.Fprintf(e.stdout, "Event %s accepted; no enabled endpoint subscribes to its type.\n", res.EventID)
 		return
 	default:
-		fmt.Fprintf(e.stdout, "Event %s accepted: %d deliveries.\n", res.EventID, len(res.Deliveries))
+		fmt.Fprintf(e.stdout, "Event %s accepted: %s.\n", res.EventID, count(len(res.Deliveries), "delivery", "deliveries"))
 	}
 	tw := table(e.stdout, "DELIVERY", "ENDPOINT")
 	for _, d := range res.Deliveries {

@@ -290,7 +290,7 @@ func TestUsage(t *testing.T) {
 }
 
 const timelineJSON = `[
- {"number":1,"start":"2026-11-30T10:00:00Z","duration_ms":12.3,"status":500,"error_class":"http_5xx","outcome":"retryable","next_delay":"1s","delay_reason":"schedule"},
+ {"number":1,"start":"2026-11-30T10:00:00Z","duration_ms":12.3,"status":500,"error_class":"http_5xx","outcome":"retryable","next_delay":"1s","delay_reason":"schedule","response":"boom"},
  {"number":2,"start":"2026-11-30T10:00:01Z","duration_ms":3001,"error_class":"timeout","error":"no answer within 3s","outcome":"retryable"}]`
 
 func TestDeliveriesGetShowsTheTimeline(t *testing.T) {
@@ -331,8 +331,8 @@ func TestDeliveriesGetShowsEveryRun(t *testing.T) {
 func TestDLQListSendsTheFilter(t *testing.T) {
 	f := newFakeAPI(t)
 	f.onSeq("GET /v1/dead-letters", 200,
-		`{"data":[{"id":"dlv_1","event_id":"evt_1","event_type":"order.created","endpoint_id":"ep_1","reason":"exhausted","dead_at":"2026-11-30T09:00:00Z"}],"next_cursor":"c2"}`,
-		`{"data":[{"id":"dlv_2","event_id":"evt_2","event_type":"order.created","endpoint_id":"ep_1","reason":"exhausted","dead_at":"2026-11-28T12:00:00Z"}]}`)
+		`{"data":[{"id":"dlv_1","event_id":"evt_1","event_type":"order.created","endpoint_id":"ep_1","reason":"exhausted","dead_at":"2026-11-30T09:00:00Z","last_status":503,"last_error":"http_5xx"}],"next_cursor":"c2"}`,
+		`{"data":[{"id":"dlv_2","event_id":"evt_2","event_type":"order.created","endpoint_id":"ep_1","reason":"exhausted","dead_at":"2026-11-28T12:00:00Z","last_error":"timeout: no answer within 15s"}]}`)
 	e, out := testEnv(false)
 	err := e.run(context.Background(), "dlq", []string{"list", "--endpoint", "ep_1", "--event-type", "order.created",
 		"--reason", "exhausted", "--since", "2d", "--until", "2026-11-30T11:00:00+01:00", "--limit", "1", "--all"})
@@ -341,9 +341,9 @@ func TestDLQListSendsTheFilter(t *testing.T) {
 	require.Len(t, reqs, 2)
 	assert.Equal(t, "endpoint_id=ep_1&event_type=order.created&limit=1&reason=exhausted&since=2026-11-28T12%3A00%3A00Z&until=2026-11-30T10%3A00%3A00Z", reqs[0].Query)
 	assert.Contains(t, reqs[1].Query, "cursor=c2")
-	assert.Regexp(t, `(?m)^DELIVERY\s+EVENT TYPE\s+ENDPOINT\s+REASON\s+DEAD AT\s+AGE$`, out.String())
-	assert.Regexp(t, `(?m)^dlv_1\s+order.created\s+ep_1\s+exhausted\s+2026-11-30T09:00:00Z\s+3h$`, out.String())
-	assert.Regexp(t, `(?m)^dlv_2\s+.*\s+2d$`, out.String())
+	assert.Regexp(t, `(?m)^DELIVERY\s+EVENT TYPE\s+ENDPOINT\s+REASON\s+LAST RESULT\s+DEAD AT\s+AGE$`, out.String())
+	assert.Regexp(t, `(?m)^dlv_1\s+order.created\s+ep_1\s+exhausted\s+HTTP 503\s+2026-11-30T09:00:00Z\s+3h$`, out.String())
+	assert.Regexp(t, `(?m)^dlv_2\s+.*\s+timeout: no answer within 15s\s+.*\s+2d$`, out.String())
 }
 
 func TestDLQListRefusesABadSince(t *testing.T) {
@@ -364,7 +364,15 @@ func TestDLQShowPrintsTimelineAndPayload(t *testing.T) {
 	assert.Regexp(t, `Reason\s+exhausted`, out)
 	assert.Regexp(t, `State\s+waiting`, out)
 	assert.Regexp(t, `(?m)^1\s+2026-11-30T10:00:00Z\s+12ms\s+HTTP 500`, out)
+	assert.NotContains(t, out, "boom", "only the last attempt's response is shown")
 	assert.Contains(t, out, "Payload:\n{\n  \"order\": 42\n}\n")
+
+	f.on("GET /v1/dead-letters/dlv_2", 200, `{"id":"dlv_2","reason":"failed","state":"waiting","attempts":1,"last_status":422,
+		"timeline":[{"number":1,"start":"2026-11-30T10:00:00Z","duration_ms":5,"status":422,"error_class":"http_4xx","outcome":"permanent",
+		"response":"{\"error\":\"unknown customer\"}\n"}],"payload":{}}`)
+	out, _, err = cli("dlq", "show", "dlv_2")
+	require.NoError(t, err)
+	assert.Contains(t, out, "The receiver's response to attempt 1 (HTTP 422):\n{\"error\":\"unknown customer\"}\n\nPayload:")
 }
 
 func TestDLQSummary(t *testing.T) {
@@ -375,6 +383,19 @@ func TestDLQSummary(t *testing.T) {
 	require.NoError(t, err)
 	f.only(t)
 	assert.Regexp(t, `(?s)5 dead letters, the oldest 2h old.*ENDPOINT\s+REASON\s+COUNT\nep_1\s+exhausted\s+4\nep_2\s+failed\s+1\n`, out)
+}
+
+// Counts read as English: "1 dead letter", "1 delivery".
+func TestCountsAreSingularForOne(t *testing.T) {
+	f := newFakeAPI(t)
+	f.on("GET /v1/dead-letters/summary", 200, `{"total":1,"groups":[{"endpoint_id":"ep_1","reason":"failed","count":1}],"oldest_age_seconds":3}`)
+	f.on("POST /v1/events", 202, `{"event_id":"evt_1","deliveries":[{"id":"dlv_1","endpoint_id":"ep_1"}],"duplicate":false}`)
+	out, _, err := cli("dlq", "summary")
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(out, "1 dead letter, the oldest 3s old.\n"), out)
+	out, _, err = cli("send", "--type", "order.created", "--payload", "{}")
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(out, "Event evt_1 accepted: 1 delivery.\n"), out)
 }
 
 func TestDLQRedriveOne(t *testing.T) {
