@@ -49,8 +49,9 @@ type Request struct {
 	// platform's own endpoints (and for deliveries started before tenants).
 	TenantID string `json:"tenant_id,omitempty"`
 	// Body is the payload, serialized once at ingest; every attempt sends
-	// exactly these bytes. A string (not []byte) so the Web UI shows it as
-	// JSON text; ingest guarantees it is valid UTF-8, so it round-trips.
+	// exactly these bytes. In JSON (wire.go) it is the "payload" object
+	// when it embeds byte for byte, else the string "body"; ingest
+	// guarantees it is valid UTF-8, so it round-trips either way.
 	Body string `json:"body"`
 	// Schedule is the delay before each retry; its length fixes the budget.
 	Schedule []time.Duration `json:"schedule"`
@@ -161,10 +162,17 @@ func (a Attempt) LastError() string {
 	return a.ErrorClass + ": " + a.Error
 }
 
-// DeadLetterParams is a dead-letter workflow's input.
+// DeadLetterParams is a dead-letter workflow's input: its retention, and
+// what it holds (also in its search attributes), so the Web UI shows it.
+// The entry itself arrives by signal.
 type DeadLetterParams struct {
 	// Retention is how long the entry waits for a redrive before it expires.
-	Retention time.Duration `json:"retention"`
+	Retention  time.Duration `json:"retention"`
+	DeliveryID string        `json:"delivery_id,omitempty"`
+	EndpointID string        `json:"endpoint_id,omitempty"`
+	EventID    string        `json:"event_id,omitempty"`
+	EventType  string        `json:"event_type,omitempty"`
+	Reason     Status        `json:"reason,omitempty"` // failed or exhausted
 }
 
 // DeadLetterOutcome is how a dead letter ended.

@@ -208,7 +208,8 @@ func (f *fakeActivities) DeadLetter(ctx context.Context, dl delivery.DeadLetter)
 			delivery.AttrReason.ValueSet(string(dl.Reason)),
 		),
 	}
-	var params delivery.DeadLetterParams
+	req := dl.Request
+	params := delivery.DeadLetterParams{DeliveryID: req.DeliveryID, EndpointID: req.EndpointID, EventID: req.EventID, EventType: req.EventType, Reason: dl.Reason}
 	if f.retention != nil {
 		params.Retention = f.retention(dl)
 	}

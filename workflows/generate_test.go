@@ -38,7 +38,7 @@ func script(req delivery.Request, n int) delivery.Outcome {
 		return success
 	case req.EventID == "evt_retry":
 		return outcomes(retryable, retryable, success)(req, n)
-	case req.EventID == "evt_failed":
+	case strings.HasPrefix(req.EventID, "evt_failed"):
 		return outcomes(retryable, permanent)(req, n)
 	}
 	return retryable
@@ -102,13 +102,7 @@ func TestGenerateHistories(t *testing.T) {
 	saveHistory(ctx, t, c, req.DeliveryID, "", histDeliveryRedriven)
 
 	// Failed permanently on attempt 2; its dead letter expires.
-	req = newRequest("failed", short)
-	run = startDelivery(ctx, t, c, req)
-	requireFailed(ctx, t, run, delivery.StatusFailed, 2)
-	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryFailed)
-	deadID = delivery.DeadLetterID(req.DeliveryID)
-	requireDeadLetterOutcome(ctx, t, c, deadID, "expired")
-	saveHistory(ctx, t, c, deadID, "", histDeadLetterExpired)
+	failedThenExpired(ctx, t, c, newRequest("failed", short), histDeliveryFailed, histDeadLetterExpired)
 
 	// The circuit is open for two seconds: the first attempt is deferred,
 	// the delivery waits it out, then delivers.
@@ -131,6 +125,22 @@ func TestGenerateHistories(t *testing.T) {
 	require.NoError(t, c.SignalWorkflow(ctx, req.DeliveryID, "", delivery.SignalRecover, delivery.RecoverSignal{By: "histories_test", Reason: "receiver fixed"}))
 	requireDelivered(ctx, t, run, 1)
 	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryRecovered)
+
+	// The same, recorded with the readable encoding (durations as
+	// strings, the payload as JSON).
+	failedThenExpired(ctx, t, c, newRequest("failed-readable", short), histDeliveryReadable, histDeadLetterReadable)
+}
+
+// failedThenExpired runs a delivery that fails permanently on attempt 2
+// and saves its history, then that of its dead letter once it expired.
+func failedThenExpired(ctx context.Context, t *testing.T, c client.Client, req delivery.Request, hist, deadHist string) {
+	t.Helper()
+	run := startDelivery(ctx, t, c, req)
+	requireFailed(ctx, t, run, delivery.StatusFailed, 2)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), hist)
+	deadID := delivery.DeadLetterID(req.DeliveryID)
+	requireDeadLetterOutcome(ctx, t, c, deadID, "expired")
+	saveHistory(ctx, t, c, deadID, "", deadHist)
 }
 
 // newHistoryServer starts an in-process Temporal server with hookd's

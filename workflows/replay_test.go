@@ -46,13 +46,17 @@ const (
 	histDeliveryContinuedLast = "delivery-continued-last.json" // the last run of it, delivered
 	// Recorded before the bounded-wait change: a recover signal ended the wait.
 	histDeliveryRecovered = "delivery-recovered.json" // deferred, the wait ended by a recover signal
+	// Recorded with durations as strings and the payload as JSON (the
+	// histories above hold nanoseconds and the body as a string).
+	histDeliveryReadable   = "delivery-failed-readable.json"
+	histDeadLetterReadable = "deadletter-expired-readable.json"
 )
 
 var histories = []string{
 	histDeliverySuccess, histDeliveryRetry, histDeliveryExhausted, histDeadLetterRedrive,
 	histDeliveryRedriven, histDeliveryFailed, histDeadLetterExpired, histDeliveryDeferredV0,
 	histDeliveryDeferred, histDeliveryContinued, histDeliveryContinuedLast, histDeliveryCircuitOpenV0,
-	histDeliveryRecovered,
+	histDeliveryRecovered, histDeliveryReadable, histDeadLetterReadable,
 }
 
 // replay replays a recorded history against the workflows register registers.
