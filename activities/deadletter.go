@@ -42,6 +42,7 @@ func (a *Activities) DeadLetter(ctx context.Context, dl delivery.DeadLetter) err
 	if _, err := a.temporal.SignalWithStartWorkflow(ctx, opts.ID, delivery.SignalDeadLetter, dl, opts, delivery.WorkflowDeadLetter, params); err != nil {
 		return fmt.Errorf("park dead letter %s: %w", req.DeliveryID, err)
 	}
+	metrics.DeliveryEnded(dl.Reason)
 	a.log.Warn("delivery dead-lettered", "delivery_id", req.DeliveryID, "endpoint_id", req.EndpointID,
 		"event_type", req.EventType, "reason", dl.Reason, "attempts", len(dl.Attempts))
 	return nil

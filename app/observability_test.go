@@ -55,7 +55,7 @@ func TestObservability(t *testing.T) {
 	srv := httptest.NewServer(o.withMetrics(api, nil))
 	defer srv.Close()
 	require.Equal(t, "api", get(t, srv.URL+"/v1/events"))
-	require.NotContains(t, get(t, srv.URL+"/metrics"), `hookd_deliveries_total{`)
+	require.NotContains(t, get(t, srv.URL+"/metrics"), `hookd_attempts_total{`)
 
 	for range 3 {
 		o.Observe("ep_a", delivery.Attempt{Start: time.Now(), Duration: 12 * time.Millisecond, Status: 200, Outcome: delivery.OutcomeSuccess})
@@ -65,8 +65,8 @@ func TestObservability(t *testing.T) {
 
 	body := get(t, srv.URL+"/metrics")
 	for _, want := range []string{
-		`hookd_deliveries_total{endpoint_id="ep_a",outcome="success"} 3`,
-		`hookd_deliveries_total{endpoint_id="ep_a",outcome="retryable"} 1`,
+		`hookd_attempts_total{endpoint_id="ep_a",outcome="success"} 3`,
+		`hookd_attempts_total{endpoint_id="ep_a",outcome="retryable"} 1`,
 		`hookd_attempt_duration_seconds_count 4`,
 		`hookd_retries_total 1`,
 		`hookd_dead_letters 0`,

@@ -26,8 +26,9 @@ func TestMetricsAndHealthFigures(t *testing.T) {
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	require.NoError(t, err)
-	require.Contains(t, string(body), fmt.Sprintf(`hookd_deliveries_total{endpoint_id=%q,outcome="success"} 3`, ep.ID))
+	require.Contains(t, string(body), fmt.Sprintf(`hookd_attempts_total{endpoint_id=%q,outcome="success"} 3`, ep.ID))
 	require.Contains(t, string(body), "hookd_attempt_duration_seconds_bucket")
+	require.Regexp(t, `(?m)^hookd_deliveries_total\{status="delivered"\} [1-9]`, string(body), "deliveries by final status")
 	require.Contains(t, string(body), "temporal_request_total{", "Temporal SDK metrics")
 
 	var health struct {

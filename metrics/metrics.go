@@ -4,7 +4,8 @@
 // redrives, circuit states, and the Temporal SDK's own worker and client
 // metrics through an adapter, all on one registry served at /metrics.
 //
-// Per-endpoint labels (endpoint_id) can be switched off for installations
+// Attempts are counted by outcome, deliveries by how they ended. Per-endpoint
+// labels (endpoint_id) can be switched off for installations
 // with many endpoints; nothing else is labelled per endpoint, and no label
 // ever holds a URL or a secret.
 package metrics
@@ -22,7 +23,7 @@ import (
 
 // Config configures Metrics.
 type Config struct {
-	// NoEndpointLabels drops the endpoint_id label: deliveries are counted
+	// NoEndpointLabels drops the endpoint_id label: attempts are counted
 	// by outcome only and circuits by state only. For installations with
 	// many endpoints.
 	NoEndpointLabels bool
@@ -33,8 +34,8 @@ type Metrics struct {
 	reg         *prometheus.Registry
 	perEndpoint bool
 
-	deliveries *prometheus.CounterVec
-	duration   prometheus.Histogram
+	attempts *prometheus.CounterVec
+	duration prometheus.Histogram
 	retries    prometheus.Counter
 
 	deadLetters      prometheus.Gauge
@@ -50,14 +51,14 @@ type Metrics struct {
 // process collectors.
 func New(cfg Config) *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry(), perEndpoint: !cfg.NoEndpointLabels, sdk: newSDKCollector()}
-	deliveryLabels := []string{"outcome"}
+	attemptLabels := []string{"outcome"}
 	if m.perEndpoint {
-		deliveryLabels = append(deliveryLabels, "endpoint_id")
+		attemptLabels = append(attemptLabels, "endpoint_id")
 	}
-	m.deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "hookd_deliveries_total",
+	m.attempts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "hookd_attempts_total",
 		Help: "HTTP delivery attempts made, by outcome (success, retryable, permanent).",
-	}, deliveryLabels)
+	}, attemptLabels)
 	m.duration = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "hookd_attempt_duration_seconds",
 		Help:    "Duration of HTTP delivery attempts.",
@@ -82,8 +83,8 @@ func New(cfg Config) *Metrics {
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		duplicateIngests, redrives,
-		m.deliveries, m.duration, m.retries,
+		duplicateIngests, redrives, deliveries,
+		m.attempts, m.duration, m.retries,
 		m.deadLetters, m.deadLetterOldest, m.pendingOldest, m.circuits,
 		m.sdk,
 	)
@@ -110,16 +111,20 @@ func (m *Metrics) Handler() http.Handler {
 // it as client.Options.MetricsHandler.
 func (m *Metrics) SDKHandler() client.MetricsHandler { return sdkHandler{c: m.sdk} }
 
-// Observe counts one attempt made; it is (part of)
+// Observe counts one attempt made, and a successful one as a delivered
+// delivery; it is (part of)
 // activities.Config.Observe and does not block.
 func (m *Metrics) Observe(endpointID string, at delivery.Attempt) {
 	if at.Outcome == delivery.OutcomeDeferred {
 		return
 	}
 	if m.perEndpoint {
-		m.deliveries.WithLabelValues(string(at.Outcome), endpointID).Inc()
+		m.attempts.WithLabelValues(string(at.Outcome), endpointID).Inc()
 	} else {
-		m.deliveries.WithLabelValues(string(at.Outcome)).Inc()
+		m.attempts.WithLabelValues(string(at.Outcome)).Inc()
+	}
+	if at.Outcome == delivery.OutcomeSuccess {
+		DeliveryEnded(delivery.StatusDelivered) // a success ends its delivery
 	}
 	m.duration.Observe(at.Duration.Seconds())
 	if at.Outcome == delivery.OutcomeRetryable && !at.NextAttempt.IsZero() {

@@ -12,7 +12,7 @@ import (
 func TestObserveMovesSeries(t *testing.T) {
 	m := New(Config{})
 	before := scrape(t, m)
-	require.Equal(t, float64(-1), value(before, "hookd_deliveries_total", "outcome=success"))
+	require.Equal(t, float64(-1), value(before, "hookd_attempts_total", "outcome=success"))
 	require.Equal(t, float64(0), value(before, "hookd_attempt_duration_seconds"))
 	require.Equal(t, float64(0), value(before, "hookd_retries_total"))
 	require.NotNil(t, before["go_goroutines"], "runtime metrics are served too")
@@ -24,13 +24,15 @@ func TestObserveMovesSeries(t *testing.T) {
 	m.Observe("ep_b", delivery.Attempt{Outcome: delivery.OutcomeDeferred})                                                     // not an attempt
 
 	after := scrape(t, m)
-	require.Equal(t, float64(1), value(after, "hookd_deliveries_total", "outcome=success", "endpoint_id=ep_a"))
-	require.Equal(t, float64(1), value(after, "hookd_deliveries_total", "outcome=retryable", "endpoint_id=ep_a"))
-	require.Equal(t, float64(1), value(after, "hookd_deliveries_total", "outcome=retryable", "endpoint_id=ep_b"))
-	require.Equal(t, float64(-1), value(after, "hookd_deliveries_total", "outcome=deferred"))
+	require.Equal(t, float64(1), value(after, "hookd_attempts_total", "outcome=success", "endpoint_id=ep_a"))
+	require.Equal(t, float64(1), value(after, "hookd_attempts_total", "outcome=retryable", "endpoint_id=ep_a"))
+	require.Equal(t, float64(1), value(after, "hookd_attempts_total", "outcome=retryable", "endpoint_id=ep_b"))
+	require.Equal(t, float64(-1), value(after, "hookd_attempts_total", "outcome=deferred"))
 	require.Equal(t, float64(3), value(after, "hookd_attempt_duration_seconds"))
 	require.Equal(t, 16.02, after["hookd_attempt_duration_seconds"].GetMetric()[0].GetHistogram().GetSampleSum())
 	require.Equal(t, float64(1), value(after, "hookd_retries_total"))
+	delivered := value(after, "hookd_deliveries_total", "status=delivered") - max(0, value(before, "hookd_deliveries_total", "status=delivered"))
+	require.Equal(t, float64(1), delivered, "the successful attempt ended its delivery; the others did not")
 }
 
 func TestNoEndpointLabels(t *testing.T) {
@@ -38,8 +40,8 @@ func TestNoEndpointLabels(t *testing.T) {
 	m.Observe("ep_a", delivery.Attempt{Outcome: delivery.OutcomeSuccess})
 	m.Observe("ep_b", delivery.Attempt{Outcome: delivery.OutcomeSuccess})
 	fams := scrape(t, m)
-	require.Equal(t, float64(2), value(fams, "hookd_deliveries_total", "outcome=success"))
-	require.Equal(t, []string{"outcome"}, labelNames(fams, "hookd_deliveries_total"))
+	require.Equal(t, float64(2), value(fams, "hookd_attempts_total", "outcome=success"))
+	require.Equal(t, []string{"outcome"}, labelNames(fams, "hookd_attempts_total"))
 	require.Nil(t, fams["hookd_circuit_state"])
 }
 
@@ -50,7 +52,12 @@ func TestHooks(t *testing.T) {
 	Redrive(RedriveStarted)
 	Redrive(RedriveStarted)
 	Redrive(RedriveFailed)
+	DeliveryEnded(delivery.StatusExhausted)
+	DeliveryEnded(delivery.StatusFailed)
+	DeliveryEnded(delivery.StatusExhausted)
 	after := scrape(t, m)
+	require.Equal(t, float64(2), value(after, "hookd_deliveries_total", "status=exhausted")-max(0, value(before, "hookd_deliveries_total", "status=exhausted")))
+	require.Equal(t, float64(1), value(after, "hookd_deliveries_total", "status=failed")-max(0, value(before, "hookd_deliveries_total", "status=failed")))
 	require.Equal(t, value(before, "hookd_duplicate_ingests_total")+1, value(after, "hookd_duplicate_ingests_total"))
 	require.Equal(t, float64(2), value(after, "hookd_redrives_total", "outcome=started")-max(0, value(before, "hookd_redrives_total", "outcome=started")))
 	require.GreaterOrEqual(t, value(after, "hookd_redrives_total", "outcome=error"), float64(1))

@@ -211,13 +211,18 @@ func (cf *clientFlags) client() (*apiclient.Client, error) {
 	return apiclient.New(cf.apiURL, key, apiclient.WithUserAgent("hookd-cli/"+version))
 }
 
+// dataDir is where `hookd dev` keeps its state and the reference
+// receiver its inbox: $HOOKD_DATA_DIR, else .hookd.
+func dataDir() string {
+	if dir := os.Getenv("HOOKD_DATA_DIR"); dir != "" {
+		return dir
+	}
+	return ".hookd"
+}
+
 // devAPIKey reads the key `hookd dev` keeps in its data dir.
 func devAPIKey() (string, error) {
-	dir := os.Getenv("HOOKD_DATA_DIR")
-	if dir == "" {
-		dir = ".hookd"
-	}
-	path := filepath.Join(dir, "api-key")
+	path := filepath.Join(dataDir(), "api-key")
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("no API key: pass --api-key, set $HOOKD_API_KEY, or run where `hookd dev` keeps %s", path)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/hookd/hookd/receiver/reference"
 )
@@ -18,7 +19,7 @@ func parseReceiverFlags(args []string, out io.Writer) (reference.Config, error) 
 	var cfg reference.Config
 	fs := newFlagSet("hookd receiver", out)
 	fs.str(&cfg.Addr, "addr", "HOOKD_RECEIVER_ADDR", "127.0.0.1:9090", "listen address")
-	fs.str(&cfg.DBPath, "db", "HOOKD_RECEIVER_DB", "receiver.db", "SQLite file of the inbox (empty: in memory)")
+	fs.str(&cfg.DBPath, "db", "HOOKD_RECEIVER_DB", filepath.Join(dataDir(), "receiver.db"), "SQLite file of the inbox, under the data dir ($HOOKD_DATA_DIR) by default (empty: in memory)")
 	var secrets stringList
 	fs.Var(&secrets, "secret", "accepted whsec_ signing secret (repeat during a rotation)")
 	fs.integer(&cfg.FailFirst, "fail-first", "HOOKD_RECEIVER_FAIL_FIRST", 0, "fail the first N requests")

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -29,6 +31,9 @@ const effectsSchema = `CREATE TABLE IF NOT EXISTS effects (
 func openDB(ctx context.Context, path string) (*sql.DB, error) {
 	dsn := ":memory:"
 	if path != "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("create the receiver db's directory: %w", err)
+		}
 		dsn = "file:" + (&url.URL{Path: path}).EscapedPath()
 	}
 	dsn += "?_pragma=busy_timeout(10000)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_txlock=immediate"
