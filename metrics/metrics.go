@@ -36,7 +36,7 @@ type Metrics struct {
 
 	attempts *prometheus.CounterVec
 	duration prometheus.Histogram
-	retries    prometheus.Counter
+	retries  prometheus.Counter
 
 	deadLetters      prometheus.Gauge
 	deadLetterOldest prometheus.Gauge
