@@ -2,13 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/hookd/hookd/bench"
 	"github.com/hookd/hookd/circuit"
@@ -70,13 +75,28 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	return o, nil
 }
 
-// runBenchCommand is `hookd bench`: parse the flags, run, report.
-func runBenchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	o, err := parseBenchFlags(args, stderr)
-	if err != nil {
-		return err
+// benchCommand is `hookd bench`: parse the flags, run, report. It parses
+// its own single-dash flags (see stdflags.go).
+func benchCommand(e *clientEnv) *cobra.Command {
+	return &cobra.Command{
+		Use:                "bench [-n 2000] [flags]",
+		Short:              "measure throughput, latency and cost per delivery (hookd bench -h lists the flags)",
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := e.stderr
+			if slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" }) {
+				out = e.stdout // asked for: help is the answer
+			}
+			o, err := parseBenchFlags(args, out)
+			switch {
+			case errors.Is(err, flag.ErrHelp):
+				return nil
+			case err != nil:
+				return usageError{err}
+			}
+			return runBench(cmd.Context(), o, e.stdout, e.stderr)
+		},
 	}
-	return runBench(ctx, o, stdout, stderr)
 }
 
 // runBench runs the benchmark and prints its report on stdout.

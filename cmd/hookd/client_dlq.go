@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/hookd/hookd/apiclient"
 )
 
@@ -20,13 +23,13 @@ type filterFlags struct {
 
 // register adds the filter flags; reasonFlag names the reason filter
 // ("reason" on list; on redrive --reason is the operator's reason).
-func (ff *filterFlags) register(cf *clientFlags, reasonFlag string) {
-	cf.tenantFlag(&ff.tenant, "only this tenant's dead letters (required with a tenant token's bulk redrive)")
-	cf.StringVar(&ff.endpoint, "endpoint", "", "only this endpoint ID")
-	cf.StringVar(&ff.eventType, "event-type", "", "only this event type")
-	cf.Var(&ff.reasons, reasonFlag, "only this reason: failed or exhausted (repeatable or comma-separated)")
-	cf.StringVar(&ff.since, "since", "", "dead since: an RFC 3339 time or a duration ago such as 1h or 2d")
-	cf.StringVar(&ff.until, "until", "", "dead until: an RFC 3339 time or a duration ago")
+func (ff *filterFlags) register(fs *pflag.FlagSet, reasonFlag string) {
+	tenantFlag(fs, &ff.tenant, "only this tenant's dead letters (required with a tenant token's bulk redrive)")
+	fs.StringVar(&ff.endpoint, "endpoint", "", "only this endpoint ID")
+	fs.StringVar(&ff.eventType, "event-type", "", "only this event type")
+	fs.Var(&ff.reasons, reasonFlag, "only this reason: failed or exhausted (repeatable or comma-separated)")
+	fs.StringVar(&ff.since, "since", "", "dead since: an RFC 3339 time or a duration ago such as 1h or 2d")
+	fs.StringVar(&ff.until, "until", "", "dead until: an RFC 3339 time or a duration ago")
 }
 
 func (ff *filterFlags) filter(now time.Time) (apiclient.DeadLetterFilter, error) {
@@ -58,40 +61,51 @@ func parseWhen(flagName, v string, now time.Time) (time.Time, error) {
 		}
 	}
 	if err != nil || d < 0 {
-		return time.Time{}, fmt.Errorf("--%s %q: want an RFC 3339 time or a duration ago such as 1h or 2d", flagName, v)
+		return time.Time{}, usagef("--%s %q: want an RFC 3339 time or a duration ago such as 1h or 2d", flagName, v)
 	}
 	return now.Add(-d), nil
 }
 
-func dlqList(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "[--endpoint ID] [--event-type T] [--reason R] [--since T] [--until T] [--limit N] [--all] [flags]").withJSON()
-	var ff filterFlags
-	ff.register(cf, "reason")
-	var pf pageFlags
-	pf.register(cf, "dead letters")
-	c, err := cf.parseClient(args)
-	if err != nil {
-		return err
-	}
-	f, err := ff.filter(e.now())
-	if err != nil {
-		return err
-	}
-	return printPages(e, cf, pf, []string{"DELIVERY", "EVENT TYPE", "ENDPOINT", "REASON", "LAST RESULT", "DEAD AT", "AGE"}, "No dead letters match.",
-		func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
-			res, err := c.ListDeadLetters(ctx, f, p)
-			if err != nil {
-				return nil, nil, "", err
-			}
-			var rows [][]any
-			for _, d := range res.Data {
-				rows = append(rows, []any{d.ID, d.EventType, d.EndpointID, d.Reason, result(d.LastStatus, d.LastError, ""), stamp(d.DeadAt), ago(e.now(), d.DeadAt)})
-			}
-			return res.JSON(), rows, res.NextCursor, nil
-		})
+// dlqCommand is `hookd dlq`.
+func dlqCommand(e *clientEnv) *cobra.Command {
+	return e.clientGroup("dlq", "list, inspect and redrive dead letters",
+		dlqList(e),
+		showOne(e, "show DELIVERY_ID", "show a dead letter: its timeline, the receiver's last response, the payload", "dead letter (delivery) ID", (*apiclient.Client).GetDeadLetter, printDeadLetter),
+		dlqSummary(e), dlqRedrive(e), dlqJob(e))
 }
 
-var dlqShow = showOne("DELIVERY_ID", "dead letter (delivery) ID", (*apiclient.Client).GetDeadLetter, printDeadLetter)
+func dlqList(e *clientEnv) *cobra.Command {
+	var (
+		ff filterFlags
+		pf pageFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "list [--tenant T] [--endpoint ID] [--event-type T] [--reason R] [--since T] [--until T] [--limit N] [--all]",
+		Short: "list dead letters with how each died",
+		Args:  noArgs,
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, _ *cobra.Command, _ []string) error {
+			f, err := ff.filter(e.now())
+			if err != nil {
+				return err
+			}
+			return e.printPages(pf, []string{"DELIVERY", "EVENT TYPE", "ENDPOINT", "REASON", "LAST RESULT", "DEAD AT", "AGE"}, "No dead letters match.",
+				func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
+					res, err := c.ListDeadLetters(ctx, f, p)
+					if err != nil {
+						return nil, nil, "", err
+					}
+					var rows [][]any
+					for _, d := range res.Data {
+						rows = append(rows, []any{d.ID, d.EventType, d.EndpointID, d.Reason, result(d.LastStatus, d.LastError, ""), stamp(d.DeadAt), ago(e.now(), d.DeadAt)})
+					}
+					return res.JSON(), rows, res.NextCursor, nil
+				})
+		}),
+	}
+	ff.register(cmd.Flags(), "reason")
+	pf.register(cmd.Flags(), "dead letters")
+	return cmd
+}
 
 func printDeadLetter(e *clientEnv, d *apiclient.DeadLetter) {
 	fields(e.stdout,
@@ -110,22 +124,25 @@ func printDeadLetter(e *clientEnv, d *apiclient.DeadLetter) {
 	printJSON(e.stdout, d.Payload)
 }
 
-func dlqSummary(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "[--tenant T] [flags]").withJSON()
+func dlqSummary(e *clientEnv) *cobra.Command {
 	var tenant string
-	cf.tenantFlag(&tenant, "only this tenant's dead letters")
-	c, err := cf.parseClient(args)
-	if err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "summary [--tenant T]",
+		Short: "count dead letters per endpoint and reason",
+		Args:  noArgs,
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, _ *cobra.Command, _ []string) error {
+			summary := c.DeadLetterSummary
+			if tenant != "" {
+				summary = func(ctx context.Context) (*apiclient.DeadLetterSummary, error) {
+					return c.TenantDeadLetterSummary(ctx, tenant)
+				}
+			}
+			s, err := summary(ctx)
+			return answer(e, s, err, printSummary)
+		}),
 	}
-	summary := c.DeadLetterSummary
-	if tenant != "" {
-		summary = func(ctx context.Context) (*apiclient.DeadLetterSummary, error) {
-			return c.TenantDeadLetterSummary(ctx, tenant)
-		}
-	}
-	s, err := summary(ctx)
-	return answer(e, cf, s, err, printSummary)
+	tenantFlag(cmd.Flags(), &tenant, "only this tenant's dead letters")
+	return cmd
 }
 
 func printSummary(e *clientEnv, s *apiclient.DeadLetterSummary) {

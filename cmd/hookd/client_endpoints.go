@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/hookd/hookd/apiclient"
 )
@@ -20,44 +22,43 @@ type endpointFlags struct {
 	enabled, allTypes                  bool
 }
 
-func (ef *endpointFlags) register(cf *clientFlags, update bool) {
-	cf.StringVar(&ef.url, "url", "", "URL to deliver to")
-	cf.StringVar(&ef.description, "description", "", "description")
-	cf.Var(&ef.eventTypes, "event-type", "event type to subscribe to, exact or a prefix such as order.* (repeatable or comma-separated; default all)")
-	cf.StringVar(&ef.schedule, "retry-schedule", "", "comma-separated waits before each retry, such as 1s,5s,1m")
-	cf.DurationVar(&ef.timeout, "timeout", 0, "HTTP timeout of one attempt, such as 10s")
-	cf.Var(&ef.metadata, "metadata", "key=value metadata (repeatable)")
+func (ef *endpointFlags) register(fs *pflag.FlagSet, update bool) {
+	fs.StringVar(&ef.url, "url", "", "URL to deliver to")
+	fs.StringVar(&ef.description, "description", "", "description")
+	fs.Var(&ef.eventTypes, "event-type", "event type to subscribe to, exact or a prefix such as order.* (repeatable or comma-separated; default all)")
+	fs.StringVar(&ef.schedule, "retry-schedule", "", "comma-separated waits before each retry, such as 1s,5s,1m")
+	fs.DurationVar(&ef.timeout, "timeout", 0, "HTTP timeout of one attempt, such as 10s")
+	fs.Var(&ef.metadata, "metadata", "key=value metadata (repeatable)")
 	if !update {
-		cf.tenantFlag(&ef.tenant, "the tenant the endpoint belongs to (a tenant token always creates its own)")
+		tenantFlag(fs, &ef.tenant, "the tenant the endpoint belongs to (a tenant token always creates its own)")
+		return
 	}
-	if update {
-		cf.BoolVar(&ef.enabled, "enabled", true, "whether deliveries are sent (--enabled=false pauses the endpoint)")
-		cf.BoolVar(&ef.allTypes, "all-event-types", false, "subscribe to every event type")
-	}
+	fs.BoolVar(&ef.enabled, "enabled", true, "whether deliveries are sent (--enabled=false pauses the endpoint)")
+	fs.BoolVar(&ef.allTypes, "all-event-types", false, "subscribe to every event type")
 }
 
 // input builds the request body from the flags the user set.
-func (ef *endpointFlags) input(cf *clientFlags) (apiclient.EndpointInput, error) {
+func (ef *endpointFlags) input(fs *pflag.FlagSet) (apiclient.EndpointInput, error) {
 	var in apiclient.EndpointInput
-	if cf.isSet("url") {
+	if fs.Changed("url") {
 		in.URL = &ef.url
 	}
-	if cf.isSet("description") {
+	if fs.Changed("description") {
 		in.Description = &ef.description
 	}
 	if len(ef.eventTypes) > 0 || ef.allTypes {
 		types := listValues(ef.eventTypes)
 		in.EventTypes = &types
 	}
-	if cf.isSet("retry-schedule") {
+	if fs.Changed("retry-schedule") {
 		schedule := listValues([]string{ef.schedule})
 		in.RetrySchedule = &schedule
 	}
-	if cf.isSet("timeout") {
+	if fs.Changed("timeout") {
 		s := ef.timeout.String()
 		in.Timeout = &s
 	}
-	if cf.isSet("enabled") {
+	if fs.Changed("enabled") {
 		in.Enabled = &ef.enabled
 	}
 	if len(ef.metadata) > 0 {
@@ -86,45 +87,57 @@ func listValues(values []string) []string {
 	return out
 }
 
-func endpointsCreate(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "--url URL [--event-type T ...] [flags]").withJSON()
-	var ef endpointFlags
-	ef.register(cf, false)
-	c, err := cf.parseClient(args)
-	if err != nil {
-		return err
-	}
-	if ef.url == "" {
-		return errors.New("--url is required")
-	}
-	in, err := ef.input(cf)
-	if err != nil {
-		return err
-	}
-	ep, err := c.CreateEndpoint(ctx, in)
-	return answer(e, cf, ep, err, printEndpoint)
+// endpointsCommand is `hookd endpoints`.
+func endpointsCommand(e *clientEnv) *cobra.Command {
+	return e.clientGroup("endpoints", "manage endpoints through the API",
+		endpointsCreate(e), endpointsList(e),
+		showOne(e, "get ID", "show one endpoint", "endpoint ID", (*apiclient.Client).GetEndpoint, printEndpoint),
+		endpointsUpdate(e), endpointsDelete(e), endpointsRotate(e), endpointsRecover(e))
 }
 
-func endpointsUpdate(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "ID [--url U] [--enabled=false] [flags]").withJSON()
+func endpointsCreate(e *clientEnv) *cobra.Command {
 	var ef endpointFlags
-	ef.register(cf, true)
-	id, c, err := cf.idClient(args, "endpoint ID")
-	if err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "create --url URL [--event-type T ...] [--tenant T]",
+		Short: "create an endpoint; its signing secret is shown only now",
+		Args:  noArgs,
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, cmd *cobra.Command, _ []string) error {
+			if ef.url == "" {
+				return usagef("--url is required")
+			}
+			in, err := ef.input(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			ep, err := c.CreateEndpoint(ctx, in)
+			return answer(e, ep, err, printEndpoint)
+		}),
 	}
-	in, err := ef.input(cf)
-	if err != nil {
-		return err
-	}
-	if in == (apiclient.EndpointInput{}) {
-		return errors.New("nothing to update: give at least one flag such as --url or --enabled=false")
-	}
-	ep, err := c.UpdateEndpoint(ctx, id, in)
-	return answer(e, cf, ep, err, printEndpoint)
+	ef.register(cmd.Flags(), false)
+	return cmd
 }
 
-var endpointsGet = showOne("ID", "endpoint ID", (*apiclient.Client).GetEndpoint, printEndpoint)
+func endpointsUpdate(e *clientEnv) *cobra.Command {
+	var ef endpointFlags
+	cmd := &cobra.Command{
+		Use:   "update ID [--url U] [--enabled=false] ...",
+		Short: "change an endpoint's URL, filter, schedule, timeout, metadata or switch",
+		Args:  oneArg("endpoint ID"),
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, cmd *cobra.Command, args []string) error {
+			in, err := ef.input(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			if in == (apiclient.EndpointInput{}) {
+				return usagef("nothing to update: give at least one flag such as --url or --enabled=false")
+			}
+			ep, err := c.UpdateEndpoint(ctx, args[0], in)
+			return answer(e, ep, err, printEndpoint)
+		}),
+	}
+	ef.register(cmd.Flags(), true)
+	return cmd
+}
 
 func printEndpoint(e *clientEnv, ep *apiclient.Endpoint) {
 	types := strings.Join(ep.EventTypes, ", ")
@@ -152,79 +165,82 @@ type pageFlags struct {
 	all bool
 }
 
-func (pf *pageFlags) register(cf *clientFlags, what string) {
-	cf.IntVar(&pf.Limit, "limit", 0, what+" per page (API default 50, at most 500)")
-	cf.StringVar(&pf.Cursor, "cursor", "", "cursor of the page to start from")
-	cf.BoolVar(&pf.all, "all", false, "fetch every page")
+func (pf *pageFlags) register(fs *pflag.FlagSet, what string) {
+	fs.IntVar(&pf.Limit, "limit", 0, what+" per page (API default 50, at most 500)")
+	fs.StringVar(&pf.Cursor, "cursor", "", "cursor of the page to start from")
+	fs.BoolVar(&pf.all, "all", false, "fetch every page")
 }
 
-func endpointsList(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "[--tenant T] [--limit N] [--cursor C] [--all] [flags]").withJSON()
-	var pf pageFlags
-	pf.register(cf, "endpoints")
-	var tenant string
-	cf.tenantFlag(&tenant, "only this tenant's endpoints")
-	c, err := cf.parseClient(args)
-	if err != nil {
-		return err
-	}
-	list := c.ListEndpoints
-	if tenant != "" {
-		list = func(ctx context.Context, p apiclient.Page) (*apiclient.EndpointPage, error) {
-			return c.ListTenantEndpoints(ctx, tenant, p)
-		}
-	}
-	return printPages(e, cf, pf, []string{"ID", "URL", "EVENT TYPES", "ENABLED", "CREATED"}, "No endpoints.",
-		func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
-			res, err := list(ctx, p)
-			if err != nil {
-				return nil, nil, "", err
+func endpointsList(e *clientEnv) *cobra.Command {
+	var (
+		pf     pageFlags
+		tenant string
+	)
+	cmd := &cobra.Command{
+		Use:   "list [--tenant T] [--limit N] [--cursor C] [--all]",
+		Short: "list endpoints",
+		Args:  noArgs,
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, _ *cobra.Command, _ []string) error {
+			list := c.ListEndpoints
+			if tenant != "" {
+				list = func(ctx context.Context, p apiclient.Page) (*apiclient.EndpointPage, error) {
+					return c.ListTenantEndpoints(ctx, tenant, p)
+				}
 			}
-			var rows [][]any
-			for _, ep := range res.Data {
-				rows = append(rows, []any{ep.ID, ep.URL, orDash(strings.Join(ep.EventTypes, ",")), ep.Enabled, stamp(ep.CreatedAt)})
-			}
-			return res.JSON(), rows, res.NextCursor, nil
-		})
+			return e.printPages(pf, []string{"ID", "URL", "EVENT TYPES", "ENABLED", "CREATED"}, "No endpoints.",
+				func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
+					res, err := list(ctx, p)
+					if err != nil {
+						return nil, nil, "", err
+					}
+					var rows [][]any
+					for _, ep := range res.Data {
+						rows = append(rows, []any{ep.ID, ep.URL, orDash(strings.Join(ep.EventTypes, ",")), ep.Enabled, stamp(ep.CreatedAt)})
+					}
+					return res.JSON(), rows, res.NextCursor, nil
+				})
+		}),
+	}
+	pf.register(cmd.Flags(), "endpoints")
+	tenantFlag(cmd.Flags(), &tenant, "only this tenant's endpoints")
+	return cmd
 }
 
-func endpointsDelete(ctx context.Context, e *clientEnv, name string, args []string) error {
-	id, c, err := e.newClientFlags(name, "ID [flags]").idClient(args, "endpoint ID")
-	if err != nil {
-		return err
-	}
-	if err := c.DeleteEndpoint(ctx, id); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "Deleted endpoint %s.\n", id)
-	return nil
+func endpointsDelete(e *clientEnv) *cobra.Command {
+	return deleteOne(e, "delete an endpoint and its secrets", "endpoint ID", "Deleted endpoint %s.", (*apiclient.Client).DeleteEndpoint)
 }
 
-func endpointsRotate(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "ID [--overlap 24h] [flags]").withJSON()
+func endpointsRotate(e *clientEnv) *cobra.Command {
 	var overlap time.Duration
-	cf.DurationVar(&overlap, "overlap", 24*time.Hour, "how long deliveries are also signed with the previous secret")
-	id, c, err := cf.idClient(args, "endpoint ID")
-	if err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "rotate ID [--overlap 24h]",
+		Short: "give an endpoint a new signing secret, shown only now",
+		Args:  oneArg("endpoint ID"),
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, _ *cobra.Command, args []string) error {
+			rs, err := c.RotateSecret(ctx, args[0], overlap)
+			return answer(e, rs, err, func(e *clientEnv, rs *apiclient.RotatedSecret) {
+				fields(e.stdout, "Endpoint", rs.EndpointID, "New secret", rs.Secret, "Previous secret expires", stamp(rs.PreviousExpiresAt))
+				fmt.Fprintln(e.stdout, "\nThe new secret is shown only now: give it to the receiver before the previous one expires.")
+			})
+		}),
 	}
-	rs, err := c.RotateSecret(ctx, id, overlap)
-	return answer(e, cf, rs, err, func(e *clientEnv, rs *apiclient.RotatedSecret) {
-		fields(e.stdout, "Endpoint", rs.EndpointID, "New secret", rs.Secret, "Previous secret expires", stamp(rs.PreviousExpiresAt))
-		fmt.Fprintln(e.stdout, "\nThe new secret is shown only now: give it to the receiver before the previous one expires.")
-	})
+	cmd.Flags().DurationVar(&overlap, "overlap", 24*time.Hour, "how long deliveries are also signed with the previous secret")
+	return cmd
 }
 
-func endpointsRecover(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "ID [--reason R] [flags]").withJSON()
+func endpointsRecover(e *clientEnv) *cobra.Command {
 	var reason string
-	cf.StringVar(&reason, "reason", "", "why, recorded with who recovered it")
-	id, c, err := cf.idClient(args, "endpoint ID")
-	if err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "recover ID [--reason R]",
+		Short: "after a fix: enable the endpoint, close its circuit and attempt its waiting deliveries now",
+		Args:  oneArg("endpoint ID"),
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, _ *cobra.Command, args []string) error {
+			rec, err := c.RecoverEndpoint(ctx, args[0], reason)
+			return answer(e, rec, err, printRecovered)
+		}),
 	}
-	rec, err := c.RecoverEndpoint(ctx, id, reason)
-	return answer(e, cf, rec, err, printRecovered)
+	cmd.Flags().StringVar(&reason, "reason", "", "why, recorded with who recovered it")
+	return cmd
 }
 
 func printRecovered(e *clientEnv, r *apiclient.Recovered) {

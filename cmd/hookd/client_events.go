@@ -2,62 +2,63 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/hookd/hookd/apiclient"
 )
 
-func eventsList(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "[--type T] [--endpoint ID] [--tenant T] [--since T] [--until T] [--limit N] [--all] [flags]").withJSON()
-	var f apiclient.EventFilter
-	var since, until string
-	cf.StringVar(&f.Type, "type", "", `only this event type, or a prefix wildcard such as "order.*"`)
-	cf.StringVar(&f.EndpointID, "endpoint", "", "only events that fanned out to this endpoint ID")
-	cf.tenantFlag(&f.TenantID, "only this tenant's events")
-	cf.StringVar(&since, "since", "", "accepted since: an RFC 3339 time or a duration ago such as 1h or 2d")
-	cf.StringVar(&until, "until", "", "accepted until: an RFC 3339 time or a duration ago")
-	var pf pageFlags
-	pf.register(cf, "events")
-	c, err := cf.parseClient(args)
-	if err != nil {
-		return err
-	}
-	if f.Since, err = parseWhen("since", since, e.now()); err != nil {
-		return err
-	}
-	if f.Until, err = parseWhen("until", until, e.now()); err != nil {
-		return err
-	}
-	tw, n := table(e.stdout, "EVENT", "TYPE", "ACCEPTED AT", "AGE", "DELIVERIES"), 0
-	next, err := eachPage(pf.Page, pf.all, func(p apiclient.Page) (string, error) {
-		res, err := c.ListEvents(ctx, f, p)
-		if err != nil {
-			return "", err
-		}
-		if cf.json {
-			return res.NextCursor, printJSON(e.stdout, res.JSON())
-		}
-		for _, ev := range res.Data {
-			row(tw, ev.EventID, ev.Type, stamp(ev.AcceptedAt), ago(e.now(), ev.AcceptedAt), len(ev.Deliveries))
-		}
-		n += len(res.Data)
-		return res.NextCursor, nil
-	})
-	switch {
-	case err != nil:
-		return err
-	case cf.json:
-	case n == 0:
-		fmt.Fprintln(e.stdout, "No events match.")
-	default:
-		tw.Flush()
-	}
-	e.moreHint(next)
-	return nil
+// eventsCommand is `hookd events`.
+func eventsCommand(e *clientEnv) *cobra.Command {
+	get := showOne(e, "get EVENT_ID", "show a recorded event: its deliveries' status and its payload", "event ID", (*apiclient.Client).GetEvent, printEvent)
+	get.Aliases = []string{"show"}
+	return e.clientGroup("events", "list recorded events, show one with its deliveries", eventsList(e), get)
 }
 
-var eventsGet = showOne("EVENT_ID", "event ID", (*apiclient.Client).GetEvent, printEvent)
+func eventsList(e *clientEnv) *cobra.Command {
+	var (
+		f            apiclient.EventFilter
+		since, until string
+		pf           pageFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "list [--type T] [--endpoint ID] [--tenant T] [--since T] [--until T] [--limit N] [--all]",
+		Short: "list recorded events, newest first",
+		Args:  noArgs,
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, _ *cobra.Command, _ []string) error {
+			var err error
+			if f.Since, err = parseWhen("since", since, e.now()); err != nil {
+				return err
+			}
+			if f.Until, err = parseWhen("until", until, e.now()); err != nil {
+				return err
+			}
+			return e.printPages(pf, []string{"EVENT", "TYPE", "ACCEPTED AT", "AGE", "DELIVERIES"}, "No events match.",
+				func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
+					res, err := c.ListEvents(ctx, f, p)
+					if err != nil {
+						return nil, nil, "", err
+					}
+					var rows [][]any
+					for _, ev := range res.Data {
+						rows = append(rows, []any{ev.EventID, ev.Type, stamp(ev.AcceptedAt), ago(e.now(), ev.AcceptedAt), len(ev.Deliveries)})
+					}
+					return res.JSON(), rows, res.NextCursor, nil
+				})
+		}),
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.Type, "type", "", `only this event type, or a prefix wildcard such as "order.*"`)
+	fs.StringVar(&f.EndpointID, "endpoint", "", "only events that fanned out to this endpoint ID")
+	tenantFlag(fs, &f.TenantID, "only this tenant's events")
+	fs.StringVar(&since, "since", "", "accepted since: an RFC 3339 time or a duration ago such as 1h or 2d")
+	fs.StringVar(&until, "until", "", "accepted until: an RFC 3339 time or a duration ago")
+	pf.register(fs, "events")
+	return cmd
+}
 
 func printEvent(e *clientEnv, ev *apiclient.EventRecord) {
 	fields(e.stdout, "Event", ev.EventID, "Type", ev.Type,

@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/hookd/hookd/apiclient"
 )
 
@@ -31,28 +33,49 @@ type apiAnswer interface{ JSON() json.RawMessage }
 
 // answer prints v, the API's answer to a call that returned err: the JSON
 // as sent with --json, else through human.
-func answer[T apiAnswer](e *clientEnv, cf *clientFlags, v T, err error, human func(*clientEnv, T)) error {
+func answer[T apiAnswer](e *clientEnv, v T, err error, human func(*clientEnv, T)) error {
 	switch {
 	case err != nil:
 		return err
-	case cf.json:
+	case e.json:
 		return printJSON(e.stdout, v.JSON())
 	}
 	human(e, v)
 	return nil
 }
 
-// showOne is a command that fetches one thing by ID and prints it;
-// synopsis names the ID in the usage, what in errors.
-func showOne[T apiAnswer](synopsis, what string, get func(*apiclient.Client, context.Context, string) (T, error), human func(*clientEnv, T)) clientCommand {
-	return func(ctx context.Context, e *clientEnv, name string, args []string) error {
-		cf := e.newClientFlags(name, synopsis+" [flags]").withJSON()
-		id, c, err := cf.idClient(args, what)
-		if err != nil {
+// showOne is a command that fetches one thing by ID and prints it; use
+// names the ID in the usage, what in errors.
+func showOne[T apiAnswer](e *clientEnv, use, short, what string, get func(*apiclient.Client, context.Context, string) (T, error), human func(*clientEnv, T)) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  oneArg(what),
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, _ *cobra.Command, args []string) error {
+			v, err := get(c, ctx, args[0])
+			return answer(e, v, err, human)
+		}),
+	}
+}
+
+// deleteOne is a command that deletes one thing by ID; what names the ID
+// in errors and done says what was deleted ("Deleted endpoint %s.").
+// --json prints {"id":...,"deleted":true}.
+func deleteOne(e *clientEnv, short, what, done string, del func(*apiclient.Client, context.Context, string) error) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete ID",
+		Short: short,
+		Args:  oneArg(what),
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, _ *cobra.Command, args []string) error {
+			if err := del(c, ctx, args[0]); err != nil {
+				return err
+			}
+			if e.json {
+				return printJSON(e.stdout, fmt.Appendf(nil, `{"id":%q,"deleted":true}`, args[0]))
+			}
+			_, err := fmt.Fprintf(e.stdout, done+"\n", args[0])
 			return err
-		}
-		v, err := get(c, ctx, id)
-		return answer(e, cf, v, err, human)
+		}),
 	}
 }
 
@@ -171,6 +194,39 @@ func printTimeline(w io.Writer, timeline []apiclient.Attempt) {
 		row(tw, cells...)
 	}
 	tw.Flush()
+}
+
+// printPages prints the pages fetch returns (every page with --all): the
+// API's JSON with --json, else one table of the rows, or none when there
+// are no rows; then how to get the next page.
+func (e *clientEnv) printPages(pf pageFlags, header []string, none string,
+	fetch func(apiclient.Page) (json.RawMessage, [][]any, string, error)) error {
+	tw, n := table(e.stdout, header...), 0
+	next, err := eachPage(pf.Page, pf.all, func(p apiclient.Page) (string, error) {
+		raw, rows, next, err := fetch(p)
+		switch {
+		case err != nil:
+			return "", err
+		case e.json:
+			return next, printJSON(e.stdout, raw)
+		}
+		for _, cells := range rows {
+			row(tw, cells...)
+		}
+		n += len(rows)
+		return next, nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case e.json:
+	case n == 0:
+		fmt.Fprintln(e.stdout, none)
+	default:
+		tw.Flush()
+	}
+	e.moreHint(next)
+	return nil
 }
 
 // eachPage fetches pages from p.Cursor on, every one when all is set, and

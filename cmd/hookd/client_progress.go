@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
+
+	"github.com/schollz/progressbar/v3"
 
 	"github.com/hookd/hookd/apiclient"
 )
@@ -58,14 +59,14 @@ func (e *clientEnv) jobTotals(job *apiclient.RedriveJob, matched int64) error {
 	return nil
 }
 
-// progress draws a job's progress: one redrawn bar on a terminal, else a
-// line whenever the counts change.
+// progress draws a job's progress: a bar redrawn in place on a terminal
+// (github.com/schollz/progressbar), else a line whenever the counts change.
 type progress struct {
 	w       io.Writer
 	tty     bool
 	matched int64
 	last    string
-	drawn   bool
+	bar     *progressbar.ProgressBar
 }
 
 const barWidth = 30
@@ -84,19 +85,36 @@ func (p *progress) draw(job *apiclient.RedriveJob) {
 	if counts == p.last {
 		return
 	}
-	p.last, p.drawn = counts, true
+	p.last = counts
 	if !p.tty {
 		fmt.Fprintf(p.w, "redriven %s\n", counts)
 		return
 	}
-	filled := int(pct * barWidth / 100)
-	fmt.Fprintf(p.w, "\r[%s%s] %s ", strings.Repeat("#", filled), strings.Repeat("-", barWidth-filled), counts)
+	if p.bar == nil {
+		p.bar = progressbar.NewOptions64(total,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetWidth(barWidth),
+			progressbar.OptionSetDescription("redriven"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(false),
+			progressbar.OptionSetRenderBlankState(true),
+			progressbar.OptionThrottle(0),
+		)
+	}
+	if p.bar.GetMax64() != total {
+		p.bar.ChangeMax64(total)
+	}
+	if job.Failed > 0 {
+		p.bar.Describe(fmt.Sprintf("redriven (%d failed)", job.Failed))
+	}
+	_ = p.bar.Set64(done)
 }
 
 // end finishes the bar's line on a terminal.
 func (p *progress) end() {
-	if p.tty && p.drawn {
+	if p.bar != nil {
+		_ = p.bar.Exit()
 		fmt.Fprintln(p.w)
+		p.bar = nil
 	}
-	p.drawn = false
 }

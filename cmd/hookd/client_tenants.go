@@ -3,51 +3,57 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/hookd/hookd/apiclient"
 )
 
-// The tenant commands and the deliveries list join the client commands
-// from here, so the tenant additions stay in one file.
-func init() {
-	clientGroups["tenants"] = map[string]clientCommand{
-		"put": tenantsPut, "get": tenantsGet, "list": tenantsList, "delete": tenantsDelete, "token": tenantsToken,
-	}
-	clientGroups["deliveries"]["list"] = deliveriesList
+// tenantsCommand is `hookd tenants`.
+func tenantsCommand(e *clientEnv) *cobra.Command {
+	return e.clientGroup("tenants", "manage tenants and their tokens through the API",
+		tenantsPut(e), showOne(e, "get ID", "show a tenant", "tenant ID", (*apiclient.Client).GetTenant, printTenant),
+		tenantsList(e), tenantsDelete(e), tenantsToken(e))
 }
 
 // tenantFlag adds --tenant, the tenant a command acts on or filters by.
-func (cf *clientFlags) tenantFlag(v *string, usage string) {
-	cf.StringVar(v, "tenant", "", usage)
+func tenantFlag(fs *pflag.FlagSet, v *string, usage string) {
+	fs.StringVar(v, "tenant", "", usage)
 }
 
-func tenantsPut(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "ID [--name N] [--metadata k=v ...] [flags]").withJSON()
-	var in apiclient.TenantInput
-	var metadata stringList
-	cf.StringVar(&in.Name, "name", "", "the tenant's display name")
-	cf.Var(&metadata, "metadata", "key=value metadata (repeatable); a put replaces all of it")
-	id, c, err := cf.idClient(args, "tenant ID")
-	if err != nil {
-		return err
+func tenantsPut(e *clientEnv) *cobra.Command {
+	var (
+		in       apiclient.TenantInput
+		metadata stringList
+	)
+	cmd := &cobra.Command{
+		Use:   "put ID [--name N] [--metadata k=v ...]",
+		Short: "create a tenant, or replace its name and metadata",
+		Args:  oneArg("tenant ID"),
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, _ *cobra.Command, args []string) error {
+			var err error
+			if in.Metadata, err = keyValues(metadata); err != nil {
+				return err
+			}
+			t, created, err := c.PutTenant(ctx, args[0], in)
+			return answer(e, t, err, func(e *clientEnv, t *apiclient.Tenant) {
+				verb := "Updated"
+				if created {
+					verb = "Created"
+				}
+				fmt.Fprintf(e.stdout, "%s tenant %s.\n\n", verb, t.ID)
+				printTenant(e, t)
+			})
+		}),
 	}
-	if in.Metadata, err = keyValues(metadata); err != nil {
-		return err
-	}
-	t, created, err := c.PutTenant(ctx, id, in)
-	return answer(e, cf, t, err, func(e *clientEnv, t *apiclient.Tenant) {
-		verb := "Updated"
-		if created {
-			verb = "Created"
-		}
-		fmt.Fprintf(e.stdout, "%s tenant %s.\n\n", verb, t.ID)
-		printTenant(e, t)
-	})
+	cmd.Flags().StringVar(&in.Name, "name", "", "the tenant's display name")
+	cmd.Flags().Var(&metadata, "metadata", "key=value metadata (repeatable); a put replaces all of it")
+	return cmd
 }
 
 // keyValues reads key=value flags; none is nil.
@@ -59,14 +65,12 @@ func keyValues(kvs []string) (map[string]string, error) {
 	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, fmt.Errorf("--metadata %q: want key=value", kv)
+			return nil, usagef("--metadata %q: want key=value", kv)
 		}
 		md[k] = v
 	}
 	return md, nil
 }
-
-var tenantsGet = showOne("ID", "tenant ID", (*apiclient.Client).GetTenant, printTenant)
 
 func printTenant(e *clientEnv, t *apiclient.Tenant) {
 	var md []string
@@ -78,123 +82,63 @@ func printTenant(e *clientEnv, t *apiclient.Tenant) {
 		"Created", stamp(t.CreatedAt), "Updated", stamp(t.UpdatedAt))
 }
 
-func tenantsList(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "[--limit N] [--cursor C] [--all] [flags]").withJSON()
+func tenantsList(e *clientEnv) *cobra.Command {
 	var pf pageFlags
-	pf.register(cf, "tenants")
-	c, err := cf.parseClient(args)
-	if err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "list [--limit N] [--cursor C] [--all]",
+		Short: "list tenants",
+		Args:  noArgs,
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, _ *cobra.Command, _ []string) error {
+			return e.printPages(pf, []string{"ID", "NAME", "CREATED"}, "No tenants.",
+				func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
+					res, err := c.ListTenants(ctx, p)
+					if err != nil {
+						return nil, nil, "", err
+					}
+					var rows [][]any
+					for _, t := range res.Data {
+						rows = append(rows, []any{t.ID, orDash(t.Name), stamp(t.CreatedAt)})
+					}
+					return res.JSON(), rows, res.NextCursor, nil
+				})
+		}),
 	}
-	return printPages(e, cf, pf, []string{"ID", "NAME", "CREATED"}, "No tenants.",
-		func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
-			res, err := c.ListTenants(ctx, p)
-			if err != nil {
-				return nil, nil, "", err
-			}
-			var rows [][]any
-			for _, t := range res.Data {
-				rows = append(rows, []any{t.ID, orDash(t.Name), stamp(t.CreatedAt)})
-			}
-			return res.JSON(), rows, res.NextCursor, nil
-		})
+	pf.register(cmd.Flags(), "tenants")
+	return cmd
 }
 
-// printPages prints the pages fetch returns (every page with --all): the
-// API's JSON with --json, else one table of the rows, or none when there
-// are no rows; then how to get the next page.
-func printPages(e *clientEnv, cf *clientFlags, pf pageFlags, header []string, none string,
-	fetch func(apiclient.Page) (json.RawMessage, [][]any, string, error)) error {
-	tw, n := table(e.stdout, header...), 0
-	next, err := eachPage(pf.Page, pf.all, func(p apiclient.Page) (string, error) {
-		raw, rows, next, err := fetch(p)
-		switch {
-		case err != nil:
-			return "", err
-		case cf.json:
-			return next, printJSON(e.stdout, raw)
-		}
-		for _, cells := range rows {
-			row(tw, cells...)
-		}
-		n += len(rows)
-		return next, nil
-	})
-	switch {
-	case err != nil:
-		return err
-	case cf.json:
-	case n == 0:
-		fmt.Fprintln(e.stdout, none)
-	default:
-		tw.Flush()
-	}
-	e.moreHint(next)
-	return nil
-}
-
-func tenantsDelete(ctx context.Context, e *clientEnv, name string, args []string) error {
-	id, c, err := e.newClientFlags(name, "ID [flags]").idClient(args, "tenant ID")
-	if err != nil {
-		return err
-	}
-	if err := c.DeleteTenant(ctx, id); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "Deleted tenant %s, its endpoints and its tokens.\n", id)
-	return nil
+func tenantsDelete(e *clientEnv) *cobra.Command {
+	return deleteOne(e, "delete a tenant, its endpoints and its tokens", "tenant ID", "Deleted tenant %s, its endpoints and its tokens.", (*apiclient.Client).DeleteTenant)
 }
 
 // tenantsToken issues a tenant token, or with --revoke revokes them all.
-func tenantsToken(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "ID [--expires-in 24h | --revoke] [flags]").withJSON()
-	var expiresIn time.Duration
-	var revoke bool
-	cf.DurationVar(&expiresIn, "expires-in", 24*time.Hour, "how long the token is valid")
-	cf.BoolVar(&revoke, "revoke", false, "revoke every token of the tenant instead")
-	id, c, err := cf.idClient(args, "tenant ID")
-	if err != nil {
-		return err
-	}
-	if revoke {
-		if cf.isSet("expires-in") {
-			return errors.New("--revoke and --expires-in exclude each other")
-		}
-		res, err := c.RevokeTenantTokens(ctx, id)
-		return answer(e, cf, res, err, func(e *clientEnv, r *apiclient.RevokedTokens) {
-			fmt.Fprintf(e.stdout, "Revoked %d tokens of tenant %s.\n", r.Revoked, r.TenantID)
-		})
-	}
-	tok, err := c.CreateTenantToken(ctx, id, expiresIn)
-	return answer(e, cf, tok, err, func(e *clientEnv, t *apiclient.TenantToken) {
-		fields(e.stdout, "Tenant", t.TenantID, "Token", t.Token, "Expires", stamp(t.ExpiresAt))
-		fmt.Fprintln(e.stdout, "\nThe token is shown only now. It sees and manages only this tenant's endpoints, deliveries and dead letters.")
-	})
-}
-
-func deliveriesList(ctx context.Context, e *clientEnv, name string, args []string) error {
-	cf := e.newClientFlags(name, "[--tenant T] [--endpoint ID] [--event ID] [--status S] [--limit N] [--all] [flags]").withJSON()
-	var f apiclient.DeliveryFilter
-	cf.tenantFlag(&f.TenantID, "only this tenant's deliveries")
-	cf.StringVar(&f.EndpointID, "endpoint", "", "only deliveries to this endpoint ID")
-	cf.StringVar(&f.EventID, "event", "", "only deliveries of this event ID")
-	cf.StringVar(&f.Status, "status", "", "only pending, delivered, failed or exhausted deliveries")
-	var pf pageFlags
-	pf.register(cf, "deliveries")
-	c, err := cf.parseClient(args)
-	if err != nil {
-		return err
-	}
-	return printPages(e, cf, pf, []string{"DELIVERY", "EVENT TYPE", "ENDPOINT", "TENANT", "STATUS", "CREATED"}, "No deliveries match.",
-		func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
-			res, err := c.ListDeliveries(ctx, f, p)
-			if err != nil {
-				return nil, nil, "", err
+func tenantsToken(e *clientEnv) *cobra.Command {
+	var (
+		expiresIn time.Duration
+		revoke    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "token ID [--expires-in 24h | --revoke]",
+		Short: "issue a token that sees only this tenant (shown only now), or revoke them all",
+		Args:  oneArg("tenant ID"),
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, cmd *cobra.Command, args []string) error {
+			if revoke {
+				if cmd.Flags().Changed("expires-in") {
+					return usagef("--revoke and --expires-in exclude each other")
+				}
+				res, err := c.RevokeTenantTokens(ctx, args[0])
+				return answer(e, res, err, func(e *clientEnv, r *apiclient.RevokedTokens) {
+					fmt.Fprintf(e.stdout, "Revoked %s of tenant %s.\n", count(r.Revoked, "token", "tokens"), r.TenantID)
+				})
 			}
-			var rows [][]any
-			for _, d := range res.Data {
-				rows = append(rows, []any{d.ID, d.EventType, d.EndpointID, orDash(d.TenantID), d.Status, stamp(d.CreatedAt)})
-			}
-			return res.JSON(), rows, res.NextCursor, nil
-		})
+			tok, err := c.CreateTenantToken(ctx, args[0], expiresIn)
+			return answer(e, tok, err, func(e *clientEnv, t *apiclient.TenantToken) {
+				fields(e.stdout, "Tenant", t.TenantID, "Token", t.Token, "Expires", stamp(t.ExpiresAt))
+				fmt.Fprintln(e.stdout, "\nThe token is shown only now. It sees and manages only this tenant's endpoints, deliveries and dead letters.")
+			})
+		}),
+	}
+	cmd.Flags().DurationVar(&expiresIn, "expires-in", 24*time.Hour, "how long the token is valid")
+	cmd.Flags().BoolVar(&revoke, "revoke", false, "revoke every token of the tenant instead")
+	return cmd
 }

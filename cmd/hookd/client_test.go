@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -85,10 +84,11 @@ func (f *fakeAPI) only(t *testing.T) request {
 	return reqs[0]
 }
 
-// cli runs a client command through runClient.
+// cli runs hookd with args, as the binary does, and returns what it
+// printed and the error it failed with.
 func cli(args ...string) (stdout, stderr string, err error) {
 	var out, errOut bytes.Buffer
-	err = runClient(context.Background(), args[0], args[1:], &out, &errOut)
+	err = newEnv(strings.NewReader(""), &out, &errOut).runArgs(context.Background(), args)
 	return out.String(), errOut.String(), err
 }
 
@@ -275,20 +275,6 @@ func TestAPIKeyFromTheDevDataDir(t *testing.T) {
 	require.ErrorContains(t, err, "no API key")
 }
 
-func TestUsage(t *testing.T) {
-	_, stderr, err := cli("dlq")
-	require.ErrorContains(t, err, "missing subcommand")
-	assert.Contains(t, stderr, "Usage: hookd dlq <job|list|redrive|show|summary>")
-	_, _, err = cli("dlq", "nope")
-	require.ErrorContains(t, err, `unknown subcommand "nope"`)
-	_, stderr, err = cli("dlq", "show", "-h")
-	require.ErrorIs(t, err, flag.ErrHelp)
-	assert.Contains(t, stderr, "Usage: hookd dlq show DELIVERY_ID")
-	assert.Contains(t, stderr, "-api-url")
-	_, _, err = cli("deliveries", "get")
-	require.ErrorContains(t, err, "want exactly one delivery ID")
-}
-
 const timelineJSON = `[
  {"number":1,"start":"2026-11-30T10:00:00Z","duration_ms":12.3,"status":500,"error_class":"http_5xx","outcome":"retryable","next_delay":"1s","delay_reason":"schedule","response":"boom"},
  {"number":2,"start":"2026-11-30T10:00:01Z","duration_ms":3001,"error_class":"timeout","error":"no answer within 3s","outcome":"retryable"}]`
@@ -449,11 +435,11 @@ func TestDLQBulkRedriveDrawsABarOnATerminal(t *testing.T) {
 	e, out := testEnv(true)
 	require.NoError(t, e.run(context.Background(), "dlq", []string{"redrive", "--endpoint", "ep_1", "--yes"}))
 	s := out.String()
-	assert.Contains(t, s, "\r[------------------------------] 0/100   0% ")
-	assert.Contains(t, s, "\r[###############---------------] 50/100  50% ")
-	assert.Contains(t, s, "\r[##############################] 100/100 100% \n")
-	assert.Equal(t, 3, strings.Count(s, "\r"))
-	assert.True(t, strings.HasSuffix(s, "100% \nRedrive job redrive_1 completed in 2s: 100 redriven, 0 failed, of 100.\n"), s)
+	assert.Contains(t, s, "\rredriven   0% |                              | (0/100)")
+	assert.Contains(t, s, "\rredriven  50% |███████████████               | (50/100)")
+	assert.Contains(t, s, "\rredriven 100% |██████████████████████████████| (100/100)")
+	assert.NotContains(t, s, "\nredriven", "redrawn in place, not a line per poll")
+	assert.True(t, strings.HasSuffix(s, "(100/100) \nRedrive job redrive_1 completed in 2s: 100 redriven, 0 failed, of 100.\n"), s)
 }
 
 func TestDLQBulkRedriveFailuresExitNonZero(t *testing.T) {

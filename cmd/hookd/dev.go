@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/hookd/hookd/activities"
 	"github.com/hookd/hookd/app"
 	"github.com/hookd/hookd/circuit"
@@ -14,38 +16,54 @@ import (
 	"github.com/hookd/hookd/worker"
 )
 
-func parseDevFlags(args []string, out io.Writer) (devOptions, error) {
-	var cfg devOptions
-	var encryption string
-	fs := newFlagSet("hookd dev", out)
-	fs.str(&cfg.DataDir, "data-dir", "HOOKD_DATA_DIR", ".hookd", "directory for Temporal's and hookd's SQLite files, the master key and the API key")
-	fs.str(&cfg.HTTPAddr, "http-addr", "HOOKD_HTTP_ADDR", "127.0.0.1:8080", "listen address of the HTTP API")
-	fs.str(&cfg.UIAddr, "ui-addr", "HOOKD_UI_ADDR", "127.0.0.1:8233", "listen address of the Temporal Web UI (empty disables it)")
-	fs.str(&cfg.TemporalAddr, "temporal-addr", "HOOKD_TEMPORAL_ADDR", "127.0.0.1:7233", "gRPC address of the embedded Temporal frontend")
-	fs.str(&cfg.Namespace, "namespace", "HOOKD_NAMESPACE", "default", "Temporal namespace")
-	fs.str(&cfg.APIKey, "api-key", "HOOKD_API_KEY", "", "API bearer token (default: created once and kept in the data dir)")
-	fs.duration(&cfg.Retention, "retention", "HOOKD_RETENTION", namespace.DefaultRetention, "namespace retention: the window in which a re-posted event ID is a duplicate")
-	fs.duration(&cfg.DeadLetterRetention, "dead-letter-retention", "HOOKD_DEAD_LETTER_RETENTION", activities.DefaultDeadLetterRetention, "how long a dead letter waits for a redrive")
-	fs.level(&cfg.TemporalLogLevel, "temporal-log-level", "HOOKD_TEMPORAL_LOG_LEVEL", slog.LevelError, "log level of the embedded Temporal server")
-	fs.boolean(&cfg.OnlyTemporal, "only-temporal", "HOOKD_ONLY_TEMPORAL", false, "run only the embedded Temporal server and Web UI (for hookd worker and hookd api processes)")
-	cfg.Circuit = circuit.DefaultPolicy
-	fs.duration(&cfg.Circuit.BaseCooldown, "circuit-cooldown", "HOOKD_CIRCUIT_COOLDOWN", circuit.DefaultPolicy.BaseCooldown, "how long an endpoint's circuit stays open after it trips (doubles on each re-open)")
-	fs.duration(&cfg.Circuit.MaxCooldown, "circuit-max-cooldown", "HOOKD_CIRCUIT_MAX_COOLDOWN", circuit.DefaultPolicy.MaxCooldown, "the cap on the doubling cooldown")
-	fs.integer(&cfg.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries the worker keeps in memory between workflow tasks (bounds memory while many are parked)")
-	fs.level(&cfg.LogLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
-	fs.str(&encryption, "payload-encryption", "HOOKD_PAYLOAD_ENCRYPTION", "on", "encrypt payloads in Temporal (on, with the keys in <data-dir>/payload-keys) or write them in plaintext (off)")
-	if err := fs.parse(args); err != nil {
-		return cfg, err
+// devFlags defines `hookd dev`'s flags on fs, into o.
+func devFlags(fs envFlags, o *devOptions) {
+	fs.str(&o.DataDir, "data-dir", "HOOKD_DATA_DIR", ".hookd", "directory for Temporal's and hookd's SQLite files, the master key and the API key")
+	fs.str(&o.HTTPAddr, "http-addr", "HOOKD_HTTP_ADDR", "127.0.0.1:8080", "listen address of the HTTP API")
+	fs.str(&o.UIAddr, "ui-addr", "HOOKD_UI_ADDR", "127.0.0.1:8233", "listen address of the Temporal Web UI (empty disables it)")
+	fs.str(&o.TemporalAddr, "temporal-addr", "HOOKD_TEMPORAL_ADDR", "127.0.0.1:7233", "gRPC address of the embedded Temporal frontend")
+	fs.str(&o.Namespace, "namespace", "HOOKD_NAMESPACE", "default", "Temporal namespace")
+	fs.secret(&o.APIKey, "api-key", "HOOKD_API_KEY", "API bearer token (default: created once and kept in the data dir)")
+	fs.duration(&o.Retention, "retention", "HOOKD_RETENTION", namespace.DefaultRetention, "namespace retention: the window in which a re-posted event ID is a duplicate")
+	fs.duration(&o.DeadLetterRetention, "dead-letter-retention", "HOOKD_DEAD_LETTER_RETENTION", activities.DefaultDeadLetterRetention, "how long a dead letter waits for a redrive")
+	fs.level(&o.TemporalLogLevel, "temporal-log-level", "HOOKD_TEMPORAL_LOG_LEVEL", slog.LevelError, "log level of the embedded Temporal server")
+	fs.boolean(&o.OnlyTemporal, "only-temporal", "HOOKD_ONLY_TEMPORAL", false, "run only the embedded Temporal server and Web UI (for hookd worker and hookd api processes)")
+	o.Circuit = circuit.DefaultPolicy
+	fs.duration(&o.Circuit.BaseCooldown, "circuit-cooldown", "HOOKD_CIRCUIT_COOLDOWN", circuit.DefaultPolicy.BaseCooldown, "how long an endpoint's circuit stays open after it trips (doubles on each re-open)")
+	fs.duration(&o.Circuit.MaxCooldown, "circuit-max-cooldown", "HOOKD_CIRCUIT_MAX_COOLDOWN", circuit.DefaultPolicy.MaxCooldown, "the cap on the doubling cooldown")
+	fs.integer(&o.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries the worker keeps in memory between workflow tasks (bounds memory while many are parked)")
+	fs.level(&o.LogLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
+	fs.offSwitch(&o.Payload.Off, "payload-encryption", "HOOKD_PAYLOAD_ENCRYPTION", "encrypt payloads in Temporal (on, with the keys in <data-dir>/payload-keys) or write them in plaintext (off)")
+}
+
+// check validates the options once flags and environment are applied.
+func (o *devOptions) check() error {
+	if o.Circuit.BaseCooldown <= 0 || o.Circuit.MaxCooldown < o.Circuit.BaseCooldown {
+		return usagef("--circuit-cooldown must be positive and at most --circuit-max-cooldown")
 	}
-	var err error
-	if cfg.Payload.Off, err = payloadOff(encryption); err != nil {
-		return cfg, err
+	o.Version = version
+	return nil
+}
+
+func devCommand(e *clientEnv) *cobra.Command {
+	var o devOptions
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "run Temporal (embedded), the Web UI, a worker and the API in one process",
+		Long: `Run everything on this machine: an embedded Temporal server with its Web UI
+(state in SQLite files under the data dir, so it survives a restart), a
+worker and the HTTP API, all on 127.0.0.1. Deliveries may reach loopback
+receivers. Ctrl-C stops it.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.check(); err != nil {
+				return err
+			}
+			return runDev(cmd.Context(), o, e.stdout, newLogger(e.stderr, o.LogLevel))
+		},
 	}
-	if cfg.Circuit.BaseCooldown <= 0 || cfg.Circuit.MaxCooldown < cfg.Circuit.BaseCooldown {
-		return cfg, fmt.Errorf("--circuit-cooldown must be positive and at most --circuit-max-cooldown")
-	}
-	cfg.Version = version
-	return cfg, nil
+	devFlags(envFlags{cmd.Flags()}, &o)
+	return cmd
 }
 
 func runDev(ctx context.Context, cfg devOptions, stdout io.Writer, logger *slog.Logger) error {

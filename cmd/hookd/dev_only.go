@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"strconv"
 
 	"github.com/hookd/hookd/app"
 )
@@ -20,15 +18,6 @@ type devOptions struct {
 	OnlyTemporal bool
 	// LogLevel is hookd's own log level, applied to the logger it builds.
 	LogLevel slog.Level
-}
-
-func (f flagSet) boolean(p *bool, name, env string, def bool, usage string) {
-	if v, ok := os.LookupEnv(env); ok {
-		if b, err := strconv.ParseBool(v); err == nil {
-			def = b
-		}
-	}
-	f.BoolVar(p, name, def, usage+" ($"+env+")")
 }
 
 // runOnlyTemporal runs `hookd dev --only-temporal` until ctx is done.

@@ -6,9 +6,11 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/hookd/hookd/activities"
 	"github.com/hookd/hookd/app"
@@ -31,8 +33,8 @@ type serveFlags struct {
 // newServeFlagSet defines the flags of `hookd <mode>`; every flag also
 // reads an environment variable (the Temporal ones by the conventional
 // TEMPORAL_* names, the temporal CLI's).
-func newServeFlagSet(mode string, out io.Writer, f *serveFlags) flagSet {
-	fs := newFlagSet("hookd "+mode, out)
+func newServeFlagSet(mode string, f *serveFlags) envFlags {
+	fs := envFlags{pflag.NewFlagSet("hookd "+mode, pflag.ContinueOnError)}
 	c := &f.cfg
 	t := &c.Temporal
 	fs.str(&t.Address, "temporal-address", "TEMPORAL_ADDRESS", "127.0.0.1:7233", "host:port of the Temporal frontend")
@@ -46,7 +48,7 @@ func newServeFlagSet(mode string, out io.Writer, f *serveFlags) flagSet {
 	fs.duration(&t.ConnectTimeout, "temporal-connect-timeout", "HOOKD_TEMPORAL_CONNECT_TIMEOUT", 30*time.Second, "how long to keep trying to reach Temporal at start")
 	fs.secret(&c.DatabaseURL, "database-url", "HOOKD_DATABASE_URL", "PostgreSQL URL of the endpoint store (required)")
 	fs.secret(&f.masterKey, "master-key", "HOOKD_MASTER_KEY", "base64 32-byte key encrypting signing secrets, the same in every process (required)")
-	fs.str(&f.payload.encryption, "payload-encryption", "HOOKD_PAYLOAD_ENCRYPTION", "on", "encrypt payloads in Temporal (on) or write them in plaintext (off)")
+	fs.offSwitch(&c.Payload.Off, "payload-encryption", "HOOKD_PAYLOAD_ENCRYPTION", "encrypt payloads in Temporal (on) or write them in plaintext (off)")
 	fs.secret(&f.payload.keys, "payload-keys", "HOOKD_PAYLOAD_KEYS", "comma-separated base64 32-byte keys encrypting payloads in Temporal, oldest first, the last encrypting; the same in every process (required unless --payload-encryption=off)")
 	fs.str(&f.allowCIDRs, "allow-cidrs", "HOOKD_ALLOW_CIDRS", "", "comma-separated CIDRs deliveries may reach although private or loopback, over http too")
 	fs.duration(&c.Retention, "retention", "HOOKD_RETENTION", namespace.DefaultRetention, "dedup window expected of the namespace retention (only checked)")
@@ -72,34 +74,36 @@ func newServeFlagSet(mode string, out io.Writer, f *serveFlags) flagSet {
 	return fs
 }
 
-// secret is str for secrets: the environment's value is never shown as the
-// flag's default in -h output.
-func (f flagSet) secret(p *string, name, env, usage string) {
-	f.StringVar(p, name, "", usage+" ($"+env+")")
-	*p = os.Getenv(env)
-}
-
-// parseServeFlags parses `hookd <mode>` flags into a checked configuration;
-// errors never repeat a secret.
-func parseServeFlags(mode string, args []string, out io.Writer) (app.ServeConfig, slog.Level, string, error) {
+// parseServeFlags parses `hookd <mode>` flags and their environment into
+// a checked configuration, as the command does; errors never repeat a
+// secret.
+func parseServeFlags(mode string, args []string) (app.ServeConfig, slog.Level, string, error) {
 	var f serveFlags
-	fs := newServeFlagSet(mode, out, &f)
-	if err := fs.parse(args); err != nil {
+	fs := newServeFlagSet(mode, &f)
+	if err := fs.Parse(args); err != nil {
+		return f.cfg, 0, "", usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return f.cfg, 0, "", usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if err := applyEnv(fs.FlagSet); err != nil {
 		return f.cfg, 0, "", err
 	}
+	return f.check(mode)
+}
+
+// check turns the flags given into a configuration for mode.
+func (f *serveFlags) check(mode string) (app.ServeConfig, slog.Level, string, error) {
 	c := f.cfg
 	c.API = mode != "worker"
 	c.Worker = mode != "api"
 	c.Version = version
 	var err error
 	if f.masterKey == "" {
-		return c, 0, "", fmt.Errorf("missing master key: set --master-key or HOOKD_MASTER_KEY (generate one with: head -c32 /dev/urandom | base64)")
+		return c, 0, "", usagef("missing master key: set --master-key or HOOKD_MASTER_KEY (generate one with: head -c32 /dev/urandom | base64)")
 	}
 	if c.MasterKey, err = secretbox.ParseKey(f.masterKey); err != nil {
-		return c, 0, "", fmt.Errorf("master key: %w", err)
-	}
-	if c.Payload.Off, err = payloadOff(f.payload.encryption); err != nil {
-		return c, 0, "", err
+		return c, 0, "", usageError{fmt.Errorf("master key: %w", err)}
 	}
 	if c.Payload.Keys, err = parsePayloadKeys(f.payload.keys); err != nil {
 		return c, 0, "", err
@@ -107,16 +111,16 @@ func parseServeFlags(mode string, args []string, out io.Writer) (app.ServeConfig
 	c.Payload.CORSOrigins = splitList(f.payload.corsOrigins)
 	c.APIKeys = splitList(f.apiKeys)
 	if c.API && len(c.APIKeys) == 0 {
-		return c, 0, "", fmt.Errorf("missing API key: set --api-keys or HOOKD_API_KEYS; the API refuses to run without one")
+		return c, 0, "", usagef("missing API key: set --api-keys or HOOKD_API_KEYS; the API refuses to run without one")
 	}
 	if c.AllowCIDRs, err = parseCIDRs(f.allowCIDRs); err != nil {
 		return c, 0, "", err
 	}
 	if c.DatabaseURL == "" {
-		return c, 0, "", fmt.Errorf("missing database URL: set --database-url or HOOKD_DATABASE_URL")
+		return c, 0, "", usagef("missing database URL: set --database-url or HOOKD_DATABASE_URL")
 	}
 	if f.logFormat != "json" && f.logFormat != "text" {
-		return c, 0, "", fmt.Errorf("log-format: want json or text")
+		return c, 0, "", usagef("log-format: want json or text")
 	}
 	return c, f.logLevel, f.logFormat, nil
 }
@@ -129,7 +133,7 @@ func parseCIDRs(s string) ([]netip.Prefix, error) {
 		if err != nil {
 			a, aerr := netip.ParseAddr(item)
 			if aerr != nil {
-				return nil, fmt.Errorf("allow-cidrs: %q is neither a CIDR nor an address", item)
+				return nil, usagef("allow-cidrs: %q is neither a CIDR nor an address", item)
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
 		}
@@ -148,13 +152,37 @@ func splitList(s string) []string {
 	return out
 }
 
+// serveShort says what each stateless mode runs.
+var serveShort = map[string]string{
+	"worker": "run a stateless worker against a Temporal cluster and PostgreSQL",
+	"api":    "run the stateless HTTP API against a Temporal cluster and PostgreSQL",
+	"serve":  "run a worker and the API in one stateless process",
+}
+
+func serveCommand(e *clientEnv, mode string) *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   mode,
+		Short: serveShort[mode],
+		Long: serveShort[mode] + `. Processes hold no state: run as many as
+the load needs. Every flag also reads an environment variable, the Temporal
+ones by the temporal CLI's TEMPORAL_* names.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, level, format, err := f.check(mode)
+			if err != nil {
+				return err
+			}
+			return runServe(cmd.Context(), mode, cfg, level, format, e.stdout, e.stderr)
+		},
+	}
+	cmd.Flags().AddFlagSet(newServeFlagSet(mode, &f).FlagSet)
+	return cmd
+}
+
 // runServe runs `hookd worker`, `hookd api` or `hookd serve` until ctx is
 // done (SIGTERM or SIGINT), then shuts down gracefully.
-func runServe(ctx context.Context, mode string, args []string, stdout, stderr io.Writer) error {
-	cfg, level, format, err := parseServeFlags(mode, args, stderr)
-	if err != nil {
-		return err
-	}
+func runServe(ctx context.Context, mode string, cfg app.ServeConfig, level slog.Level, format string, stdout, stderr io.Writer) error {
 	cfg.Logger = newServeLogger(stderr, level, format).With("process", mode)
 	s, err := app.StartServe(ctx, cfg)
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"io"
 	"maps"
 	"net"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 )
 
@@ -22,10 +22,10 @@ import (
 // from its flag definitions, so the manifests cannot drift from them.
 func envNames(t *testing.T, mode string) map[string]bool {
 	t.Helper()
-	fs := newServeFlagSet(mode, io.Discard, &serveFlags{})
+	fs := newServeFlagSet(mode, &serveFlags{})
 	re := regexp.MustCompile(`\(\$([A-Z0-9_]+)\)$`)
 	names := map[string]bool{}
-	fs.VisitAll(func(f *flag.Flag) {
+	fs.VisitAll(func(f *pflag.Flag) {
 		m := re.FindStringSubmatch(f.Usage)
 		if m == nil {
 			t.Errorf("flag -%s names no environment variable", f.Name)

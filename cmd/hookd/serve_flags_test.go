@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"net/netip"
 	"slices"
 	"strings"
@@ -22,7 +21,7 @@ func TestParseServeFlags(t *testing.T) {
 	t.Setenv("HOOKD_PAYLOAD_KEYS", key+",AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")
 	t.Setenv("HOOKD_CODEC_CORS_ORIGINS", "https://temporal-ui.example")
 
-	cfg, _, format, err := parseServeFlags("serve", []string{"--http-addr", "127.0.0.1:9999"}, io.Discard)
+	cfg, _, format, err := parseServeFlags("serve", []string{"--http-addr", "127.0.0.1:9999"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,11 +41,11 @@ func TestParseServeFlags(t *testing.T) {
 	case !slices.Equal(cfg.Payload.CORSOrigins, []string{"https://temporal-ui.example"}):
 		t.Errorf("codec CORS origins %q", cfg.Payload.CORSOrigins)
 	}
-	if off, _, _, err := parseServeFlags("serve", []string{"--payload-encryption=off"}, io.Discard); err != nil || !off.Payload.Off {
+	if off, _, _, err := parseServeFlags("serve", []string{"--payload-encryption=off"}); err != nil || !off.Payload.Off {
 		t.Errorf("--payload-encryption=off: off %v, err %v", off.Payload.Off, err)
 	}
 
-	w, _, _, err := parseServeFlags("worker", nil, io.Discard)
+	w, _, _, err := parseServeFlags("worker", nil)
 	if err != nil || w.API || !w.Worker {
 		t.Errorf("worker: API %v worker %v err %v", w.API, w.Worker, err)
 	}
@@ -54,10 +53,10 @@ func TestParseServeFlags(t *testing.T) {
 		t.Errorf("workflow cache %d, want the default %d", w.WorkflowCacheSize, worker.DefaultWorkflowCacheSize)
 	}
 	t.Setenv("HOOKD_WORKFLOW_CACHE", "250")
-	if w, _, _, err = parseServeFlags("worker", nil, io.Discard); err != nil || w.WorkflowCacheSize != 250 {
+	if w, _, _, err = parseServeFlags("worker", nil); err != nil || w.WorkflowCacheSize != 250 {
 		t.Errorf("HOOKD_WORKFLOW_CACHE=250: cache %d, err %v", w.WorkflowCacheSize, err)
 	}
-	if _, _, _, err := parseServeFlags("worker", []string{"--api-keys", "x"}, io.Discard); err == nil {
+	if _, _, _, err := parseServeFlags("worker", []string{"--api-keys", "x"}); err == nil {
 		t.Error("worker accepted --api-keys")
 	}
 }
@@ -84,7 +83,7 @@ func TestParseServeFlagsRefuses(t *testing.T) {
 			for _, env := range []string{"HOOKD_DATABASE_URL", "HOOKD_MASTER_KEY", "HOOKD_API_KEYS", "HOOKD_ALLOW_CIDRS", "HOOKD_PAYLOAD_KEYS", "HOOKD_PAYLOAD_ENCRYPTION"} {
 				t.Setenv(env, "")
 			}
-			_, _, _, err := parseServeFlags("api", tc.args, io.Discard)
+			_, _, _, err := parseServeFlags("api", tc.args)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}

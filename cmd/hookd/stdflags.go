@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strconv"
 	"strings"
-	"time"
 )
 
-// flagSet wraps flag.FlagSet so every flag may also come from an
-// environment variable, named in its usage.
+// flagSet is the standard library's flag.FlagSet, kept for `hookd bench`,
+// whose single-dash flags (-n 3000) the benchmark's make target and
+// documents use; every other command is on cobra (envflags.go).
 type flagSet struct {
 	*flag.FlagSet
 }
@@ -20,31 +19,6 @@ func newFlagSet(name string, out interface{ Write([]byte) (int, error) }) flagSe
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(out)
 	return flagSet{fs}
-}
-
-func (f flagSet) str(p *string, name, env, def, usage string) {
-	if v, ok := os.LookupEnv(env); ok {
-		def = v
-	}
-	f.StringVar(p, name, def, usage+" ($"+env+")")
-}
-
-func (f flagSet) duration(p *time.Duration, name, env string, def time.Duration, usage string) {
-	if v, ok := os.LookupEnv(env); ok {
-		if d, err := time.ParseDuration(v); err == nil {
-			def = d
-		}
-	}
-	f.DurationVar(p, name, def, usage+" ($"+env+")")
-}
-
-func (f flagSet) integer(p *int, name, env string, def int, usage string) {
-	if v, ok := os.LookupEnv(env); ok {
-		if n, err := strconv.Atoi(v); err == nil {
-			def = n
-		}
-	}
-	f.IntVar(p, name, def, usage+" ($"+env+")")
 }
 
 func (f flagSet) level(p *slog.Level, name, env string, def slog.Level, usage string) {
