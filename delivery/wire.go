@@ -62,27 +62,25 @@ func fromDurations(in []duration) []time.Duration {
 	return out
 }
 
+// requestFields is Request without its JSON methods: requestWire embeds
+// it so every field of Request travels, and overrides the few it writes
+// differently (a field declared on requestWire shadows the embedded one of
+// the same JSON name).
+type requestFields Request
+
 // requestWire is Request as JSON. The body is the "payload" when it can be
 // embedded as JSON byte for byte, else the string "body".
 type requestWire struct {
-	DeliveryID string          `json:"delivery_id"`
-	EventID    string          `json:"event_id"`
-	EventType  string          `json:"event_type"`
-	EndpointID string          `json:"endpoint_id"`
-	Payload    json.RawMessage `json:"payload,omitempty"`
-	Body       *string         `json:"body,omitempty"`
-	Schedule   []duration      `json:"schedule"`
-	Timeout    duration        `json:"timeout"`
-	Redrive    *Redrive        `json:"redrive,omitempty"`
-	Resume     []Attempt       `json:"resume,omitempty"`
+	requestFields
+	Payload  json.RawMessage `json:"payload,omitempty"`
+	Body     *string         `json:"body,omitempty"`
+	Schedule []duration      `json:"schedule"`
+	Timeout  duration        `json:"timeout"`
 }
 
 // MarshalJSON writes the request with readable durations and payload.
 func (r Request) MarshalJSON() ([]byte, error) {
-	w := requestWire{
-		DeliveryID: r.DeliveryID, EventID: r.EventID, EventType: r.EventType, EndpointID: r.EndpointID,
-		Schedule: durations(r.Schedule), Timeout: duration(r.Timeout), Redrive: r.Redrive, Resume: r.Resume,
-	}
+	w := requestWire{requestFields: requestFields(r), Schedule: durations(r.Schedule), Timeout: duration(r.Timeout)}
 	if embeddable(r.Body) {
 		w.Payload = json.RawMessage(r.Body)
 	} else {
@@ -97,10 +95,8 @@ func (r *Request) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*r = Request{
-		DeliveryID: w.DeliveryID, EventID: w.EventID, EventType: w.EventType, EndpointID: w.EndpointID,
-		Schedule: fromDurations(w.Schedule), Timeout: time.Duration(w.Timeout), Redrive: w.Redrive, Resume: w.Resume,
-	}
+	*r = Request(w.requestFields)
+	r.Schedule, r.Timeout = fromDurations(w.Schedule), time.Duration(w.Timeout)
 	switch {
 	case w.Payload != nil:
 		r.Body = string(w.Payload)
@@ -122,28 +118,19 @@ func embeddable(body string) bool {
 	return err == nil && bytes.Equal(out, []byte(body))
 }
 
+// attemptFields is Attempt without its JSON methods (see requestFields).
+type attemptFields Attempt
+
 // attemptWire is Attempt as JSON, with readable durations.
 type attemptWire struct {
-	Number      int       `json:"number"`
-	Start       time.Time `json:"start"`
-	Duration    duration  `json:"duration"`
-	Status      int       `json:"status,omitempty"`
-	ErrorClass  string    `json:"error_class,omitempty"`
-	Error       string    `json:"error,omitempty"`
-	Response    string    `json:"response,omitempty"`
-	Outcome     Outcome   `json:"outcome"`
-	NextDelay   *duration `json:"next_delay,omitempty"`
-	DelayReason string    `json:"delay_reason,omitempty"`
-	NextAttempt time.Time `json:"next_attempt,omitzero"`
+	attemptFields
+	Duration  duration  `json:"duration"`
+	NextDelay *duration `json:"next_delay,omitempty"`
 }
 
 // MarshalJSON writes the attempt with readable durations.
 func (a Attempt) MarshalJSON() ([]byte, error) {
-	w := attemptWire{
-		Number: a.Number, Start: a.Start, Duration: duration(a.Duration), Status: a.Status,
-		ErrorClass: a.ErrorClass, Error: a.Error, Response: a.Response, Outcome: a.Outcome,
-		DelayReason: a.DelayReason, NextAttempt: a.NextAttempt,
-	}
+	w := attemptWire{attemptFields: attemptFields(a), Duration: duration(a.Duration)}
 	if a.NextDelay != 0 {
 		d := duration(a.NextDelay)
 		w.NextDelay = &d
@@ -157,33 +144,26 @@ func (a *Attempt) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*a = Attempt{
-		Number: w.Number, Start: w.Start, Duration: time.Duration(w.Duration), Status: w.Status,
-		ErrorClass: w.ErrorClass, Error: w.Error, Response: w.Response, Outcome: w.Outcome,
-		DelayReason: w.DelayReason, NextAttempt: w.NextAttempt,
-	}
+	*a = Attempt(w.attemptFields)
+	a.Duration, a.NextDelay = time.Duration(w.Duration), 0
 	if w.NextDelay != nil {
 		a.NextDelay = time.Duration(*w.NextDelay)
 	}
 	return nil
 }
 
-// deadLetterParamsWire is DeadLetterParams as JSON.
+// deadLetterParamsFields is DeadLetterParams without its JSON methods.
+type deadLetterParamsFields DeadLetterParams
+
+// deadLetterParamsWire is DeadLetterParams as JSON, with a readable retention.
 type deadLetterParamsWire struct {
-	Retention  duration `json:"retention"`
-	DeliveryID string   `json:"delivery_id,omitempty"`
-	EndpointID string   `json:"endpoint_id,omitempty"`
-	EventID    string   `json:"event_id,omitempty"`
-	EventType  string   `json:"event_type,omitempty"`
-	Reason     Status   `json:"reason,omitempty"`
+	deadLetterParamsFields
+	Retention duration `json:"retention"`
 }
 
 // MarshalJSON writes the parameters with a readable retention.
 func (p DeadLetterParams) MarshalJSON() ([]byte, error) {
-	return json.Marshal(deadLetterParamsWire{
-		Retention: duration(p.Retention), DeliveryID: p.DeliveryID, EndpointID: p.EndpointID,
-		EventID: p.EventID, EventType: p.EventType, Reason: p.Reason,
-	})
+	return json.Marshal(deadLetterParamsWire{deadLetterParamsFields: deadLetterParamsFields(p), Retention: duration(p.Retention)})
 }
 
 // UnmarshalJSON reads the parameters in this encoding or the one before.
@@ -192,9 +172,7 @@ func (p *DeadLetterParams) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*p = DeadLetterParams{
-		Retention: time.Duration(w.Retention), DeliveryID: w.DeliveryID, EndpointID: w.EndpointID,
-		EventID: w.EventID, EventType: w.EventType, Reason: w.Reason,
-	}
+	*p = DeadLetterParams(w.deadLetterParamsFields)
+	p.Retention = time.Duration(w.Retention)
 	return nil
 }

@@ -43,7 +43,8 @@ func TestRequestBodyRoundTripsByteForByte(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := delivery.Request{DeliveryID: "dlv_1", EventID: "evt_1", EventType: "order.created", EndpointID: "ep_1",
-				Body: tc.body, Schedule: []time.Duration{time.Second}, Timeout: 5 * time.Second}
+				Body: tc.body, Schedule: []time.Duration{time.Second}, Timeout: 5 * time.Second,
+				AcceptedAt: time.Date(2026, 12, 1, 10, 0, 0, 123, time.UTC), Redrive: &delivery.Redrive{By: "b", Reason: "r", At: time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)}}
 			var back delivery.Request
 			data := throughTemporal(t, req, &back)
 			assert.Equal(t, req, back)
@@ -86,13 +87,14 @@ func TestRequestReadsInTheWebUI(t *testing.T) {
 func TestTheEncodingBeforeStillDecodes(t *testing.T) {
 	var req delivery.Request
 	require.NoError(t, json.Unmarshal([]byte(`{"delivery_id":"dlv_1","event_id":"evt_1","event_type":"order.created","endpoint_id":"ep_1",
-		"body":"{\"order_id\": \"ord_42\"}","schedule":[30000000000,120000000000],"timeout":15000000000,
+		"body":"{\"order_id\": \"ord_42\"}","schedule":[30000000000,120000000000],"timeout":15000000000,"accepted_at":"2026-12-01T09:59:59Z",
 		"redrive":{"by":"api-key:1a2b3c4d","reason":"fixed","at":"2026-12-01T11:00:00Z"},
 		"resume":[{"number":1,"start":"2026-12-01T10:00:00Z","duration":1500000,"status":503,"outcome":"retryable",
 		"next_delay":30000000000,"delay_reason":"schedule","next_attempt":"2026-12-01T10:00:30Z"}]}`), &req))
 	assert.Equal(t, delivery.Request{DeliveryID: "dlv_1", EventID: "evt_1", EventType: "order.created", EndpointID: "ep_1",
 		Body: `{"order_id": "ord_42"}`, Schedule: []time.Duration{30 * time.Second, 2 * time.Minute}, Timeout: 15 * time.Second,
-		Redrive: &delivery.Redrive{By: "api-key:1a2b3c4d", Reason: "fixed", At: time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)},
+		AcceptedAt: time.Date(2026, 12, 1, 9, 59, 59, 0, time.UTC),
+		Redrive:    &delivery.Redrive{By: "api-key:1a2b3c4d", Reason: "fixed", At: time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)},
 		Resume: []delivery.Attempt{{Number: 1, Start: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), Duration: 1500 * time.Microsecond,
 			Status: 503, Outcome: delivery.OutcomeRetryable, NextDelay: 30 * time.Second, DelayReason: "schedule",
 			NextAttempt: time.Date(2026, 12, 1, 10, 0, 30, 0, time.UTC)}}}, req)
