@@ -48,6 +48,7 @@ var isolationCases = map[string][]isoRequest{
 	"POST /v1/endpoints/{id}/secret/rotate": {{body: map[string]any{"overlap": "0s"}, want: 404}},
 	"GET /v1/endpoints/{id}/health":         {{want: 404, own: 200}},
 	"POST /v1/endpoints/{id}/test":          {{body: map[string]any{}, want: 404}},
+	"POST /v1/endpoints/{id}/recover":       {{body: map[string]any{"reason": "hijack"}, want: 404}},
 	"GET /v1/deliveries/{id}":               {{want: 404, own: 200}},
 	"GET /v1/dead-letters/{id}":             {{want: 404, own: 200}},
 	"POST /v1/dead-letters/{id}/redrive":    {{body: map[string]any{"reason": "hijack"}, want: 404}},
