@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/hookd/hookd/activities"
@@ -245,6 +246,10 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		trustedOrigins: loopbackUIOrigins(cfg.UIAddr, strings.TrimPrefix(d.APIURL, "http://")),
 	})
 }
+
+// DataConverter is the data converter of the Dev's Temporal client (the
+// payload codec applied), for reading payloads from raw histories.
+func (d *Dev) DataConverter() converter.DataConverter { return d.codec.DataConverter() }
 
 // Wait blocks until ctx is done or the API server fails.
 func (d *Dev) Wait(ctx context.Context) error {

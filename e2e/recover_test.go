@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/converter"
 
 	"github.com/hookd/hookd/delivery"
 )
@@ -103,7 +102,7 @@ func TestRecoverEndsTheWait(t *testing.T) {
 		ev, err := it.Next()
 		require.NoError(t, err)
 		if a := ev.GetWorkflowExecutionSignaledEventAttributes(); a != nil && a.GetSignalName() == delivery.SignalRecover {
-			require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &sig))
+			require.NoError(t, shared.DataConverter().FromPayloads(a.GetInput(), &sig))
 		}
 	}
 	assert.Equal(t, rec.By, sig.By)
