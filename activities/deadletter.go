@@ -37,7 +37,7 @@ func (a *Activities) DeadLetter(ctx context.Context, dl delivery.DeadLetter) err
 	}
 	params := delivery.DeadLetterParams{
 		Retention: a.deadLetterWait(req), DeliveryID: req.DeliveryID, EndpointID: req.EndpointID,
-		EventID: req.EventID, EventType: req.EventType, Reason: dl.Reason,
+		EventID: req.EventID, EventType: req.EventType, TenantID: req.TenantID, Reason: dl.Reason,
 	}
 	if _, err := a.temporal.SignalWithStartWorkflow(ctx, opts.ID, delivery.SignalDeadLetter, dl, opts, delivery.WorkflowDeadLetter, params); err != nil {
 		return fmt.Errorf("park dead letter %s: %w", req.DeliveryID, err)

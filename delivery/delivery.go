@@ -172,6 +172,7 @@ type DeadLetterParams struct {
 	EndpointID string        `json:"endpoint_id,omitempty"`
 	EventID    string        `json:"event_id,omitempty"`
 	EventType  string        `json:"event_type,omitempty"`
+	TenantID   string        `json:"tenant_id,omitempty"`
 	Reason     Status        `json:"reason,omitempty"` // failed or exhausted
 }
 
