@@ -79,7 +79,7 @@ func (s *Server) readDelivery(ctx context.Context, id string) (deliveryOut, erro
 	if err := authz.FromContext(ctx).Check(tenantID); err != nil {
 		return deliveryOut{}, notFound(err, "delivery")
 	}
-	runs, err := s.deliveryRuns(ctx, id, info)
+	runs, created, err := s.deliveryRuns(ctx, id, info)
 	if err != nil {
 		return deliveryOut{}, err
 	}
@@ -92,7 +92,7 @@ func (s *Server) readDelivery(ctx context.Context, id string) (deliveryOut, erro
 		story = append(story, st)
 	}
 	out := tell(story)
-	out.ID, out.TenantID = id, tenantID
+	out.ID, out.TenantID, out.CreatedAt = id, tenantID, created
 	out.EventID = keyword(attrs, delivery.AttrEventID.GetName())
 	out.EventType = keyword(attrs, delivery.AttrEventType.GetName())
 	out.EndpointID = keyword(attrs, delivery.AttrEndpointID.GetName())

@@ -27,32 +27,34 @@ type runStory struct {
 // deliveryRuns lists the runs of a delivery ID oldest first: the first
 // run and one per redrive. Runs that continued as new are left out; the
 // run they continued into carries their attempts. current, the latest
-// run, is included even if visibility has not caught up with it.
-func (s *Server) deliveryRuns(ctx context.Context, id string, current *workflowpb.WorkflowExecutionInfo) ([]*workflowpb.WorkflowExecutionInfo, error) {
-	runs := []*workflowpb.WorkflowExecutionInfo{current}
+// run, is included even if visibility has not caught up with it. created
+// is when the first of them all started, continued runs included.
+func (s *Server) deliveryRuns(ctx context.Context, id string, current *workflowpb.WorkflowExecutionInfo) (runs []*workflowpb.WorkflowExecutionInfo, created time.Time, err error) {
+	runs = []*workflowpb.WorkflowExecutionInfo{current}
 	if safeValue.MatchString(id) {
 		q := fmt.Sprintf("WorkflowId = '%s' AND WorkflowType = '%s'", id, delivery.WorkflowDelivery)
-		err := s.eachExecution(ctx, q, func(ex *workflowpb.WorkflowExecutionInfo) {
+		err = s.eachExecution(ctx, q, func(ex *workflowpb.WorkflowExecutionInfo) {
 			if ex.GetExecution().GetRunId() != current.GetExecution().GetRunId() {
 				runs = append(runs, ex)
 			}
 		})
 		if err != nil {
-			return nil, err
+			return nil, time.Time{}, err
 		}
 	}
-	runs = slices.DeleteFunc(runs, func(ex *workflowpb.WorkflowExecutionInfo) bool {
-		return ex.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW
-	})
 	slices.SortStableFunc(runs, func(a, b *workflowpb.WorkflowExecutionInfo) int {
 		return a.GetStartTime().AsTime().Compare(b.GetStartTime().AsTime())
 	})
-	return runs, nil
+	created = runs[0].GetStartTime().AsTime()
+	runs = slices.DeleteFunc(runs, func(ex *workflowpb.WorkflowExecutionInfo) bool {
+		return ex.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW
+	})
+	return runs, created, nil
 }
 
-// readRun reads one run's story: its input's redrive and payload, and its state (the
-// result or failure details of a closed run; the state query and the
-// pending retry's heartbeat of the running one, desc).
+// readRun reads one run's story: its input's redrive and payload, and its
+// state (the result or failure details of a closed run; the state query
+// and the pending retry's heartbeat of the running one, desc).
 func (s *Server) readRun(ctx context.Context, id string, ex *workflowpb.WorkflowExecutionInfo, desc *workflowservice.DescribeWorkflowExecutionResponse) (runStory, error) {
 	runID := ex.GetExecution().GetRunId()
 	st := runStory{start: ex.GetStartTime().AsTime()}

@@ -44,8 +44,10 @@ const (
 	histDeliveryDeferred      = "delivery-deferred.json"       // deferred 3 times, delivered
 	histDeliveryContinued     = "delivery-continued.json"      // deferred until it continued as new
 	histDeliveryContinuedLast = "delivery-continued-last.json" // the last run of it, delivered
-	// Recorded before the bounded-wait change: a recover signal ended the wait.
-	histDeliveryRecovered = "delivery-recovered.json" // deferred, the wait ended by a recover signal
+	// A recover signal ended the wait: before the bounded-wait change, and
+	// after it (the wake-up asks Admit, recorded with the readable encoding).
+	histDeliveryRecoveredV0 = "delivery-recovered-v0.json"
+	histDeliveryRecovered   = "delivery-recovered.json"
 	// Recorded with durations as strings and the payload as JSON (the
 	// histories above hold nanoseconds and the body as a string).
 	histDeliveryReadable   = "delivery-failed-readable.json"
@@ -56,7 +58,7 @@ var histories = []string{
 	histDeliverySuccess, histDeliveryRetry, histDeliveryExhausted, histDeadLetterRedrive,
 	histDeliveryRedriven, histDeliveryFailed, histDeadLetterExpired, histDeliveryDeferredV0,
 	histDeliveryDeferred, histDeliveryContinued, histDeliveryContinuedLast, histDeliveryCircuitOpenV0,
-	histDeliveryRecovered, histDeliveryReadable, histDeadLetterReadable,
+	histDeliveryRecoveredV0, histDeliveryRecovered, histDeliveryReadable, histDeadLetterReadable,
 }
 
 // replay replays a recorded history against the workflows register registers.
