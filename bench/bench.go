@@ -65,7 +65,7 @@ func report(w io.Writer, r Result) {
 	if b == nil {
 		b = &BaselineResult{}
 	}
-	fmt.Fprintf(w, "\nhookd bench, %s, %s\n", r.Started.Format(reportTimeFormat), r.Machine)
+	fmt.Fprintf(w, "\nhookd-bench, %s, %s\n", r.Started.Format(reportTimeFormat), r.Machine)
 	fmt.Fprintf(w, "load average before: %s, after: %s (other work on the machine skews every figure)\n", r.LoadBefore, r.LoadAfter)
 	fmt.Fprintf(w, "saturation: N=%d, %d clients, batch %d, ingest %s; baseline N=%d, %d starters; light: %.0f events/s for %s\n\n",
 		c.N, c.Clients, c.Batch, c.Ingest, c.BaselineN, c.BaselineStarters, c.LightRate, c.LightDuration)

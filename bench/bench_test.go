@@ -35,7 +35,7 @@ func TestProcReadings(t *testing.T) {
 }
 
 // TestSmoke runs every phase with a handful of deliveries: the wiring, not
-// the figures. `hookd bench` is the benchmark.
+// the figures. `hookd-bench` is the benchmark.
 func TestSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two Temporal servers")

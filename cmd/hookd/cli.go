@@ -127,7 +127,7 @@ func (e *clientEnv) rootCommand() *cobra.Command {
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddGroup(&cobra.Group{ID: "run", Title: "Run hookd:"}, &cobra.Group{ID: "client", Title: "Talk to the API:"})
-	for _, c := range []*cobra.Command{devCommand(e), serveCommand(e, "worker"), serveCommand(e, "api"), serveCommand(e, "serve"), receiverCommand(e), benchCommand(e)} {
+	for _, c := range []*cobra.Command{devCommand(e), serveCommand(e, "worker"), serveCommand(e, "api"), serveCommand(e, "serve"), receiverCommand(e)} {
 		c.GroupID = "run"
 		root.AddCommand(c)
 	}

@@ -8,9 +8,10 @@ import (
 	"strings"
 )
 
-// flagSet is the standard library's flag.FlagSet, kept for `hookd bench`,
-// whose single-dash flags (-n 3000) the benchmark's make target and
-// documents use; every other command is on cobra (envflags.go).
+// flagSet is the standard library's flag.FlagSet with hookd's level flag
+// and a parse that refuses positional arguments: hookd-bench keeps the
+// single-dash flags (-n 3000) the benchmark's make target and documents
+// use.
 type flagSet struct {
 	*flag.FlagSet
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,14 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/hookd/hookd/bench"
 	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/worker"
 )
 
-// benchOptions are `hookd bench`'s settings: the run's and the command's own.
+// benchOptions are hookd-bench's settings: the run's and the command's own.
 type benchOptions struct {
 	cfg        bench.Config
 	cpuProfile string
@@ -31,7 +27,7 @@ type benchOptions struct {
 func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	var o benchOptions
 	d := bench.Defaults
-	fs := newFlagSet("hookd bench", out)
+	fs := newFlagSet("hookd-bench", out)
 	fs.IntVar(&o.cfg.N, "n", d.N, "deliveries in the saturation phase")
 	fs.IntVar(&o.cfg.Clients, "clients", d.Clients, "concurrent API clients at saturation")
 	fs.IntVar(&o.cfg.Batch, "batch", d.Batch, "events per API request (>1 uses POST /v1/events/batch)")
@@ -75,28 +71,18 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	return o, nil
 }
 
-// benchCommand is `hookd bench`: parse the flags, run, report. It parses
-// its own single-dash flags (see stdflags.go).
-func benchCommand(e *clientEnv) *cobra.Command {
-	return &cobra.Command{
-		Use:                "bench [-n 2000] [flags]",
-		Short:              "measure throughput, latency and cost per delivery (hookd bench -h lists the flags)",
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out := e.stderr
-			if slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" }) {
-				out = e.stdout // asked for: help is the answer
-			}
-			o, err := parseBenchFlags(args, out)
-			switch {
-			case errors.Is(err, flag.ErrHelp):
-				return nil
-			case err != nil:
-				return usageError{err}
-			}
-			return runBench(cmd.Context(), o, e.stdout, e.stderr)
-		},
+// runBenchCommand is hookd-bench: parse the flags, run, report.
+// Help, asked for, goes to stdout.
+func runBenchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	out := stderr
+	if slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" }) {
+		out = stdout
 	}
+	o, err := parseBenchFlags(args, out)
+	if err != nil {
+		return err
+	}
+	return runBench(ctx, o, stdout, stderr)
 }
 
 // runBench runs the benchmark and prints its report on stdout.
