@@ -18,18 +18,18 @@ type health struct {
 }
 
 // countingDown is a receiver that answers 503 while down and 200 when up,
-// and records when each request arrived.
+// and counts the requests it got.
 type countingDown struct {
-	mu   sync.Mutex
-	up   bool
-	hits []time.Time
-	ok   map[string]int
+	mu       sync.Mutex
+	up       bool
+	requests int
+	ok       map[string]int
 }
 
 func (c *countingDown) handler(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.hits = append(c.hits, time.Now())
+	c.requests++
 	if !c.up {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return
@@ -38,25 +38,15 @@ func (c *countingDown) handler(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-func (c *countingDown) since(t time.Time) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, h := range c.hits {
-		if !h.Before(t) {
-			n++
-		}
-	}
-	return n
-}
-
 // The receiver goes down: after five failures the circuit opens; during
 // the cooldown no request reaches the receiver; then exactly one probe;
 // the probe fails and the cooldown doubles; the receiver comes back and
 // every pending delivery arrives, none dead-lettered by the circuit.
-// (The shared instance uses a 2s base cooldown.)
+// Timing is checked against what was recorded (the attempts' start times
+// and the circuit's cooldown ends), not against wall-clock gaps.
 func TestCircuitBreaker(t *testing.T) {
 	t.Parallel()
+	const baseCooldown = 2 * time.Second // the shared instance's policy
 	api := newAPI(t)
 	rc := &countingDown{ok: map[string]int{}}
 	srv := serve(t, http.HandlerFunc(rc.handler))
@@ -67,41 +57,61 @@ func TestCircuitBreaker(t *testing.T) {
 		ids = append(ids, api.send(`{"type":"cb.test","payload":{}}`).Deliveries[0].ID)
 	}
 
+	// The circuit opens. Every attempt that starts after we saw it open
+	// (so after the opening was committed) must be held until it ends.
 	var h health
 	require.Eventually(t, func() bool {
 		return api.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &h) == http.StatusOK && h.Circuit == "open"
 	}, 15*time.Second, 20*time.Millisecond)
+	seenOpen := time.Now()
 	require.GreaterOrEqual(t, h.ConsecutiveFailures, 5)
 	require.NotNil(t, h.CooldownEndsAt)
-	cooldownEnd := *h.CooldownEndsAt
-	// Attempts already in flight when it opened may still land; none after.
-	time.Sleep(200 * time.Millisecond)
-	during := time.Now()
-	time.Sleep(time.Until(cooldownEnd) - 100*time.Millisecond)
-	require.Zero(t, rc.since(during), "requests during the cooldown")
+	firstEnd := *h.CooldownEndsAt
 
-	// One probe after the cooldown; it fails and re-opens with 4s.
-	require.Eventually(t, func() bool { return rc.since(cooldownEnd.Add(-50*time.Millisecond)) >= 1 }, 3*time.Second, 20*time.Millisecond)
-	time.Sleep(time.Second)
-	require.Equal(t, 1, rc.since(cooldownEnd.Add(-50*time.Millisecond)), "exactly one probe")
-	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &h))
-	require.Equal(t, "open", h.Circuit)
-	require.NotNil(t, h.CooldownEndsAt)
-	require.InDelta(t, 4.0, h.CooldownEndsAt.Sub(cooldownEnd).Seconds(), 1.0, "cooldown doubled")
+	// The probe after the cooldown fails and re-opens the circuit.
+	require.Eventually(t, func() bool {
+		return api.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &h) == http.StatusOK &&
+			h.Circuit == "open" && h.CooldownEndsAt != nil && h.CooldownEndsAt.After(firstEnd)
+	}, 15*time.Second, 20*time.Millisecond)
+	secondEnd := *h.CooldownEndsAt
 
 	rc.mu.Lock()
 	rc.up = true
 	rc.mu.Unlock()
+	var sent []attempt
 	for _, id := range ids {
 		d := api.waitDelivery(id, 30*time.Second)
 		require.Equal(t, "delivered", d.Status, id)
 		require.LessOrEqual(t, d.Attempts, 11)
+		sent = append(sent, d.Timeline...)
 	}
 	rc.mu.Lock()
+	require.Equal(t, rc.requests, len(sent), "every request the receiver saw is in a timeline")
 	for _, id := range ids {
 		require.Equal(t, 1, rc.ok[id])
 	}
 	rc.mu.Unlock()
+
+	var held, probes []attempt
+	for _, at := range sent {
+		switch {
+		case at.Start.Before(firstEnd.Add(-baseCooldown)):
+		case at.Start.Before(seenOpen):
+			// admitted while the opening was being committed: in flight
+		case at.Start.Before(firstEnd):
+			held = append(held, at)
+		case at.Start.Before(secondEnd):
+			probes = append(probes, at)
+		}
+	}
+	require.Empty(t, held, "requests during the cooldown (%s..%s)", seenOpen, firstEnd)
+	require.Len(t, probes, 1, "exactly one probe between %s and %s", firstEnd, secondEnd)
+	// The failed probe re-opened the circuit for twice the base cooldown,
+	// counted from when its failure was recorded, just after it ended.
+	reopenedFor := secondEnd.Sub(probes[0].end())
+	require.GreaterOrEqual(t, reopenedFor, 2*baseCooldown, "cooldown doubled")
+	require.Less(t, reopenedFor, 3*baseCooldown, "cooldown doubled, not more")
+
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &h))
 	require.Equal(t, "closed", h.Circuit)
 	require.Zero(t, h.ConsecutiveFailures)
@@ -124,9 +134,11 @@ func TestDisabledEndpointWaits(t *testing.T) {
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"enabled": false}, nil))
 	// A disabled endpoint matches no new events...
 	require.Empty(t, api.send(`{"type":"off.test","payload":{}}`).Deliveries)
-	// ...and the delivery already under way waits without attempts.
-	time.Sleep(3 * time.Second)
-	require.Equal(t, http.StatusOK, api.do("GET", "/v1/deliveries/"+id, nil, &d))
+	// ...and the delivery already under way waits without attempts: its
+	// next attempt was due and was held.
+	require.Eventually(t, func() bool {
+		return api.do("GET", "/v1/deliveries/"+id, nil, &d) == http.StatusOK && d.WaitReason == "endpoint disabled"
+	}, 10*time.Second, 20*time.Millisecond)
 	require.Equal(t, "pending", d.Status)
 	require.Equal(t, 1, d.Attempts, "no attempt while disabled")
 

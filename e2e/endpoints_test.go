@@ -224,8 +224,8 @@ func TestPayloadTooLarge(t *testing.T) {
 		require.Equal(t, http.StatusRequestEntityTooLarge, api.do("POST", "/v1/events", body, &e), "size %d", size)
 		require.Equal(t, "too_large", e.Error.Code)
 	}
-	time.Sleep(300 * time.Millisecond)
-	require.Len(t, rc.Hits(), 1, "only the payload that fits is delivered")
+	sentinel := api.barrier("big.payload")
+	require.Equal(t, []string{a.EventID, sentinel}, eventIDs(rc.Hits()), "only the payload that fits is delivered")
 }
 
 // postWithKey posts an event with an Idempotency-Key header.
@@ -273,8 +273,8 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 	require.Equal(t, "event_id", e.Error.Field)
 	require.Equal(t, http.StatusBadRequest, postWithKey(t, "has space", body, &e))
 	require.Equal(t, "Idempotency-Key", e.Error.Field, "a bad header is named, not the body field it stands in for")
-	time.Sleep(300 * time.Millisecond)
-	require.Equal(t, []string{key}, eventIDs(rc.Hits()))
+	sentinel := api.barrier("idem.key")
+	require.Equal(t, []string{key, sentinel}, eventIDs(rc.Hits()))
 }
 
 // A batch answers each event on its own: accepted, invalid (naming the
@@ -332,8 +332,9 @@ func TestBatchMixedResults(t *testing.T) {
 		{status: 202},
 	}, got)
 	api.waitDelivery(res.Results[0].Deliveries[0].ID, 10*time.Second)
-	time.Sleep(300 * time.Millisecond)
-	require.ElementsMatch(t, []string{prefix + "old", prefix + "a"}, eventIDs(rc.Hits()))
+	api.waitDelivery(res.Results[3].Deliveries[0].ID, 10*time.Second)
+	sentinel := api.barrier("batch.mix")
+	require.ElementsMatch(t, []string{prefix + "old", prefix + "a", sentinel}, eventIDs(rc.Hits()))
 }
 
 // testResult is the answer of POST /v1/endpoints/{id}/test.

@@ -147,19 +147,27 @@ func (c *apiClient) send(body string) accepted {
 // attempt is a timeline entry: an attempt, or (Kind "redrive") the
 // redrive that started run Run.
 type attempt struct {
-	Kind        string    `json:"kind"`
-	Run         int       `json:"run"`
-	Number      int       `json:"number"`
-	Start       time.Time `json:"start"`
-	Status      int       `json:"status"`
-	ErrorClass  string    `json:"error_class"`
-	Outcome     string    `json:"outcome"`
-	DelayReason string    `json:"delay_reason"`
+	Kind        string     `json:"kind"`
+	Run         int        `json:"run"`
+	Number      int        `json:"number"`
+	Start       time.Time  `json:"start"`
+	DurationMS  float64    `json:"duration_ms"`
+	Status      int        `json:"status"`
+	ErrorClass  string     `json:"error_class"`
+	Outcome     string     `json:"outcome"`
+	NextDelay   string     `json:"next_delay"`
+	DelayReason string     `json:"delay_reason"`
+	NextAttempt *time.Time `json:"next_attempt_at"`
 	Redrive     *struct {
 		By     string    `json:"by"`
 		Reason string    `json:"reason"`
 		At     time.Time `json:"at"`
 	} `json:"redrive"`
+}
+
+// end is when the attempt's request finished, as the attempt recorded it.
+func (a attempt) end() time.Time {
+	return a.Start.Add(time.Duration(a.DurationMS * float64(time.Millisecond)))
 }
 
 type deliveryState struct {
@@ -172,6 +180,7 @@ type deliveryState struct {
 	Runs       int       `json:"runs"`
 	LastStatus int       `json:"last_status"`
 	CreatedAt  time.Time `json:"created_at"`
+	WaitReason string    `json:"wait_reason"`
 	Timeline   []attempt `json:"timeline"`
 }
 
@@ -184,6 +193,19 @@ func (c *apiClient) waitDelivery(id string, within time.Duration) deliveryState 
 		return c.do("GET", "/v1/deliveries/"+id, nil, &d) == http.StatusOK && d.Status != "pending"
 	}, within, 50*time.Millisecond, "delivery %s still %q", id, d.Status)
 	return d
+}
+
+// barrier posts a sentinel event of eventType and waits until it is
+// delivered, returning its event ID. A test that checks that nothing more
+// reached a receiver calls it first: ingest answered everything posted
+// before the sentinel, and the pipeline has since delivered a later event,
+// so the check follows a positive signal instead of a fixed sleep.
+func (c *apiClient) barrier(eventType string) string {
+	c.t.Helper()
+	a := c.send(fmt.Sprintf(`{"type":%q,"payload":{"barrier":true}}`, eventType))
+	require.Len(c.t, a.Deliveries, 1, "the barrier's event type must match exactly one endpoint")
+	require.Equal(c.t, "delivered", c.waitDelivery(a.Deliveries[0].ID, 10*time.Second).Status)
+	return a.EventID
 }
 
 // hit is one request a receiver saw.

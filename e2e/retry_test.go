@@ -41,11 +41,38 @@ func TestRetriesUntilDelivered(t *testing.T) {
 		require.Equal(t, a.Deliveries[0].ID, verify(t, h, ep.Secret), "attempt %d", i+1)
 		require.Equal(t, hits[0].Body, h.Body, "attempt %d body", i+1)
 		require.Equal(t, []string{string(rune('1' + i))}, h.Header.Values("hookd-attempt"))
-		if i > 0 {
-			gap := h.At.Sub(hits[i-1].At)
-			require.InDelta(t, time.Second.Seconds(), gap.Seconds(), 0.45, "gap before attempt %d", i+1)
-		}
 	}
+	// Each retry waited its recorded delay, which is the 1s step within
+	// its ±20% jitter: checked against the recorded schedule, not against
+	// how fast a loaded machine ran.
+	for i, at := range d.Timeline[:3] {
+		requireDelay(t, at, 800*time.Millisecond, 1200*time.Millisecond)
+		requireWaited(t, at, d.Timeline[i+1], hits[i+1])
+	}
+}
+
+// requireDelay checks an attempt's recorded delay before the next one.
+func requireDelay(t *testing.T, at attempt, lo, hi time.Duration) {
+	t.Helper()
+	delay, err := time.ParseDuration(at.NextDelay)
+	require.NoError(t, err, "attempt %d's next_delay", at.Number)
+	// The API shows the delay rounded to the millisecond.
+	require.GreaterOrEqual(t, delay, lo-time.Millisecond, "attempt %d's delay", at.Number)
+	require.LessOrEqual(t, delay, hi+time.Millisecond, "attempt %d's delay", at.Number)
+	require.NotNil(t, at.NextAttempt, "attempt %d's next_attempt_at", at.Number)
+	// The next attempt is set its delay after the response, which came
+	// within the attempt (±1ms: the API rounds the delay).
+	decided := at.NextAttempt.Add(-delay)
+	require.False(t, decided.Before(at.Start.Add(-time.Millisecond)) || decided.After(at.end().Add(time.Millisecond)),
+		"attempt %d (%s..%s) scheduled the next for %s, not its delay after it", at.Number, at.Start, at.end(), *at.NextAttempt)
+}
+
+// requireWaited checks that the next attempt, as recorded and as the
+// receiver saw it, came no earlier than the time its predecessor set.
+func requireWaited(t *testing.T, at, next attempt, nextHit hit) {
+	t.Helper()
+	require.False(t, next.Start.Before(*at.NextAttempt), "attempt %d started %s, before its scheduled %s", next.Number, next.Start, *at.NextAttempt)
+	require.False(t, nextHit.At.Before(*at.NextAttempt), "attempt %d reached the receiver %s, before its scheduled %s", next.Number, nextHit.At, *at.NextAttempt)
 }
 
 // A 404 is permanent: one attempt, status failed.
@@ -59,7 +86,8 @@ func TestPermanentFailureStopsAtOnce(t *testing.T) {
 	require.Equal(t, "failed", d.Status)
 	require.Equal(t, 1, d.Attempts)
 	require.Equal(t, 404, d.LastStatus)
-	time.Sleep(1500 * time.Millisecond)
+	// The final status is the signal: the run has stopped, so the receiver
+	// has seen every request it will ever see.
 	require.Len(t, rc.Hits(), 1)
 }
 
@@ -80,9 +108,11 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	d := api.waitDelivery(a.Deliveries[0].ID, 15*time.Second)
 	require.Equal(t, "delivered", d.Status)
 	require.Equal(t, "retry-after", d.Timeline[0].DelayReason)
+	require.Len(t, d.Timeline, 2)
 	hits := rc.Hits()
 	require.Len(t, hits, 2)
-	require.InDelta(t, 2.0, hits[1].At.Sub(hits[0].At).Seconds(), 0.5)
+	requireDelay(t, d.Timeline[0], 2*time.Second, 2*time.Second)
+	requireWaited(t, d.Timeline[0], d.Timeline[1], hits[1])
 }
 
 // A receiver that hangs past the endpoint's timeout is retried on the
