@@ -51,7 +51,10 @@ func decodeStrict(body []byte, v any) error {
 	case errors.As(err, &synErr), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return invalid("body", "invalid JSON")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return invalid(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field")
+		if name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`); name != "" {
+			return invalid(name, "unknown field")
+		}
+		return invalid("body", `unknown field ""`)
 	default:
 		return invalid("body", "invalid JSON: %s", err.Error())
 	}
