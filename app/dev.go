@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -86,12 +85,8 @@ type Dev struct {
 	obs    *observability
 	pruner *eventPruner
 	worker sdkworker.Worker
-	http   *http.Server
-	served chan error
+	http   httpServers
 }
-
-// ErrAddrInUse reports a listen address already taken.
-var ErrAddrInUse = embedded.ErrAddrInUse
 
 // StartDev starts everything and returns once the API is serving.
 func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
@@ -117,32 +112,23 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 	}
 	// Before the embedded server: its system workers size the shared cache.
 	worker.SizeWorkflowCache(cfg.WorkflowCacheSize)
-	d := &Dev{cfg: cfg, served: make(chan error, 1)}
+	d := &Dev{cfg: cfg}
+	// Take the API port first, so a port in use fails before anything starts.
+	ln, apiURL, err := listen(cfg.HTTPAddr)
+	if err != nil {
+		return nil, err
+	}
+	d.APIURL = apiURL
 	defer func() {
 		if err != nil {
+			closeListeners(ln)
 			d.Stop(context.Background())
 		}
 	}()
-
-	// Take the API port first, so a port in use fails before anything starts.
-	ln, err := net.Listen("tcp", cfg.HTTPAddr)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cfg.HTTPAddr, ErrAddrInUse)
-	}
-	d.APIURL = "http://" + ln.Addr().String()
-	d.http = &http.Server{
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		_ = ln.Close()
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
 	if d.APIKey, err = loadOrCreate(filepath.Join(cfg.DataDir, "api-key"), cfg.APIKey, "hk_"); err != nil {
-		_ = ln.Close()
 		return nil, err
 	}
 	if d.cfg.Payload, err = loadDevPayloadKeys(cfg.DataDir, cfg.Payload); err == nil {
@@ -159,7 +145,6 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 		CodecEndpoint: d.APIURL + codec.Path,
 	})
 	if err != nil {
-		_ = ln.Close()
 		return nil, err
 	}
 	if cfg.UIAddr != "" {
@@ -167,11 +152,9 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 	}
 	handler, err := d.startWorker(ctx)
 	if err != nil {
-		_ = ln.Close()
 		return nil, err
 	}
-	d.http.Handler = handler
-	go func() { d.served <- d.http.Serve(ln) }()
+	d.http.serve(ln, handler)
 	return d, nil
 }
 
@@ -252,22 +235,15 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 func (d *Dev) DataConverter() converter.DataConverter { return d.codec.DataConverter() }
 
 // Wait blocks until ctx is done or the API server fails.
-func (d *Dev) Wait(ctx context.Context) error {
-	select {
-	case <-ctx.Done():
-		return nil
-	case err := <-d.served:
-		return fmt.Errorf("api server: %w", err)
-	}
-}
+func (d *Dev) Wait(ctx context.Context) error { return d.http.wait(ctx) }
 
 // Stop shuts down the API (finishing requests in flight), the worker, the
 // store and the Temporal server, in that order.
 func (d *Dev) Stop(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if d.http != nil {
-		_ = d.http.Shutdown(ctx)
+	if err := d.http.stop(ctx); err != nil {
+		d.cfg.Logger.Warn("http shutdown", "error", err)
 	}
 	if d.worker != nil {
 		d.worker.Stop()

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
 	"sync/atomic"
@@ -85,8 +84,7 @@ type Serve struct {
 	pruner   *eventPruner
 	parts    parts
 	worker   sdkworker.Worker
-	servers  []*http.Server
-	served   chan error
+	http     httpServers
 	draining atomic.Bool
 }
 
@@ -125,7 +123,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 		return nil, err
 	}
 	hookdworker.SizeWorkflowCache(cfg.WorkflowCacheSize)
-	s := &Serve{cfg: cfg, served: make(chan error, 2)}
+	s := &Serve{cfg: cfg}
 	defer func() {
 		if err != nil {
 			s.Stop(context.Background())
@@ -133,20 +131,20 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 	}()
 	log := cfg.Logger
 	// Take the ports first, so a port in use fails before connecting.
-	apiLn, err := listen(cfg.HTTPAddr, &s.HTTPURL)
+	apiLn, apiURL, err := listen(cfg.HTTPAddr)
 	if err != nil {
 		return nil, err
 	}
-	metricsLn, err := listen(cfg.MetricsAddr, &s.MetricsURL)
+	metricsLn, metricsURL, err := listen(cfg.MetricsAddr)
 	defer func() {
 		if err != nil {
-			closeListener(apiLn)
-			closeListener(metricsLn)
+			closeListeners(apiLn, metricsLn)
 		}
 	}()
 	if err != nil {
 		return nil, err
 	}
+	s.HTTPURL, s.MetricsURL = apiURL, metricsURL
 	if err = s.connect(ctx); err != nil {
 		return nil, err
 	}
@@ -180,8 +178,8 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			return nil, err
 		}
 	}
-	s.serve(apiLn, handler)
-	s.serve(metricsLn, s.obs.withMetrics(http.NotFoundHandler(), h))
+	s.http.serve(apiLn, handler)
+	s.http.serve(metricsLn, s.obs.withMetrics(http.NotFoundHandler(), h))
 	log.Info("hookd started", "api", cfg.API, "worker", cfg.Worker, "http", s.HTTPURL, "metrics", s.MetricsURL,
 		"temporal", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace, "allow_cidrs", len(cfg.AllowCIDRs))
 	return s, nil
@@ -235,36 +233,8 @@ func (s *Serve) startWorker() error {
 	return nil
 }
 
-// serve serves h on ln in the background; a nil ln serves nothing.
-func (s *Serve) serve(ln net.Listener, h http.Handler) {
-	if ln == nil {
-		return
-	}
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-	}
-	s.servers = append(s.servers, srv)
-	go func() {
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			s.served <- err
-		}
-	}()
-}
-
 // Wait blocks until ctx is done or a server fails.
-func (s *Serve) Wait(ctx context.Context) error {
-	select {
-	case <-ctx.Done():
-		return nil
-	case err := <-s.served:
-		return fmt.Errorf("http server: %w", err)
-	}
-}
+func (s *Serve) Wait(ctx context.Context) error { return s.http.wait(ctx) }
 
 // Stop shuts down gracefully: /readyz fails at once; after ShutdownDelay
 // the HTTP servers stop accepting and finish requests in flight; then the
@@ -274,16 +244,14 @@ func (s *Serve) Wait(ctx context.Context) error {
 func (s *Serve) Stop(ctx context.Context) {
 	s.draining.Store(true)
 	log := s.cfg.Logger
-	if len(s.servers) > 0 && s.cfg.ShutdownDelay > 0 {
+	if len(s.http.servers) > 0 && s.cfg.ShutdownDelay > 0 {
 		log.Info("draining: readiness fails, still serving", "for", s.cfg.ShutdownDelay)
 		time.Sleep(s.cfg.ShutdownDelay)
 	}
 	shutdownCtx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
 	defer cancel()
-	for _, srv := range s.servers {
-		if err := srv.Shutdown(shutdownCtx); err != nil {
-			log.Warn("http shutdown", "error", err)
-		}
+	if err := s.http.stop(shutdownCtx); err != nil {
+		log.Warn("http shutdown", "error", err)
 	}
 	if s.worker != nil {
 		start := time.Now()
@@ -301,24 +269,5 @@ func (s *Serve) Stop(ctx context.Context) {
 		if err := s.store.Close(); err != nil {
 			log.Warn("close store", "error", err)
 		}
-	}
-}
-
-// listen listens on addr and sets *url; an empty addr listens on nothing.
-func listen(addr string, url *string) (net.Listener, error) {
-	if addr == "" {
-		return nil, nil
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", addr, err)
-	}
-	*url = "http://" + ln.Addr().String()
-	return ln, nil
-}
-
-func closeListener(ln net.Listener) {
-	if ln != nil {
-		_ = ln.Close()
 	}
 }

@@ -76,9 +76,6 @@ type Server struct {
 	opts     Options
 }
 
-// ErrAddrInUse is returned when a listen address is already taken.
-var ErrAddrInUse = errors.New("address already in use")
-
 // Start validates the options, prepares the SQLite files and starts the
 // server and the UI. It returns once the frontend accepts connections.
 func Start(opts Options) (*Server, error) {
@@ -166,15 +163,16 @@ func (s *Server) startUI() error {
 	}
 }
 
-// CheckFree returns ErrAddrInUse if addr cannot be listened on. An empty
-// addr is free.
+// CheckFree returns the listen error, with its cause (address in use,
+// permission denied, ...), if addr cannot be listened on. An empty addr is
+// free.
 func CheckFree(addr string) error {
 	if addr == "" {
 		return nil
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("%s: %w", addr, ErrAddrInUse)
+		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	return l.Close()
 }
