@@ -56,9 +56,9 @@ func TestCodecServerTrustsOnlyTheLoopbackUI(t *testing.T) {
 
 func TestServeNeedsAPayloadKeyUnlessOff(t *testing.T) {
 	cfg := ServeConfig{Worker: true, DatabaseURL: "postgres://db/hookd", MasterKey: make([]byte, 32)}
-	require.ErrorIs(t, cfg.validate(), errNoPayloadKey)
+	require.ErrorIs(t, cfg.Validate(), errNoPayloadKey)
 	cfg.Payload.Off = true
-	require.NoError(t, cfg.validate())
+	require.NoError(t, cfg.Validate())
 }
 
 func TestDevPayloadKeysFile(t *testing.T) {

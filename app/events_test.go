@@ -33,5 +33,5 @@ func TestStartDevRefusesDisagreeingWindows(t *testing.T) {
 	_, err := StartDev(t.Context(), DevConfig{DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", TemporalAddr: "127.0.0.1:0", DeadLetterRetention: 30 * 24 * time.Hour})
 	require.ErrorContains(t, err, "does not fit the dedup window")
 	cfg := ServeConfig{Worker: true, DatabaseURL: "postgres://x", MasterKey: []byte("k"), Payload: PayloadConfig{Off: true}, DeadLetterRetention: 30 * 24 * time.Hour}
-	require.ErrorContains(t, cfg.validate(), "does not fit the dedup window")
+	require.ErrorContains(t, cfg.Validate(), "does not fit the dedup window")
 }

@@ -88,19 +88,21 @@ type Serve struct {
 	draining atomic.Bool
 }
 
-// validate checks cfg and fills in defaults.
-func (cfg *ServeConfig) validate() error {
+// Validate checks the required fields, the one place these rules live,
+// and fills in defaults. StartServe calls it; a command may call it first
+// to refuse its flags before starting anything.
+func (cfg *ServeConfig) Validate() error {
 	switch {
 	case !cfg.API && !cfg.Worker:
 		return errors.New("nothing to run: neither API nor worker")
 	case cfg.DatabaseURL == "":
 		return errors.New("missing database URL (PostgreSQL endpoint store)")
 	case len(cfg.MasterKey) == 0:
-		return errors.New("missing master key")
+		return errors.New("missing master key (32 bytes encrypting signing secrets, the same in every process)")
 	case !cfg.Payload.Off && len(cfg.Payload.Keys) == 0:
 		return errNoPayloadKey
 	case cfg.API && len(cfg.APIKeys) == 0:
-		return errors.New("the API needs at least one API key")
+		return errors.New("missing API key: the API refuses to run without one")
 	case cfg.API && cfg.HTTPAddr == "":
 		return errors.New("missing HTTP address for the API")
 	}
@@ -119,7 +121,7 @@ func (cfg *ServeConfig) validate() error {
 // (search attributes; retention is only checked), and starts the worker
 // and the HTTP servers. It returns once everything is serving.
 func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	hookdworker.SizeWorkflowCache(cfg.WorkflowCacheSize)

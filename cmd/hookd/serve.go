@@ -99,28 +99,25 @@ func (f *serveFlags) check(mode string) (app.ServeConfig, slog.Level, string, er
 	c.Worker = mode != "api"
 	c.Version = version
 	var err error
-	if f.masterKey == "" {
-		return c, 0, "", usagef("missing master key: set --master-key or HOOKD_MASTER_KEY (generate one with: head -c32 /dev/urandom | base64)")
-	}
-	if c.MasterKey, err = secretbox.ParseKey(f.masterKey); err != nil {
-		return c, 0, "", usageError{fmt.Errorf("master key: %w", err)}
+	if f.masterKey != "" {
+		if c.MasterKey, err = secretbox.ParseKey(f.masterKey); err != nil {
+			return c, 0, "", usageError{fmt.Errorf("master key: %w", err)}
+		}
 	}
 	if c.Payload.Keys, err = parsePayloadKeys(f.payload.keys); err != nil {
 		return c, 0, "", err
 	}
 	c.Payload.CORSOrigins = splitList(f.payload.corsOrigins)
 	c.APIKeys = splitList(f.apiKeys)
-	if c.API && len(c.APIKeys) == 0 {
-		return c, 0, "", usagef("missing API key: set --api-keys or HOOKD_API_KEYS; the API refuses to run without one")
-	}
 	if c.AllowCIDRs, err = parseCIDRs(f.allowCIDRs); err != nil {
 		return c, 0, "", err
 	}
-	if c.DatabaseURL == "" {
-		return c, 0, "", usagef("missing database URL: set --database-url or HOOKD_DATABASE_URL")
-	}
 	if f.logFormat != "json" && f.logFormat != "text" {
 		return c, 0, "", usagef("log-format: want json or text")
+	}
+	// The required fields are app's rules; the flags only say where to set them.
+	if err := c.Validate(); err != nil {
+		return c, 0, "", usagef("%w (see hookd %s -h for the flags and their environment variables)", err, mode)
 	}
 	return c, f.logLevel, f.logFormat, nil
 }
