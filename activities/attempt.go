@@ -79,11 +79,7 @@ type response struct {
 // send signs and POSTs the body, returning the response status, a prefix
 // of its body and its Retry-After header.
 func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.Endpoint, signer signing.Signer, n int, now time.Time) (response, string, error) {
-	timeout := req.Timeout
-	if timeout <= 0 {
-		timeout = delivery.DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, delivery.AttemptTimeout(req.Timeout))
 	defer cancel()
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader([]byte(req.Body)))
 	if err != nil {

@@ -43,7 +43,7 @@ func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.
 	}
 	var adm circuit.Admission
 	_, err = a.endpoints.UpdateCircuit(ctx, ep.ID, func(b circuit.Breaker) circuit.Breaker {
-		b, adm = b.Admit(a.circuit, now, req.Timeout+probeSlack)
+		b, adm = b.Admit(a.circuit, now, delivery.AttemptTimeout(req.Timeout)+probeSlack)
 		return b
 	})
 	if err != nil {

@@ -1,9 +1,6 @@
 package api
 
 import (
-	"cmp"
-	"crypto/rand"
-	"encoding/base32"
 	"errors"
 	"net/http"
 	"strconv"
@@ -38,14 +35,10 @@ func toJSON(ep *store.Endpoint) endpointJSON {
 		ID: ep.ID, TenantID: ep.TenantID, URL: ep.URL, Description: ep.Description, EventTypes: ep.EventTypes,
 		Enabled: ep.Enabled, Metadata: ep.Metadata, CreatedAt: ep.CreatedAt, UpdatedAt: ep.UpdatedAt,
 	}
-	schedule := ep.RetrySchedule
-	if len(schedule) == 0 {
-		schedule = delivery.DefaultSchedule
-	}
-	for _, d := range schedule {
+	for _, d := range delivery.Schedule(ep.RetrySchedule) {
 		out.RetrySchedule = append(out.RetrySchedule, d.String())
 	}
-	out.Timeout = cmp.Or(ep.Timeout, delivery.DefaultTimeout).String()
+	out.Timeout = delivery.AttemptTimeout(ep.Timeout).String()
 	if out.EventTypes == nil {
 		out.EventTypes = []string{}
 	}
@@ -134,15 +127,6 @@ func parseSchedule(in []string) ([]time.Duration, error) {
 	return out, nil
 }
 
-var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
-
-// newID returns prefix + 128 random bits.
-func newID(prefix string) string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return prefix + idEncoding.EncodeToString(b)
-}
-
 // endpointCreate is the body of create: a patch and the tenant the
 // endpoint belongs to, which never changes afterwards.
 type endpointCreate struct {
@@ -161,7 +145,7 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := s.now().UTC()
-	ep := &store.Endpoint{ID: newID("ep_"), Enabled: true, CreatedAt: now, UpdatedAt: now}
+	ep := &store.Endpoint{ID: delivery.NewID("ep_"), Enabled: true, CreatedAt: now, UpdatedAt: now}
 	err := s.apply(p.endpointPatch, ep)
 	if err == nil {
 		ep.TenantID, err = s.endpointOwner(r, p.TenantID)

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -101,7 +100,7 @@ func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := testOut{DeliveryID: res.Deliveries[0].ID, EventID: ev.ID, Outcome: outcomePending}
-	ctx, cancel := context.WithTimeout(r.Context(), cmp.Or(ep.Timeout, delivery.DefaultTimeout)+testWaitSlack)
+	ctx, cancel := context.WithTimeout(r.Context(), delivery.AttemptTimeout(ep.Timeout)+testWaitSlack)
 	defer cancel()
 	state, err := s.firstAttempt(ctx, out.DeliveryID)
 	if err != nil || len(state.Attempts) == 0 {
@@ -135,7 +134,7 @@ func testEvent(endpointID string, now time.Time) (ingest.Event, error) {
 	if err != nil {
 		return ingest.Event{}, fmt.Errorf("encode test event: %w", err)
 	}
-	return ingest.Event{ID: newID("evt_test_"), Type: TestEventType, Body: string(body)}, nil
+	return ingest.Event{ID: delivery.NewID("evt_test_"), Type: TestEventType, Body: string(body)}, nil
 }
 
 // errNoAttemptYet is what firstAttempt returns when ctx ends first.

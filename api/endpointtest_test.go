@@ -204,7 +204,7 @@ func TestEndpointTestReportsFirstAttempt(t *testing.T) {
 	assert.Equal(t, delivery.ID(req.EventID, "ep_on"), req.DeliveryID)
 	assert.Equal(t, req.DeliveryID, tc.starts[0].ID)
 	assert.Equal(t, time.Second, req.Timeout)
-	assert.Equal(t, delivery.DefaultSchedule, req.Schedule)
+	assert.Equal(t, delivery.DefaultSchedule(), req.Schedule)
 	assert.Contains(t, req.Body, `"endpoint_id":"ep_on"`)
 	assert.NotContains(t, req.Body, "example.com", "no URL in workflow input")
 	assert.Equal(t, map[string]any{

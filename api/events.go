@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/ingest"
 	"github.com/hookd/hookd/store"
 )
@@ -82,7 +83,7 @@ func (s *Server) validateEvent(in eventIn, idempotencyKey string) (ingest.Event,
 	}
 	switch {
 	case id == "":
-		id = newID("evt_")
+		id = delivery.NewID("evt_")
 	case in.EventID == nil && !eventIDPattern.MatchString(id):
 		return ingest.Event{}, invalid("Idempotency-Key", "must be 1 to 255 characters of A-Z a-z 0-9 . _ : -")
 	}

@@ -163,7 +163,7 @@ const redriveJobPrefix = "redrive_"
 // dead letters carries the tenant after the random part, which holds no
 // "_": who may read a job follows from its ID.
 func redriveJobID(tenantID string) string {
-	id := newID(redriveJobPrefix)
+	id := delivery.NewID(redriveJobPrefix)
 	if tenantID != "" {
 		id += "_" + tenantID
 	}
@@ -192,7 +192,7 @@ func batchState(s string) string {
 const emptyJobPrefix = redriveJobPrefix + "none-"
 
 func emptyJobID(at time.Time, tenantID string) string {
-	id := emptyJobPrefix + strconv.FormatInt(at.Unix(), 10) + newID("-")
+	id := emptyJobPrefix + strconv.FormatInt(at.Unix(), 10) + delivery.NewID("-")
 	if tenantID != "" {
 		id += "_" + tenantID
 	}

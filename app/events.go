@@ -18,7 +18,7 @@ import (
 // then start the delivery afresh beside the redrive.
 func checkWindows(retention, deadLetter time.Duration) error {
 	deadLetter = cmp.Or(deadLetter, activities.DefaultDeadLetterRetention)
-	span := delivery.Span(delivery.DefaultSchedule, delivery.DefaultTimeout).Round(time.Minute)
+	span := delivery.Span(delivery.DefaultSchedule(), delivery.DefaultTimeout).Round(time.Minute)
 	switch {
 	case retention < span+activities.MinDeadLetterWait:
 		return fmt.Errorf("retention %s is shorter than a delivery's longest run on the default retry schedule (%s) plus a dead letter's wait: raise it to at least %s",

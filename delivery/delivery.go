@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/hex"
@@ -22,6 +23,8 @@ const (
 	StatusExhausted Status = "exhausted" // every attempt of the schedule failed
 )
 
+// idEncoding is the alphabet of every hookd ID: lowercase base32 without
+// the letters easily misread (i, l, o, u).
 var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
 
 // ID derives the delivery ID of an event sent to an endpoint. It is
@@ -30,6 +33,15 @@ var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadd
 func ID(eventID, endpointID string) string {
 	sum := sha256.Sum256([]byte(eventID + "\x00" + endpointID))
 	return "dlv_" + idEncoding.EncodeToString(sum[:16])
+}
+
+// NewID returns prefix + 128 random bits in the same alphabet: the IDs
+// hookd makes up (endpoints, generated event IDs, redrive jobs). Random,
+// so never call it from a workflow.
+func NewID(prefix string) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return prefix + idEncoding.EncodeToString(b)
 }
 
 // DeadLetterID is the workflow ID of a delivery's dead letter.

@@ -5,11 +5,33 @@ import (
 	"time"
 )
 
-// DefaultSchedule is the delay before each retry when an endpoint sets none:
-// eight attempts over about 41 hours.
-var DefaultSchedule = []time.Duration{
-	30 * time.Second, 2 * time.Minute, 10 * time.Minute,
-	time.Hour, 4 * time.Hour, 12 * time.Hour, 24 * time.Hour,
+// DefaultSchedule returns the delay before each retry when an endpoint sets
+// none: eight attempts over about 41 hours. Each call returns a fresh
+// slice, so no caller can change another's default.
+func DefaultSchedule() []time.Duration {
+	return []time.Duration{
+		30 * time.Second, 2 * time.Minute, 10 * time.Minute,
+		time.Hour, 4 * time.Hour, 12 * time.Hour, 24 * time.Hour,
+	}
+}
+
+// Schedule is the retry schedule a delivery to an endpoint follows: the
+// endpoint's own, or DefaultSchedule when it sets none.
+func Schedule(endpoint []time.Duration) []time.Duration {
+	if len(endpoint) == 0 {
+		return DefaultSchedule()
+	}
+	return endpoint
+}
+
+// AttemptTimeout is the timeout of one HTTP attempt: the endpoint's (or
+// request's) own, or DefaultTimeout when it sets none. The one place that
+// default applies.
+func AttemptTimeout(timeout time.Duration) time.Duration {
+	if timeout <= 0 {
+		return DefaultTimeout
+	}
+	return timeout
 }
 
 // Limits on per-endpoint schedules and timeouts.

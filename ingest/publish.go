@@ -149,14 +149,6 @@ func (p *Publisher) start(ctx context.Context, req delivery.Request) error {
 // NewRequest builds the delivery of ev to ep, with ep's schedule and
 // timeout or the defaults.
 func NewRequest(ev Event, ep *store.Endpoint) delivery.Request {
-	schedule := ep.RetrySchedule
-	if len(schedule) == 0 {
-		schedule = delivery.DefaultSchedule
-	}
-	timeout := ep.Timeout
-	if timeout == 0 {
-		timeout = delivery.DefaultTimeout
-	}
 	return delivery.Request{
 		DeliveryID: delivery.ID(ev.ID, ep.ID),
 		EventID:    ev.ID,
@@ -164,7 +156,7 @@ func NewRequest(ev Event, ep *store.Endpoint) delivery.Request {
 		EndpointID: ep.ID,
 		TenantID:   ep.TenantID,
 		Body:       ev.Body,
-		Schedule:   schedule,
-		Timeout:    timeout,
+		Schedule:   delivery.Schedule(ep.RetrySchedule),
+		Timeout:    delivery.AttemptTimeout(ep.Timeout),
 	}
 }

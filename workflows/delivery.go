@@ -28,9 +28,7 @@ func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, erro
 	if err := workflow.SetQueryHandler(ctx, delivery.QueryState, func() (delivery.Result, error) { return w.state, nil }); err != nil {
 		return w.state, err
 	}
-	if req.Timeout <= 0 {
-		w.req.Timeout = delivery.DefaultTimeout
-	}
+	w.req.Timeout = delivery.AttemptTimeout(req.Timeout)
 	if len(req.Resume) > 0 {
 		return w.retry(ctx, 0, false) // continued as new: the first attempt is long done
 	}

@@ -46,16 +46,16 @@ func TestDeliveryAttemptsAndDelays(t *testing.T) {
 		want: delivery.StatusFailed, wantUpserts: []string{"failed"},
 	}, {
 		name:     "default schedule, delivered on the last attempt",
-		schedule: delivery.DefaultSchedule, outcomes: retryableThen(len(delivery.DefaultSchedule), success),
-		want: delivery.StatusDelivered, wantDelays: delivery.DefaultSchedule, wantUpserts: []string{"retrying", "delivered"},
+		schedule: delivery.DefaultSchedule(), outcomes: retryableThen(len(delivery.DefaultSchedule()), success),
+		want: delivery.StatusDelivered, wantDelays: delivery.DefaultSchedule(), wantUpserts: []string{"retrying", "delivered"},
 	}, {
 		name:     "custom schedule, delivered on the third attempt",
 		schedule: custom, outcomes: retryableThen(2, success),
 		want: delivery.StatusDelivered, wantDelays: custom[:2], wantUpserts: []string{"retrying", "delivered"},
 	}, {
 		name:     "default schedule exhausted",
-		schedule: delivery.DefaultSchedule,
-		want:     delivery.StatusExhausted, wantDelays: delivery.DefaultSchedule, wantUpserts: []string{"retrying", "exhausted"},
+		schedule: delivery.DefaultSchedule(),
+		want:     delivery.StatusExhausted, wantDelays: delivery.DefaultSchedule(), wantUpserts: []string{"retrying", "exhausted"},
 	}, {
 		name:     "custom schedule exhausted",
 		schedule: custom,
