@@ -18,7 +18,6 @@ const DefaultDisabledPoll = time.Minute
 // gate is the admission of one attempt.
 type gate struct {
 	allowed bool
-	probe   bool
 	quiet   bool // the circuit was closed with no failures: a success needs no write
 	wait    time.Time
 	reason  string
@@ -53,7 +52,7 @@ func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.
 	if !adm.Allowed {
 		return circuitOpen(adm.Wait, now)
 	}
-	return gate{allowed: true, probe: adm.Probe}
+	return gate{allowed: true}
 }
 
 func (a *Activities) disabled(now time.Time) gate {

@@ -41,7 +41,7 @@ type deadLetterRef struct {
 // deadLetterOut is one dead letter in full.
 type deadLetterOut struct {
 	deadLetterRef
-	State        string          `json:"state"` // waiting, redriven or expired
+	State        string          `json:"state"` // waiting, or closed (redriven or expired)
 	Attempts     int             `json:"attempts"`
 	FirstAttempt time.Time       `json:"first_attempt_at,omitzero"`
 	LastAttempt  time.Time       `json:"last_attempt_at,omitzero"`

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -102,8 +101,8 @@ func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
 	out := testOut{DeliveryID: res.Deliveries[0].ID, EventID: ev.ID, Outcome: outcomePending}
 	ctx, cancel := context.WithTimeout(r.Context(), delivery.AttemptTimeout(ep.Timeout)+testWaitSlack)
 	defer cancel()
-	state, err := s.firstAttempt(ctx, out.DeliveryID)
-	if err != nil || len(state.Attempts) == 0 {
+	state, known := s.firstAttempt(ctx, out.DeliveryID)
+	if !known || len(state.Attempts) == 0 {
 		// Not known in time, or deferred (the endpoint's circuit is open):
 		// the delivery goes on and can be followed by its ID.
 		if state.WaitReason != "" {
@@ -137,14 +136,11 @@ func testEvent(endpointID string, now time.Time) (ingest.Event, error) {
 	return ingest.Event{ID: delivery.NewID("evt_test_"), Type: TestEventType, Body: string(body)}, nil
 }
 
-// errNoAttemptYet is what firstAttempt returns when ctx ends first.
-var errNoAttemptYet = errors.New("first attempt not known yet")
-
 // firstAttempt polls the delivery workflow's state query until it holds
-// an attempt or says the delivery waits (a deferral), or ctx ends. The
-// query also answers for a closed run, so a delivery that completed
+// an attempt or says the delivery waits (a deferral), or ctx ends (false).
+// The query also answers for a closed run, so a delivery that completed
 // between two polls is read the same way.
-func (s *Server) firstAttempt(ctx context.Context, deliveryID string) (delivery.Result, error) {
+func (s *Server) firstAttempt(ctx context.Context, deliveryID string) (delivery.Result, bool) {
 	tick := time.NewTicker(testPoll)
 	defer tick.Stop()
 	for {
@@ -153,12 +149,12 @@ func (s *Server) firstAttempt(ctx context.Context, deliveryID string) (delivery.
 		if v, err := s.temporal.QueryWorkflow(ctx, deliveryID, "", delivery.QueryState); err == nil {
 			var state delivery.Result
 			if v.Get(&state) == nil && (len(state.Attempts) > 0 || state.WaitReason != "") {
-				return state, nil
+				return state, true
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return delivery.Result{}, errNoAttemptYet
+			return delivery.Result{}, false
 		case <-tick.C:
 		}
 	}

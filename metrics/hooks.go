@@ -27,7 +27,7 @@ var (
 // Redrive outcomes.
 const (
 	RedriveStarted = "started" // a fresh delivery run started
-	RedriveSkipped = "skipped" // already started by an earlier try, or the delivery already completed
+	RedriveSkipped = "skipped" // the delivery had completed meanwhile: nothing to redrive
 	RedriveFailed  = "error"   // the start failed; the activity retries
 )
 
