@@ -3,7 +3,6 @@ package api
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -14,7 +13,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/converter"
 
@@ -200,7 +198,7 @@ func (s *Server) getDeadLetter(w http.ResponseWriter, r *http.Request) {
 		err = v.Get(&entry)
 	}
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("%w: read dead letter: %w", errUnavailable, err))
+		s.writeError(w, r, fromTemporal(err, "read dead letter", ""))
 		return
 	}
 	writeJSON(w, http.StatusOK, deadLetterOf(s.refOf(info), info.GetStatus(), entry))
@@ -210,12 +208,8 @@ func (s *Server) getDeadLetter(w http.ResponseWriter, r *http.Request) {
 // scope may see it (by its tenant search attribute).
 func (s *Server) deadLetter(r *http.Request, deliveryID string) (*workflowpb.WorkflowExecutionInfo, error) {
 	desc, err := s.temporal.DescribeWorkflowExecution(r.Context(), delivery.DeadLetterID(deliveryID), "")
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		return nil, &Error{Code: CodeNotFound, Message: "dead letter not found"}
-	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: describe dead letter: %w", errUnavailable, err)
+		return nil, fromTemporal(err, "describe dead letter", "dead letter not found")
 	}
 	info := desc.GetWorkflowExecutionInfo()
 	if err := scope(r).Check(s.refOf(info).TenantID); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
@@ -63,12 +61,8 @@ func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request) {
 // input) and its attempts (see readRun).
 func (s *Server) readDelivery(ctx context.Context, id string) (deliveryOut, error) {
 	desc, err := s.temporal.DescribeWorkflowExecution(ctx, id, "")
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		return deliveryOut{}, &Error{Code: CodeNotFound, Message: "delivery not found"}
-	}
 	if err != nil {
-		return deliveryOut{}, fmt.Errorf("%w: describe delivery: %w", errUnavailable, err)
+		return deliveryOut{}, fromTemporal(err, "describe delivery", "delivery not found")
 	}
 	info := desc.GetWorkflowExecutionInfo()
 	if info.GetType().GetName() != delivery.WorkflowDelivery {

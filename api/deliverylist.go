@@ -1,14 +1,12 @@
 package api
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
@@ -149,12 +147,8 @@ func writeExecutions[U any](s *Server, w http.ResponseWriter, r *http.Request, q
 	resp, err := s.temporal.ListWorkflow(r.Context(), &workflowservice.ListWorkflowExecutionsRequest{
 		Query: query, PageSize: int32(limit), NextPageToken: token,
 	})
-	if badArg := (*serviceerror.InvalidArgument)(nil); token != nil && errors.As(err, &badArg) {
-		s.writeError(w, r, invalid("cursor", "is not a cursor this API returned"))
-		return
-	}
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("%w: list workflows: %w", errUnavailable, err))
+		s.writeError(w, r, fromTemporalPage(err, "list workflows", token))
 		return
 	}
 	writePage(w, resp.GetExecutions(), encodeCursor(resp.GetNextPageToken()), show)

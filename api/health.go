@@ -2,12 +2,10 @@ package api
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
-	"github.com/hookd/hookd/delivery"
-	"github.com/hookd/hookd/metrics"
+	"github.com/hookd/hookd/visibility"
 )
 
 // healthOut is GET /v1/endpoints/{id}/health.
@@ -40,14 +38,12 @@ func (s *Server) endpointHealth(w http.ResponseWriter, r *http.Request) {
 	if !b.OpenUntil.IsZero() && b.OpenUntil.After(s.now()) {
 		out.CooldownEndsAt = &b.OpenUntil
 	}
-	pending := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s = '%s'", delivery.WorkflowDelivery, delivery.AttrEndpointID.GetName(), ep.ID)
-	dead := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s = '%s'", delivery.WorkflowDeadLetter, delivery.AttrEndpointID.GetName(), ep.ID)
 	var oldest time.Time
-	if out.PendingDeliveries, oldest, err = s.oldest(r.Context(), pending); err == nil {
-		out.DeadLetters, err = s.count(r.Context(), dead)
+	if out.PendingDeliveries, oldest, err = s.oldest(r.Context(), visibility.Pending(ep.ID)); err == nil {
+		out.DeadLetters, err = s.count(r.Context(), visibility.DeadLetters(ep.ID))
 	}
 	if !oldest.IsZero() {
-		out.OldestPendingAgeSec = s.now().Sub(oldest).Seconds()
+		out.OldestPendingAgeSec = max(s.now().Sub(oldest).Seconds(), 0)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
@@ -64,20 +60,14 @@ func (s *Server) endpointHealth(w http.ResponseWriter, r *http.Request) {
 
 // count counts the executions matching query.
 func (s *Server) count(ctx context.Context, query string) (int64, error) {
-	n, err := metrics.Count(ctx, s.temporal, query)
-	if err != nil {
-		return 0, fmt.Errorf("%w: count workflows: %w", errUnavailable, err)
-	}
-	return n, nil
+	n, err := visibility.Count(ctx, s.temporal, query)
+	return n, fromTemporal(err, "count workflows", "")
 }
 
 // oldest counts the executions matching query and finds the start of the
 // oldest, at a cost that does not grow with their number (see
-// metrics.OldestStart): within 1% of its age, erring older.
+// visibility.Oldest): within 1% of its age, erring older.
 func (s *Server) oldest(ctx context.Context, query string) (int64, time.Time, error) {
-	n, t, err := metrics.OldestStart(ctx, s.temporal, query, s.now())
-	if err != nil {
-		return 0, time.Time{}, fmt.Errorf("%w: find the oldest workflow: %w", errUnavailable, err)
-	}
-	return n, t, nil
+	n, t, err := visibility.Oldest(ctx, s.temporal, query, s.now())
+	return n, t, fromTemporal(err, "find the oldest workflow", "")
 }

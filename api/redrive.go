@@ -1,8 +1,6 @@
 package api
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -10,10 +8,10 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	batchpb "go.temporal.io/api/batch/v1"
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/visibility"
 )
 
 // Bulk redrive rates, in redrives per second. Temporal's batcher applies
@@ -39,13 +37,8 @@ func (s *Server) redriveOne(w http.ResponseWriter, r *http.Request) {
 	}
 	sig := delivery.RedriveSignal{By: scope(r).Actor(), Reason: body.Reason}
 	err := s.temporal.SignalWorkflow(r.Context(), delivery.DeadLetterID(id), "", delivery.SignalRedrive, sig)
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		s.writeError(w, r, &Error{Code: CodeNotFound, Message: "no waiting dead letter with this delivery ID"})
-		return
-	}
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("%w: signal redrive: %w", errUnavailable, err))
+		s.writeError(w, r, fromTemporal(err, "signal redrive", "no waiting dead letter with this delivery ID"))
 		return
 	}
 	s.log.Info("redrive requested", "delivery_id", id, "by", sig.By)
@@ -83,17 +76,17 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	count, err := s.temporal.CountWorkflow(r.Context(), &workflowservice.CountWorkflowExecutionsRequest{Query: q})
+	matched, err := visibility.Count(r.Context(), s.temporal, q)
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("%w: count dead letters: %w", errUnavailable, err))
+		s.writeError(w, r, fromTemporal(err, "count dead letters", ""))
 		return
 	}
-	if count.GetCount() == 0 {
+	if matched == 0 {
 		writeJSON(w, http.StatusOK, map[string]any{"job_id": emptyJobID(s.now(), body.TenantID), "matched": 0, "rate": rate})
 		return
 	}
 	job := redriveJobID(body.TenantID)
-	out := map[string]any{"job_id": job, "matched": count.GetCount(), "rate": rate}
+	out := map[string]any{"job_id": job, "matched": matched, "rate": rate}
 	sig := delivery.RedriveSignal{By: scope(r).Actor(), Reason: body.Reason}
 	if sig.Reason == "" {
 		sig.Reason = "bulk redrive " + job
@@ -114,10 +107,10 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 		}},
 	})
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("%w: start bulk redrive: %w", errUnavailable, err))
+		s.writeError(w, r, fromTemporal(err, "start bulk redrive", ""))
 		return
 	}
-	s.log.Info("bulk redrive started", "job_id", job, "matched", count.GetCount(), "rate", rate, "by", sig.By)
+	s.log.Info("bulk redrive started", "job_id", job, "matched", matched, "rate", rate, "by", sig.By)
 	writeJSON(w, http.StatusAccepted, out)
 }
 
@@ -132,13 +125,8 @@ func (s *Server) redriveJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp, err := s.temporal.WorkflowService().DescribeBatchOperation(r.Context(), &workflowservice.DescribeBatchOperationRequest{Namespace: s.namespace, JobId: job})
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		s.writeError(w, r, &Error{Code: CodeNotFound, Message: "no such redrive job"})
-		return
-	}
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("%w: describe redrive job: %w", errUnavailable, err))
+		s.writeError(w, r, fromTemporal(err, "describe redrive job", "no such redrive job"))
 		return
 	}
 	out := map[string]any{

@@ -30,16 +30,16 @@ type execution struct {
 	start                 time.Time
 }
 
-// visibility answers count and list queries over executions, knowing the
+// fakeVisibility answers count and list queries over executions, knowing the
 // clauses the API writes; it counts the calls and the executions listed.
-type visibility struct {
+type fakeVisibility struct {
 	client.Client
 	t             *testing.T
 	execs         []execution
 	calls, listed atomic.Int64
 }
 
-func (v *visibility) match(query string) []execution {
+func (v *fakeVisibility) match(query string) []execution {
 	t := v.t
 	v.calls.Add(1)
 	keep := func(execution) bool { return true }
@@ -76,11 +76,11 @@ func (v *visibility) match(query string) []execution {
 	return out
 }
 
-func (v *visibility) CountWorkflow(_ context.Context, req *workflowservice.CountWorkflowExecutionsRequest) (*workflowservice.CountWorkflowExecutionsResponse, error) {
+func (v *fakeVisibility) CountWorkflow(_ context.Context, req *workflowservice.CountWorkflowExecutionsRequest) (*workflowservice.CountWorkflowExecutionsResponse, error) {
 	return &workflowservice.CountWorkflowExecutionsResponse{Count: int64(len(v.match(req.GetQuery())))}, nil
 }
 
-func (v *visibility) ListWorkflow(_ context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+func (v *fakeVisibility) ListWorkflow(_ context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
 	all := v.match(req.GetQuery())
 	from, _ := strconv.Atoi(string(req.GetNextPageToken()))
 	to := min(from+int(req.GetPageSize()), len(all))
@@ -131,7 +131,7 @@ func TestSummaryAndHealthReadsAreBounded(t *testing.T) {
 	now := time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
 	for _, n := range []int{10, 100_000} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
-			vis := &visibility{t: t}
+			vis := &fakeVisibility{t: t}
 			oldest := 30 * time.Hour
 			for i := range n {
 				start := now.Add(-oldest + oldest/time.Duration(n)*time.Duration(i))

@@ -16,6 +16,7 @@ import (
 	"github.com/hookd/hookd/opevents"
 	"github.com/hookd/hookd/stats"
 	"github.com/hookd/hookd/store/sqlstore"
+	"github.com/hookd/hookd/visibility"
 )
 
 // observabilityConfig tunes health figures, alerts and metrics; the zero
@@ -56,7 +57,7 @@ func newObservability(cfg observabilityConfig, logger *slog.Logger) *observabili
 // start starts the attempt-figure flusher (which raises the success-rate
 // alert through events) and the periodic gauges read from vis and the
 // store. Close stops events too.
-func (o *observability) start(st *sqlstore.Store, vis metrics.Visibility, events *opevents.Publisher) error {
+func (o *observability) start(st *sqlstore.Store, vis visibility.Reader, events *opevents.Publisher) error {
 	o.events = events
 	cfg := stats.Config{Store: st, Logger: o.log, FlushEvery: o.cfg.FlushEvery}
 	if events != nil {

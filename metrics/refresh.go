@@ -7,17 +7,9 @@ import (
 	"log/slog"
 	"time"
 
-	"go.temporal.io/api/workflowservice/v1"
-
 	"github.com/hookd/hookd/circuit"
-	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/visibility"
 )
-
-// Visibility is what the refresh reads of Temporal (client.Client).
-type Visibility interface {
-	CountWorkflow(ctx context.Context, req *workflowservice.CountWorkflowExecutionsRequest) (*workflowservice.CountWorkflowExecutionsResponse, error)
-	ListWorkflow(ctx context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error)
-}
 
 // CircuitLister lists every endpoint's circuit state (sqlstore.Store).
 type CircuitLister interface {
@@ -26,19 +18,13 @@ type CircuitLister interface {
 
 // Sources are what the periodically computed gauges are read from.
 type Sources struct {
-	Temporal Visibility    // required
-	Circuits CircuitLister // nil leaves the circuit gauges out
+	Temporal visibility.Reader // required
+	Circuits CircuitLister     // nil leaves the circuit gauges out
 	Now      func() time.Time
 }
 
 // DefaultRefreshEvery is how often RunRefresh reads the sources.
 const DefaultRefreshEvery = 30 * time.Second
-
-// Visibility queries of the gauges.
-var (
-	pendingQuery    = fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", delivery.WorkflowDelivery)
-	deadLetterQuery = fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", delivery.WorkflowDeadLetter)
-)
 
 // RunRefresh refreshes the gauges every every (DefaultRefreshEvery if
 // zero) until ctx is done, logging failures.
@@ -70,13 +56,13 @@ func (m *Metrics) Refresh(ctx context.Context, src Sources) error {
 		now = src.Now()
 	}
 	var errs []error
-	if n, oldest, err := OldestStart(ctx, src.Temporal, deadLetterQuery, now); err != nil {
+	if n, oldest, err := visibility.Oldest(ctx, src.Temporal, visibility.DeadLetters(""), now); err != nil {
 		errs = append(errs, fmt.Errorf("dead letters: %w", err))
 	} else {
 		m.deadLetters.Set(float64(n))
 		m.deadLetterOldest.Set(age(oldest, now))
 	}
-	if _, oldest, err := OldestStart(ctx, src.Temporal, pendingQuery, now); err != nil {
+	if _, oldest, err := visibility.Oldest(ctx, src.Temporal, visibility.Pending(""), now); err != nil {
 		errs = append(errs, fmt.Errorf("pending deliveries: %w", err))
 	} else {
 		m.pendingOldest.Set(age(oldest, now))

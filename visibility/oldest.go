@@ -1,4 +1,4 @@
-package metrics
+package visibility
 
 import (
 	"context"
@@ -7,21 +7,21 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 )
 
-// listLimit is the most executions OldestStart lists; above it, it
-// searches by counting.
+// listLimit is the most executions Oldest lists; above it, it searches by
+// counting.
 const listLimit = 1000
 
-// maxSearch is how far back OldestStart looks.
+// maxSearch is how far back Oldest looks.
 const maxSearch = 2 * 365 * 24 * time.Hour
 
-// OldestStart counts the executions matching query and finds the start of
-// the oldest (zero if none). Up to listLimit it lists them; beyond, it
-// narrows the time down with counts of "StartTime < t" — about twenty
-// cheap queries, instead of listing every execution — to within 1% of its
-// age (at least a second), erring older. Its cost does not grow with the
-// number of executions: the metrics gauges and the API's health and
-// dead-letter summary all read through it.
-func OldestStart(ctx context.Context, vis Visibility, query string, now time.Time) (int64, time.Time, error) {
+// Oldest counts the executions matching query and finds the start of the
+// oldest (zero if none). Up to listLimit it lists them; beyond, it narrows
+// the time down with counts of "StartTime < t" — about twenty cheap
+// queries, instead of listing every execution — to within 1% of its age
+// (at least a second), erring older. Its cost does not grow with the
+// number of executions: the metrics gauges and the API's endpoint health
+// and dead-letter summary all read through it.
+func Oldest(ctx context.Context, vis Reader, query string, now time.Time) (int64, time.Time, error) {
 	n, err := Count(ctx, vis, query)
 	if err != nil || n == 0 {
 		return n, time.Time{}, err
@@ -72,7 +72,7 @@ func OldestStart(ctx context.Context, vis Visibility, query string, now time.Tim
 }
 
 // Count counts the executions matching query.
-func Count(ctx context.Context, vis Visibility, query string) (int64, error) {
+func Count(ctx context.Context, vis Reader, query string) (int64, error) {
 	resp, err := vis.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
 	if err != nil {
 		return 0, err

@@ -1,0 +1,36 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/api/serviceerror"
+)
+
+// fromTemporal translates the error of a Temporal call into the API's; it
+// is the one place that happens. Temporal's NotFound becomes a 404 with
+// notFound as its message, when the call looked up what the caller named
+// (notFound is not empty); any other failure is unavailable, a 503 the
+// caller may retry, with what was being done kept for the log. A nil error
+// stays nil.
+func fromTemporal(err error, doing, notFound string) error {
+	if err == nil {
+		return nil
+	}
+	var nf *serviceerror.NotFound
+	if notFound != "" && errors.As(err, &nf) {
+		return &Error{Code: CodeNotFound, Message: notFound}
+	}
+	return fmt.Errorf("%w: %s: %w", errUnavailable, doing, err)
+}
+
+// fromTemporalPage is fromTemporal for a list call given the page token
+// from the request's cursor: Temporal refusing the token (an invalid
+// argument) is the cursor's fault, a 400 naming it.
+func fromTemporalPage(err error, doing string, token []byte) error {
+	var badArg *serviceerror.InvalidArgument
+	if token != nil && errors.As(err, &badArg) {
+		return invalid("cursor", "is not a cursor this API returned")
+	}
+	return fromTemporal(err, doing, "")
+}
