@@ -12,6 +12,7 @@ import (
 
 	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/metrics"
 	"github.com/hookd/hookd/opevents"
 	"github.com/hookd/hookd/store"
 )
@@ -40,6 +41,7 @@ type Activities struct {
 	circuit             circuit.Policy
 	observe             func(endpointID string, at delivery.Attempt)
 	events              Events
+	metrics             *metrics.Metrics
 }
 
 // Events takes hookd's operational events (opevents.Publisher). Publish
@@ -77,6 +79,8 @@ type Config struct {
 	// Events takes hookd's operational events (endpoint unhealthy,
 	// recovered); nil disables them.
 	Events Events
+	// Metrics counts redrive starts; nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 // New returns the activities.
@@ -99,6 +103,7 @@ func New(cfg Config) *Activities {
 		disabledPoll:        cmp.Or(cfg.DisabledPoll, DefaultDisabledPoll),
 		events:              cfg.Events,
 		observe:             cfg.Observe,
+		metrics:             cfg.Metrics,
 		circuit:             cmp.Or(cfg.Circuit, circuit.DefaultPolicy),
 	}
 }

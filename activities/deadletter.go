@@ -42,7 +42,7 @@ func (a *Activities) DeadLetter(ctx context.Context, dl delivery.DeadLetter) err
 	if _, err := a.temporal.SignalWithStartWorkflow(ctx, opts.ID, delivery.SignalDeadLetter, dl, opts, delivery.WorkflowDeadLetter, params); err != nil {
 		return fmt.Errorf("park dead letter %s: %w", req.DeliveryID, err)
 	}
-	metrics.DeliveryEnded(dl.Reason)
+	a.metrics.DeliveryEnded(dl.Reason)
 	a.log.Warn("delivery dead-lettered", "delivery_id", req.DeliveryID, "endpoint_id", req.EndpointID,
 		"event_type", req.EventType, "reason", dl.Reason, "attempts", len(dl.Attempts))
 	return nil
@@ -81,10 +81,10 @@ func (a *Activities) StartRedrive(ctx context.Context, req delivery.Request) err
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if err == nil || !errors.As(err, &started) {
 		if err != nil {
-			metrics.Redrive(metrics.RedriveFailed)
+			a.metrics.Redrive(metrics.RedriveFailed)
 			return fmt.Errorf("redrive %s: %w", req.DeliveryID, err)
 		}
-		metrics.Redrive(metrics.RedriveStarted)
+		a.metrics.Redrive(metrics.RedriveStarted)
 		a.log.Info("delivery redriven", "delivery_id", req.DeliveryID, "by", req.Redrive.By)
 		return nil
 	}
@@ -97,7 +97,7 @@ func (a *Activities) StartRedrive(ctx context.Context, req delivery.Request) err
 	case req.Redrive != nil && !info.GetStartTime().AsTime().Before(req.Redrive.At):
 		return nil // started by an earlier try of this activity
 	case info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-		metrics.Redrive(metrics.RedriveSkipped)
+		a.metrics.Redrive(metrics.RedriveSkipped)
 		a.log.Warn("redrive skipped: delivery already completed", "delivery_id", req.DeliveryID)
 		return nil
 	default:

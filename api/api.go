@@ -22,6 +22,7 @@ import (
 
 	"github.com/hookd/hookd/authz"
 	"github.com/hookd/hookd/ingest"
+	"github.com/hookd/hookd/metrics"
 	"github.com/hookd/hookd/store"
 )
 
@@ -55,6 +56,8 @@ type Config struct {
 	// reads or writes without the client (run inputs, heartbeat details,
 	// batch signals); nil means the SDK default.
 	DataConverter converter.DataConverter
+	// Metrics counts duplicate ingests; nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 // Server serves the API.
@@ -111,7 +114,7 @@ func New(cfg Config) (*Server, error) {
 	if s.maxPayload <= 0 {
 		s.maxPayload = DefaultMaxPayload
 	}
-	s.publisher = &ingest.Publisher{Temporal: cfg.Temporal, Endpoints: cfg.Store, Records: cfg.Store, EagerStart: cfg.EagerStart, Logger: s.log}
+	s.publisher = &ingest.Publisher{Temporal: cfg.Temporal, Endpoints: cfg.Store, Records: cfg.Store, EagerStart: cfg.EagerStart, Logger: s.log, Metrics: cfg.Metrics}
 	s.router = s.routes()
 	return s, nil
 }

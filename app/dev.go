@@ -210,14 +210,14 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
 	h, err := api.New(api.Config{
-		Temporal:   d.Client,
-		Namespace:  cfg.Namespace,
-		Store:      d.store,
-		APIKeys:    []string{d.APIKey},
-		Logger:     cfg.Logger,
-		EagerStart: true,
-		Stats:      d.obs.Stats,
-
+		Temporal:      d.Client,
+		Namespace:     cfg.Namespace,
+		Store:         d.store,
+		APIKeys:       []string{d.APIKey},
+		Logger:        cfg.Logger,
+		EagerStart:    true,
+		Stats:         d.obs.Stats,
+		Metrics:       d.obs.metrics,
 		DataConverter: d.codec.DataConverter(),
 	})
 	if err != nil {

@@ -160,10 +160,10 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			APIKeys:   cfg.APIKeys,
 			Logger:    log,
 			// Eager start hands deliveries to the worker in this process.
-			EagerStart: cfg.Worker,
-			URLPolicy:  URLPolicy(cfg.AllowCIDRs, nil),
-			Stats:      s.obs.Stats,
-
+			EagerStart:    cfg.Worker,
+			URLPolicy:     URLPolicy(cfg.AllowCIDRs, nil),
+			Stats:         s.obs.Stats,
+			Metrics:       s.obs.metrics,
 			DataConverter: s.codec.DataConverter(),
 		})
 		if err != nil {

@@ -27,7 +27,7 @@ type parts struct {
 // both.
 func startParts(st *sqlstore.Store, c client.Client, obs *observability, log *slog.Logger) (parts, error) {
 	p := parts{store: st, client: c, obs: obs, log: log,
-		events: opevents.NewPublisher(&ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log}, log)}
+		events: opevents.NewPublisher(&ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log, Metrics: obs.metrics}, log)}
 	return p, obs.start(st, c, p.events)
 }
 
@@ -35,6 +35,6 @@ func startParts(st *sqlstore.Store, c client.Client, obs *observability, log *sl
 // returns the activities.
 func (p parts) activities(cfg activities.Config) *activities.Activities {
 	cfg.Endpoints, cfg.Temporal, cfg.Logger = p.store, p.client, p.log
-	cfg.Events, cfg.Observe = p.events, p.obs.Observe
+	cfg.Events, cfg.Observe, cfg.Metrics = p.events, p.obs.Observe, p.obs.metrics
 	return activities.New(cfg)
 }

@@ -13,6 +13,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/hookd/hookd/metrics"
 	"github.com/hookd/hookd/store"
 )
 
@@ -84,6 +85,8 @@ type Publisher struct {
 	// Publish, or every event of one Batch. Zero means DefaultMaxStarts.
 	MaxStarts int
 	Logger    *slog.Logger
+	// Metrics counts duplicate ingests; nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 // Publish records ev, fanned out to the endpoints subscribed to its type,

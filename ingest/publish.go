@@ -11,7 +11,6 @@ import (
 	"go.temporal.io/api/serviceerror"
 
 	"github.com/hookd/hookd/delivery"
-	"github.com/hookd/hookd/metrics"
 	"github.com/hookd/hookd/store"
 )
 
@@ -70,7 +69,7 @@ func (b *Batch) publish(ctx context.Context, ev Event, fanOut func(context.Conte
 		out.Deliveries[i] = Delivery(d)
 	}
 	if out.Duplicate {
-		metrics.DuplicateIngest()
+		b.p.Metrics.DuplicateIngest()
 		if b.p.Logger != nil {
 			b.p.Logger.Info("duplicate event", "event_id", ev.ID, "deliveries", len(out.Deliveries))
 		}

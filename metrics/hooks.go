@@ -1,28 +1,6 @@
 package metrics
 
-import (
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/hookd/hookd/delivery"
-)
-
-// Counters of events that happen where no Metrics is at hand (ingest, the
-// dead-letter and redrive activities). They are process-wide, like the Go runtime's
-// metrics, and every Metrics registry serves them.
-var (
-	duplicateIngests = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "hookd_duplicate_ingests_total",
-		Help: "Events posted again whose every delivery already existed.",
-	})
-	deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "hookd_deliveries_total",
-		Help: "Deliveries ended, by final status: delivered, failed (a permanent failure) or exhausted (every attempt used).",
-	}, []string{"status"})
-	redrives = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "hookd_redrives_total",
-		Help: "Redrive starts of dead letters, by outcome (started, skipped, error).",
-	}, []string{"outcome"})
-)
+import "github.com/hookd/hookd/delivery"
 
 // Redrive outcomes.
 const (
@@ -31,13 +9,27 @@ const (
 	RedriveFailed  = "error"   // the start failed; the activity retries
 )
 
-// DuplicateIngest counts an event whose deliveries all existed already.
-func DuplicateIngest() { duplicateIngests.Inc() }
+// DuplicateIngest counts an event whose deliveries all existed already. A
+// nil Metrics counts nothing.
+func (m *Metrics) DuplicateIngest() {
+	if m != nil {
+		m.duplicateIngests.Inc()
+	}
+}
 
 // DeliveryEnded counts a delivery that ended with status: delivered, or
 // failed or exhausted (dead-lettered). A redriven delivery that ends again
-// counts again.
-func DeliveryEnded(status delivery.Status) { deliveries.WithLabelValues(string(status)).Inc() }
+// counts again. A nil Metrics counts nothing.
+func (m *Metrics) DeliveryEnded(status delivery.Status) {
+	if m != nil {
+		m.deliveries.WithLabelValues(string(status)).Inc()
+	}
+}
 
-// Redrive counts a redrive start by outcome (RedriveStarted, ...).
-func Redrive(outcome string) { redrives.WithLabelValues(outcome).Inc() }
+// Redrive counts a redrive start by outcome (RedriveStarted, ...). A nil
+// Metrics counts nothing.
+func (m *Metrics) Redrive(outcome string) {
+	if m != nil {
+		m.redrives.WithLabelValues(outcome).Inc()
+	}
+}

@@ -38,6 +38,10 @@ type Metrics struct {
 	duration prometheus.Histogram
 	retries  prometheus.Counter
 
+	duplicateIngests prometheus.Counter
+	deliveries       *prometheus.CounterVec
+	redrives         *prometheus.CounterVec
+
 	deadLetters      prometheus.Gauge
 	deadLetterOldest prometheus.Gauge
 	pendingOldest    prometheus.Gauge
@@ -48,7 +52,8 @@ type Metrics struct {
 }
 
 // New returns hookd's metrics on a new registry, with the Go runtime and
-// process collectors.
+// process collectors. Every collector belongs to this value: two in one
+// process (two servers in a test) count apart.
 func New(cfg Config) *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry(), perEndpoint: !cfg.NoEndpointLabels, sdk: newSDKCollector()}
 	attemptLabels := []string{"outcome"}
@@ -68,6 +73,18 @@ func New(cfg Config) *Metrics {
 		Name: "hookd_retries_total",
 		Help: "Retries scheduled after a retryable attempt failure.",
 	})
+	m.duplicateIngests = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "hookd_duplicate_ingests_total",
+		Help: "Events posted again whose every delivery already existed.",
+	})
+	m.deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "hookd_deliveries_total",
+		Help: "Deliveries ended, by final status: delivered, failed (a permanent failure) or exhausted (every attempt used).",
+	}, []string{"status"})
+	m.redrives = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "hookd_redrives_total",
+		Help: "Redrive starts of dead letters, by outcome (started, skipped, error).",
+	}, []string{"outcome"})
 	m.deadLetters = gauge("hookd_dead_letters", "Dead letters waiting for a redrive.")
 	m.deadLetterOldest = gauge("hookd_dead_letter_oldest_age_seconds", "Age of the oldest waiting dead letter; 0 when there is none.")
 	m.pendingOldest = gauge("hookd_oldest_pending_delivery_age_seconds", "Age of the oldest delivery not yet delivered, failed or exhausted; 0 when there is none.")
@@ -83,7 +100,7 @@ func New(cfg Config) *Metrics {
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		duplicateIngests, redrives, deliveries,
+		m.duplicateIngests, m.redrives, m.deliveries,
 		m.attempts, m.duration, m.retries,
 		m.deadLetters, m.deadLetterOldest, m.pendingOldest, m.circuits,
 		m.sdk,
@@ -124,7 +141,7 @@ func (m *Metrics) Observe(endpointID string, at delivery.Attempt) {
 		m.attempts.WithLabelValues(string(at.Outcome)).Inc()
 	}
 	if at.Outcome == delivery.OutcomeSuccess {
-		DeliveryEnded(delivery.StatusDelivered) // a success ends its delivery
+		m.DeliveryEnded(delivery.StatusDelivered) // a success ends its delivery
 	}
 	m.duration.Observe(at.Duration.Seconds())
 	if at.Outcome == delivery.OutcomeRetryable && !at.NextAttempt.IsZero() {
