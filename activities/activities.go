@@ -70,7 +70,7 @@ type Config struct {
 	// again; zero means DefaultDisabledPoll.
 	DisabledPoll time.Duration
 	// Circuit tunes the endpoints' circuit breakers; zero means
-	// circuit.DefaultPolicy.
+	// circuit.DefaultPolicy().
 	Circuit circuit.Policy
 	// Observe, if set, is told every attempt made (not deferrals), after
 	// it is made: the hook for metrics and health figures. It must not
@@ -104,6 +104,6 @@ func New(cfg Config) *Activities {
 		events:              cfg.Events,
 		observe:             cfg.Observe,
 		metrics:             cfg.Metrics,
-		circuit:             cmp.Or(cfg.Circuit, circuit.DefaultPolicy),
+		circuit:             cmp.Or(cfg.Circuit, circuit.DefaultPolicy()),
 	}
 }

@@ -24,8 +24,11 @@ type Policy struct {
 }
 
 // DefaultPolicy is the tuning the product promises: five failures, a 60s
-// cooldown doubling up to 10 minutes.
-var DefaultPolicy = Policy{Threshold: 5, BaseCooldown: 60 * time.Second, MaxCooldown: 10 * time.Minute}
+// cooldown doubling up to 10 minutes. A function, so no process can change
+// the default another server in it relies on.
+func DefaultPolicy() Policy {
+	return Policy{Threshold: 5, BaseCooldown: 60 * time.Second, MaxCooldown: 10 * time.Minute}
+}
 
 // Breaker is one endpoint's circuit.
 type Breaker struct {

@@ -10,33 +10,33 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 func TestOpensAfterFiveFailures(t *testing.T) {
 	var b Breaker
 	var ch Change
-	for i := 1; i <= DefaultPolicy.Threshold; i++ {
-		if _, adm := b.Admit(DefaultPolicy, t0, time.Minute); !adm.Allowed {
+	for i := 1; i <= DefaultPolicy().Threshold; i++ {
+		if _, adm := b.Admit(DefaultPolicy(), t0, time.Minute); !adm.Allowed {
 			t.Fatalf("attempt %d refused while closed", i)
 		}
-		b, ch = b.Record(DefaultPolicy, false, t0)
-		if want := (i == DefaultPolicy.Threshold); (ch == Opened) != want {
+		b, ch = b.Record(DefaultPolicy(), false, t0)
+		if want := (i == DefaultPolicy().Threshold); (ch == Opened) != want {
 			t.Fatalf("after %d failures change = %v", i, ch)
 		}
 	}
-	if b.State != Open || !b.OpenUntil.Equal(t0.Add(DefaultPolicy.BaseCooldown)) {
+	if b.State != Open || !b.OpenUntil.Equal(t0.Add(DefaultPolicy().BaseCooldown)) {
 		t.Fatalf("breaker = %+v", b)
 	}
-	if _, adm := b.Admit(DefaultPolicy, t0.Add(59*time.Second), time.Minute); adm.Allowed || !adm.Wait.Equal(t0.Add(DefaultPolicy.BaseCooldown)) {
+	if _, adm := b.Admit(DefaultPolicy(), t0.Add(59*time.Second), time.Minute); adm.Allowed || !adm.Wait.Equal(t0.Add(DefaultPolicy().BaseCooldown)) {
 		t.Fatalf("admitted during cooldown: %+v", adm)
 	}
 }
 
 func TestSuccessResetsCount(t *testing.T) {
 	var b Breaker
-	for range DefaultPolicy.Threshold - 1 {
-		b, _ = b.Record(DefaultPolicy, false, t0)
+	for range DefaultPolicy().Threshold - 1 {
+		b, _ = b.Record(DefaultPolicy(), false, t0)
 	}
-	b, _ = b.Record(DefaultPolicy, true, t0)
+	b, _ = b.Record(DefaultPolicy(), true, t0)
 	if !b.Quiet() {
 		t.Fatalf("not reset: %+v", b)
 	}
-	b, ch := b.Record(DefaultPolicy, false, t0)
+	b, ch := b.Record(DefaultPolicy(), false, t0)
 	if ch != Unchanged || b.State != Closed {
 		t.Fatalf("one failure after reset opened it: %+v", b)
 	}
@@ -45,27 +45,27 @@ func TestSuccessResetsCount(t *testing.T) {
 // Exactly one probe passes after the cooldown; a failed probe doubles the
 // cooldown up to the cap; a reachable answer closes the circuit.
 func TestCooldownDoublesToCapThenRecovers(t *testing.T) {
-	b := Breaker{State: Open, Failures: DefaultPolicy.Threshold, Cooldown: DefaultPolicy.BaseCooldown, OpenUntil: t0.Add(DefaultPolicy.BaseCooldown)}
+	b := Breaker{State: Open, Failures: DefaultPolicy().Threshold, Cooldown: DefaultPolicy().BaseCooldown, OpenUntil: t0.Add(DefaultPolicy().BaseCooldown)}
 	now := t0
 	want := []time.Duration{2 * time.Minute, 4 * time.Minute, 8 * time.Minute, 10 * time.Minute, 10 * time.Minute}
 	for i, cooldown := range want {
 		now = b.OpenUntil
 		var adm Admission
-		b, adm = b.Admit(DefaultPolicy, now, 30*time.Second)
+		b, adm = b.Admit(DefaultPolicy(), now, 30*time.Second)
 		if !adm.Allowed || !adm.Probe {
 			t.Fatalf("round %d: probe not admitted: %+v", i, adm)
 		}
-		if _, second := b.Admit(DefaultPolicy, now.Add(time.Second), 30*time.Second); second.Allowed {
+		if _, second := b.Admit(DefaultPolicy(), now.Add(time.Second), 30*time.Second); second.Allowed {
 			t.Fatalf("round %d: a second attempt passed while the probe is out", i)
 		}
 		var ch Change
-		b, ch = b.Record(DefaultPolicy, false, now)
+		b, ch = b.Record(DefaultPolicy(), false, now)
 		if ch != Reopened || b.Cooldown != cooldown || !b.OpenUntil.Equal(now.Add(cooldown)) {
 			t.Fatalf("round %d: change %v, breaker %+v, want cooldown %s", i, ch, b, cooldown)
 		}
 	}
-	b, _ = b.Admit(DefaultPolicy, b.OpenUntil, 30*time.Second)
-	b, ch := b.Record(DefaultPolicy, true, b.OpenUntil)
+	b, _ = b.Admit(DefaultPolicy(), b.OpenUntil, 30*time.Second)
+	b, ch := b.Record(DefaultPolicy(), true, b.OpenUntil)
 	if ch != Recovered || !b.Quiet() {
 		t.Fatalf("probe success: change %v, breaker %+v", ch, b)
 	}
@@ -73,15 +73,15 @@ func TestCooldownDoublesToCapThenRecovers(t *testing.T) {
 
 // A prober that dies loses its lease; the next attempt becomes the probe.
 func TestProbeLeaseLapses(t *testing.T) {
-	b := Breaker{State: Open, Cooldown: DefaultPolicy.BaseCooldown, OpenUntil: t0}
-	b, adm := b.Admit(DefaultPolicy, t0, 20*time.Second)
+	b := Breaker{State: Open, Cooldown: DefaultPolicy().BaseCooldown, OpenUntil: t0}
+	b, adm := b.Admit(DefaultPolicy(), t0, 20*time.Second)
 	if !adm.Probe {
 		t.Fatal("no probe")
 	}
-	if _, adm = b.Admit(DefaultPolicy, t0.Add(19*time.Second), 20*time.Second); adm.Allowed {
+	if _, adm = b.Admit(DefaultPolicy(), t0.Add(19*time.Second), 20*time.Second); adm.Allowed {
 		t.Fatal("admitted within the lease")
 	}
-	if _, adm = b.Admit(DefaultPolicy, t0.Add(20*time.Second), 20*time.Second); !adm.Allowed || !adm.Probe {
+	if _, adm = b.Admit(DefaultPolicy(), t0.Add(20*time.Second), 20*time.Second); !adm.Allowed || !adm.Probe {
 		t.Fatalf("lapsed lease not taken over: %+v", adm)
 	}
 }
@@ -90,11 +90,11 @@ func TestProbeLeaseLapses(t *testing.T) {
 // must not re-open it or double the cooldown.
 func TestLateFailuresDoNotReopen(t *testing.T) {
 	var b Breaker
-	for range DefaultPolicy.Threshold {
-		b, _ = b.Record(DefaultPolicy, false, t0)
+	for range DefaultPolicy().Threshold {
+		b, _ = b.Record(DefaultPolicy(), false, t0)
 	}
 	opened := b
-	b, ch := b.Record(DefaultPolicy, false, t0.Add(time.Second))
+	b, ch := b.Record(DefaultPolicy(), false, t0.Add(time.Second))
 	if ch != Unchanged || b.Cooldown != opened.Cooldown || !b.OpenUntil.Equal(opened.OpenUntil) {
 		t.Fatalf("late failure changed the open circuit: %v %+v", ch, b)
 	}

@@ -40,8 +40,8 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.cfg.StormN, "storm-n", d.StormN, "deliveries parked in the retry storm (negative skips it)")
 	schedule := fs.String("storm-schedule", strings.Join(d.StormSchedule, ","), "retry schedule of the storm's endpoint")
 	fs.DurationVar(&o.cfg.StormHold, "storm-hold", 0, "keep the receiver down this long after all deliveries parked")
-	fs.DurationVar(&o.cfg.Circuit.BaseCooldown, "circuit-cooldown", 0, "hookd's circuit cooldown (0: hookd's default, "+circuit.DefaultPolicy.BaseCooldown.String()+")")
-	fs.DurationVar(&o.cfg.Circuit.MaxCooldown, "circuit-max-cooldown", 0, "cap of the doubling cooldown (0: hookd's default, "+circuit.DefaultPolicy.MaxCooldown.String()+")")
+	fs.DurationVar(&o.cfg.Circuit.BaseCooldown, "circuit-cooldown", 0, "hookd's circuit cooldown (0: hookd's default, "+circuit.DefaultPolicy().BaseCooldown.String()+")")
+	fs.DurationVar(&o.cfg.Circuit.MaxCooldown, "circuit-max-cooldown", 0, "cap of the doubling cooldown (0: hookd's default, "+circuit.DefaultPolicy().MaxCooldown.String()+")")
 	fs.IntVar(&o.cfg.WorkflowCacheSize, "workflow-cache", 0, "deliveries hookd's worker keeps in memory between tasks (0: hookd's default, "+strconv.Itoa(worker.DefaultWorkflowCacheSize)+")")
 	fs.BoolVar(&o.cfg.TemporalTuning.AllVisibilityIndexes, "all-visibility-indexes", false, "keep all 58 indexes of Temporal's visibility table (default: the 18 hookd and the Web UI use)")
 	fs.BoolVar(&o.cfg.TemporalTuning.StockFTSTrigger, "stock-fts-trigger", false, "keep Temporal's full-text update trigger as shipped (default: it runs only when a full-text column changes)")
@@ -58,7 +58,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 		o.cfg.StormSchedule = strings.Split(*schedule, ",")
 	}
 	if o.cfg.Circuit != (circuit.Policy{}) {
-		p := circuit.DefaultPolicy
+		p := circuit.DefaultPolicy()
 		if o.cfg.Circuit.BaseCooldown > 0 {
 			p.BaseCooldown = o.cfg.Circuit.BaseCooldown
 		}
