@@ -138,7 +138,7 @@ func TestDisabledEndpointWaits(t *testing.T) {
 	// next attempt was due and was held.
 	require.Eventually(t, func() bool {
 		return api.do("GET", "/v1/deliveries/"+id, nil, &d) == http.StatusOK && d.WaitReason == "endpoint disabled"
-	}, 10*time.Second, 20*time.Millisecond)
+	}, 30*time.Second, 20*time.Millisecond)
 	require.Equal(t, "pending", d.Status)
 	require.Equal(t, 1, d.Attempts, "no attempt while disabled")
 
