@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"go.temporal.io/api/serviceerror"
 
 	"github.com/hookd/hookd/store"
 )
@@ -101,12 +99,11 @@ func (s *Server) deliveryStatuses(ctx context.Context, ds []eventDeliveryOut) er
 // from the run's description alone.
 func (s *Server) deliveryStatus(ctx context.Context, id string) (string, error) {
 	desc, err := s.temporal.DescribeWorkflowExecution(ctx, id, "")
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
+	if temporalNotFound(err) {
 		return statusNotStarted, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("%w: describe delivery: %w", errUnavailable, err)
+		return "", fromTemporal(err, "describe delivery", "")
 	}
 	return string(runStatus(desc.GetWorkflowExecutionInfo())), nil
 }

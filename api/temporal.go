@@ -17,8 +17,7 @@ func fromTemporal(err error, doing, notFound string) error {
 	if err == nil {
 		return nil
 	}
-	var nf *serviceerror.NotFound
-	if notFound != "" && errors.As(err, &nf) {
+	if notFound != "" && temporalNotFound(err) {
 		return &Error{Code: CodeNotFound, Message: notFound}
 	}
 	return fmt.Errorf("%w: %s: %w", errUnavailable, doing, err)
@@ -33,4 +32,12 @@ func fromTemporalPage(err error, doing string, token []byte) error {
 		return invalid("cursor", "is not a cursor this API returned")
 	}
 	return fromTemporal(err, doing, "")
+}
+
+// temporalNotFound reports whether a Temporal call failed because what it
+// named does not exist, for a caller to whom that is an answer, not an
+// error (a delivery not started yet).
+func temporalNotFound(err error) bool {
+	var nf *serviceerror.NotFound
+	return errors.As(err, &nf)
 }
