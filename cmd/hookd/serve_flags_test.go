@@ -63,15 +63,17 @@ func TestParseServeFlags(t *testing.T) {
 
 func TestParseServeFlagsRefuses(t *testing.T) {
 	const key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
-	base := []string{"--database-url", "postgres://db/hookd", "--master-key", key, "--api-keys", "k"}
+	db, mk, ak, pk := []string{"--database-url", "postgres://db/hookd"}, []string{"--master-key", key}, []string{"--api-keys", "k"}, []string{"--payload-keys", key}
+	base := slices.Concat(db, mk, ak, pk)
 	for name, tc := range map[string]struct {
 		args []string
 		want string
 	}{
-		"no API key":        {base[:4], "missing API key"},
-		"no master key":     {[]string{"--database-url", "postgres://db/hookd", "--api-keys", "k"}, "missing master key"},
+		"no API key":        {slices.Concat(db, mk, pk), "missing API key"},
+		"no master key":     {slices.Concat(db, ak, pk), "missing master key"},
 		"short master key":  {append(slices.Clone(base), "--master-key", "c2VjcmV0"), "master key"},
-		"no database":       {base[2:], "missing database URL"},
+		"no database":       {slices.Concat(mk, ak, pk), "missing database URL"},
+		"no payload key":    {slices.Concat(db, mk, ak), "no payload key"},
 		"bad CIDR":          {append(slices.Clone(base), "--allow-cidrs", "10.0.0.0/99"), "allow-cidrs"},
 		"bad log format":    {append(slices.Clone(base), "--log-format", "xml"), "log-format"},
 		"positional":        {append(slices.Clone(base), "extra"), "unexpected"},
