@@ -102,7 +102,7 @@ func TestDeliveryWaitsOutADeferral(t *testing.T) {
 // wake-ups and past the limit within 200.
 func TestParkedMaxSizeDeliveryHistoryStaysBounded(t *testing.T) {
 	const wakeUps = 1500
-	req := newRequest("parked", delivery.DefaultSchedule)
+	req := newRequest("parked", delivery.DefaultSchedule())
 	req.Body = `{"pad":"` + strings.Repeat("x", 256<<10-10) + `"}`
 	require.Len(t, req.Body, 256<<10)
 	checks := 0 // gate checks across runs: the endpoint is disabled from the first retry on
