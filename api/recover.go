@@ -9,13 +9,13 @@ import (
 	"slices"
 	"time"
 
-	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/store"
+	"github.com/hookd/hookd/visibility"
 )
 
 // How a recover spreads the endpoint's waiting deliveries: at most
@@ -119,12 +119,11 @@ func (s *Server) wakeWaiting(r *http.Request, endpointID string, out recoverOut)
 	for i, ex := range waiting {
 		sig := delivery.RecoverSignal{By: out.By, Reason: out.Reason, NotBefore: out.At.Add(slot(i, len(waiting)))}
 		err := s.temporal.SignalWorkflow(r.Context(), ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId(), delivery.SignalRecover, sig)
-		var nf *serviceerror.NotFound
 		switch {
-		case errors.As(err, &nf):
+		case temporalNotFound(err):
 			continue
 		case err != nil:
-			return woken, fmt.Errorf("%w: signal recover to %s: %w", errUnavailable, ex.GetExecution().GetWorkflowId(), err)
+			return woken, fromTemporal(err, "signal recover to "+ex.GetExecution().GetWorkflowId(), "")
 		}
 		woken++
 	}
@@ -138,7 +137,7 @@ func (s *Server) eachExecution(ctx context.Context, query string, fn func(*workf
 	for {
 		resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, PageSize: 1000, NextPageToken: token})
 		if err != nil {
-			return fmt.Errorf("%w: list workflows: %w", errUnavailable, err)
+			return fromTemporal(err, "list workflows", "")
 		}
 		for _, ex := range resp.GetExecutions() {
 			fn(ex)
@@ -152,8 +151,7 @@ func (s *Server) eachExecution(ctx context.Context, query string, fn func(*workf
 // waitingQuery finds an endpoint's deliveries that wait on its circuit or
 // its switch.
 func waitingQuery(endpointID string) string {
-	return fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s = '%s' AND %s = '%s'",
-		delivery.WorkflowDelivery, delivery.AttrEndpointID.GetName(), endpointID, delivery.AttrStatus.GetName(), delivery.SearchStatusWaiting)
+	return visibility.Pending(endpointID) + fmt.Sprintf(" AND %s = '%s'", delivery.AttrStatus.GetName(), delivery.SearchStatusWaiting)
 }
 
 // slot is when, after the recover, the i-th of n waiting deliveries tries
