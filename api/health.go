@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/metrics"
 )
@@ -26,15 +28,25 @@ type healthOut struct {
 }
 
 func (s *Server) endpointHealth(w http.ResponseWriter, r *http.Request) {
-	ep, err := s.endpoint(r)
+	out, err := s.EndpointHealth(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	b, err := s.store.Circuit(r.Context(), ep.ID)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// EndpointHealth returns the endpoint's health, if the scope of ctx may
+// see it: its circuit, its pending deliveries and dead letters, and its
+// success rates and latencies when a stats source is configured.
+func (s *Server) EndpointHealth(ctx context.Context, id string) (Health, error) {
+	ep, err := s.endpointIn(ctx, id)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return Health{}, err
+	}
+	b, err := s.store.Circuit(ctx, ep.ID)
+	if err != nil {
+		return Health{}, err
 	}
 	out := healthOut{EndpointID: ep.ID, Enabled: ep.Enabled, Circuit: string(b.State), ConsecutiveFailures: b.Failures}
 	if !b.OpenUntil.IsZero() && b.OpenUntil.After(s.now()) {
@@ -43,23 +55,21 @@ func (s *Server) endpointHealth(w http.ResponseWriter, r *http.Request) {
 	pending := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s = '%s'", delivery.WorkflowDelivery, delivery.AttrEndpointID.GetName(), ep.ID)
 	dead := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s = '%s'", delivery.WorkflowDeadLetter, delivery.AttrEndpointID.GetName(), ep.ID)
 	var oldest time.Time
-	if out.PendingDeliveries, oldest, err = s.oldest(r.Context(), pending); err == nil {
-		out.DeadLetters, err = s.count(r.Context(), dead)
+	if out.PendingDeliveries, oldest, err = s.oldest(ctx, pending); err == nil {
+		out.DeadLetters, err = s.count(ctx, dead)
 	}
 	if !oldest.IsZero() {
 		out.OldestPendingAgeSec = s.now().Sub(oldest).Seconds()
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return Health{}, err
 	}
 	if s.stats != nil {
-		if out.Stats, err = s.stats(r.Context(), ep.ID); err != nil {
-			s.writeError(w, r, err)
-			return
+		if out.Stats, err = s.stats(ctx, ep.ID); err != nil {
+			return Health{}, err
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }
 
 // count counts the executions matching query.

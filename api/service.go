@@ -1,0 +1,89 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/hookd/hookd/authz"
+	"github.com/hookd/hookd/delivery"
+)
+
+// The service layer: the scoped operations behind the /v1 routes, exported
+// so other surfaces of hookd (the consumer portal) call them in-process
+// rather than over HTTP or through a copy of their rules. Each takes a
+// context carrying the caller's authz.Scope (authz.NewContext) and applies
+// exactly the checks its route applies: bad input comes back as *Error
+// naming the field, anything outside the scope as *Error with
+// CodeNotFound, and a Temporal outage as an error IsUnavailable reports.
+
+// The API's views of its resources, as the routes answer them and the
+// service methods return them.
+type (
+	// EndpointView is an endpoint; Secret is set only by CreateEndpoint.
+	EndpointView = endpointJSON
+	// EndpointPatch is what UpdateEndpoint changes: nil fields stay.
+	EndpointPatch = endpointPatch
+	// EndpointCreate is what CreateEndpoint creates from.
+	EndpointCreate = endpointCreate
+	// Health is an endpoint's health.
+	Health = healthOut
+	// TestResult is the first attempt of a test event.
+	TestResult = testOut
+	// DeliveryRef is a delivery in a list.
+	DeliveryRef = deliveryRef
+	// DeliveryView is one delivery with its timeline.
+	DeliveryView = deliveryOut
+	// DeadLetterFilter selects dead letters.
+	DeadLetterFilter = deadLetterFilter
+	// DeadLetterRef is a dead letter in a list.
+	DeadLetterRef = deadLetterRef
+	// DeadLetterView is one dead letter in full.
+	DeadLetterView = deadLetterOut
+)
+
+// IsUnavailable reports whether err is a failure worth retrying later: a
+// Temporal outage.
+func IsUnavailable(err error) bool { return errors.Is(err, errUnavailable) }
+
+// Delivery returns a delivery with its timeline, if the scope of ctx may
+// see it.
+func (s *Server) Delivery(ctx context.Context, id string) (DeliveryView, error) {
+	return s.readDelivery(ctx, id)
+}
+
+// DeliveryRequest returns what the delivery's current run was started
+// with (its payload, event and schedule), if the scope of ctx may see it.
+func (s *Server) DeliveryRequest(ctx context.Context, id string) (delivery.Request, error) {
+	notFound := &Error{Code: CodeNotFound, Message: "delivery not found"}
+	iter := s.temporal.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var ev *historypb.HistoryEvent
+	err := errors.New("empty history")
+	if iter.HasNext() {
+		ev, err = iter.Next()
+	}
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return delivery.Request{}, notFound
+	}
+	if err != nil {
+		return delivery.Request{}, fmt.Errorf("%w: read delivery input: %w", errUnavailable, err)
+	}
+	started := ev.GetWorkflowExecutionStartedEventAttributes()
+	if started.GetWorkflowType().GetName() != delivery.WorkflowDelivery {
+		return delivery.Request{}, notFound
+	}
+	var req delivery.Request
+	if err := converter.GetDefaultDataConverter().FromPayloads(started.GetInput(), &req); err != nil {
+		return delivery.Request{}, fmt.Errorf("read delivery input: %w", err)
+	}
+	if authz.FromContext(ctx).Check(req.TenantID) != nil {
+		return delivery.Request{}, notFound
+	}
+	return req, nil
+}
