@@ -241,7 +241,11 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	d.API = h
-	return withCodecServer(d.obs.withMetrics(h, h), codecServerOptions{
+	withUI, err := withPortal(h, h, d.store, cfg.Version, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	return withCodecServer(d.obs.withMetrics(withUI, h), codecServerOptions{
 		payload: cfg.Payload, namespace: cfg.Namespace, requireKey: h.RequireAPIKey,
 		trustedOrigins: loopbackUIOrigins(cfg.UIAddr, strings.TrimPrefix(d.APIURL, "http://")),
 	})
