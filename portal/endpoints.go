@@ -159,7 +159,7 @@ func defaultSchedule() string {
 	for _, d := range delivery.DefaultSchedule {
 		out = append(out, d.String())
 	}
-	return strings.Join(out, ", ")
+	return shortDurations(out)
 }
 
 func (p *Portal) newEndpoint(w http.ResponseWriter, r *http.Request) {

@@ -113,7 +113,8 @@ func (p *Portal) routes() chi.Router {
 }
 
 // secureHeaders keeps the portal's pages out of frames, caches and other
-// origins' scripts, and its links' tokens out of Referer headers.
+// origins' scripts, and sends no Referer to other origins (same-origin
+// requests keep theirs, so a form's Origin header names this server).
 func secureHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -121,7 +122,7 @@ func secureHeaders(next http.Handler) http.Handler {
 			"form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Referrer-Policy", "same-origin")
 		h.Set("Cache-Control", "no-store")
 		next.ServeHTTP(w, r)
 	})

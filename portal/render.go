@@ -28,10 +28,10 @@ func parsePages() (pages, error) {
 	out := pages{}
 	for _, name := range names {
 		base := strings.TrimSuffix(path.Base(name), ".html")
-		if base == "layout" {
+		if base == "layout" || base == "partials" {
 			continue
 		}
-		t, err := template.New(base).Funcs(funcs).ParseFS(files, "templates/layout.html", name)
+		t, err := template.New(base).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/partials.html", name)
 		if err != nil {
 			return nil, fmt.Errorf("portal: template %s: %w", base, err)
 		}
@@ -192,6 +192,8 @@ var funcs = template.FuncMap{
 		return buf.String()
 	},
 	"join": strings.Join,
+	// durations shortens a list of Go durations: "1h0m0s" reads "1h".
+	"durations": func(ds []string) string { return shortDurations(ds) },
 	// fieldOf is the data of a form's text field.
 	"fieldOf": func(name, label, value string, errs map[string]string, hint string) formField {
 		return formField{Name: name, Label: label, Value: value, Error: errs[name], Hint: hint}
@@ -234,6 +236,21 @@ type filterForm struct {
 	Endpoints           []api.EndpointView
 	Statuses            []delivery.Status
 	Periods             []period
+}
+
+// shortDurations joins Go durations without their zero units.
+func shortDurations(ds []string) string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		if strings.HasSuffix(d, "m0s") {
+			d = strings.TrimSuffix(d, "0s")
+		}
+		if strings.HasSuffix(d, "h0m") {
+			d = strings.TrimSuffix(d, "0m")
+		}
+		out[i] = d
+	}
+	return strings.Join(out, ", ")
 }
 
 func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }

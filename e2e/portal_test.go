@@ -1,0 +1,215 @@
+package e2e
+
+import (
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// portalLink asks the API for a tenant's portal sign-in link.
+func (c *apiClient) portalLink(tenant string) string {
+	c.t.Helper()
+	var out struct {
+		URL       string    `json:"url"`
+		ExpiresAt time.Time `json:"expires_at"`
+	}
+	require.Equal(c.t, http.StatusCreated, c.do("POST", "/v1/tenants/"+tenant+"/portal", nil, &out))
+	require.True(c.t, strings.HasPrefix(out.URL, c.dev.APIURL+"/portal/login?t=hpl_"), out.URL)
+	require.WithinDuration(c.t, time.Now().Add(10*time.Minute), out.ExpiresAt, time.Minute)
+	return out.URL
+}
+
+// The consumer portal in a real browser: sign in by link, create an
+// endpoint through the form (a validation error shown at its field
+// first), send a test event, follow a failing delivery's attempts and
+// resend it once the receiver is fixed; another tenant's delivery is "not
+// found" and the used link is refused. Each page is photographed at
+// laptop and phone width.
+func TestPortalInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	c := newAPI(t)
+	tenantA, tenantB := "portal-a-"+uniq(), "portal-b-"+uniq()
+	c.putTenant(tenantA)
+	c.putTenant(tenantB)
+	ok := newReceiver(t, func(_ int, w http.ResponseWriter) { _, _ = w.Write([]byte(`{"received":true}`)) })
+	var fixed atomic.Bool
+	flaky := newReceiver(t, func(_ int, w http.ResponseWriter) {
+		if fixed.Load() {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte("receiver says no: database locked"))
+	})
+
+	// Another tenant's delivery, for the URL-editing check.
+	other := c.createEndpoint(map[string]any{"url": newReceiver(t, nil).URL, "tenant_id": tenantB})
+	otherDelivery := c.send(`{"type":"order.created","tenant_id":"` + tenantB + `","payload":{"secret":"of b"}}`).Deliveries[0].ID
+
+	link := c.portalLink(tenantA)
+	b.open(link)
+	require.Equal(t, "/portal/", b.path(), "the link signs in and lands on Endpoints")
+	require.Equal(t, "Endpoints", b.text("h1"))
+	require.Equal(t, "Endpoints Deliveries Dead letters", strings.Join(strings.Fields(b.text("nav")), " "))
+
+	// Create an endpoint through the form: the API's validation first.
+	b.submit(`a[href="/portal/endpoints/new"]`)
+	b.fill("#url", "ftp://example.com/hooks")
+	b.fill("#event_types", "order.created")
+	b.submit(`form.form button[type=submit]`)
+	require.Contains(t, b.text("#url-error"), "must use http or https", "the error sits at its field")
+	b.shoot("endpoint-form")
+	b.fill("#url", ok.URL+"/orders")
+	b.fill("#description", "Order notifications")
+	b.submit(`form.form button[type=submit]`)
+	require.Contains(t, b.text(".notice"), "Endpoint created.")
+	require.Equal(t, ok.URL+"/orders", b.text("h1"))
+
+	// Send a test event and see the receiver's 200.
+	b.submit(`form[action$="/test"] button`)
+	require.Equal(t, "200", b.text("#test-result .status-code"))
+	require.Contains(t, b.text("#test-result"), `{"received":true}`)
+	require.Len(t, ok.Hits(), 1)
+	b.shoot("endpoint")
+	b.submit(`form[action$="/secret"] button`)
+	require.True(t, strings.HasPrefix(b.text("#secret"), "whsec_"), "Reveal shows the secret")
+
+	// A failing endpoint, created through the form with a short schedule.
+	b.open(shared.APIURL + "/portal/endpoints/new")
+	b.fill("#url", flaky.URL)
+	b.fill("#event_types", "invoice.paid")
+	b.fill("#retry_schedule", "1s")
+	b.submit(`form.form button[type=submit]`)
+	require.Contains(t, b.text(".notice"), "Endpoint created.")
+	b.open(shared.APIURL + "/portal/")
+	require.Contains(t, b.text("table.list"), flaky.URL)
+	b.shoot("endpoints")
+
+	a := c.send(`{"type":"invoice.paid","tenant_id":"` + tenantA + `","payload":{"invoice":"inv_42","amount":1999}}`)
+	require.Len(t, a.Deliveries, 1)
+	failed := a.Deliveries[0].ID
+	require.Equal(t, "exhausted", c.waitDelivery(failed, 20*time.Second).Status)
+	c.waitDeadLetter(failed)
+
+	b.open(shared.APIURL + "/portal/deliveries")
+	require.Contains(t, b.text("table.list"), "invoice.paid")
+	require.Contains(t, b.text("table.list"), "exhausted")
+	b.shoot("deliveries")
+
+	b.open(shared.APIURL + "/portal/deliveries/" + failed)
+	require.Equal(t, "exhausted", b.text("#delivery-status"))
+	require.Contains(t, b.text("time"), "GMT+9", "times in the viewer's time zone (Tokyo)")
+	attempts := b.text(".attempts")
+	require.Contains(t, attempts, "Attempt 1")
+	require.Contains(t, attempts, "Attempt 2")
+	require.Contains(t, attempts, "500")
+	require.Contains(t, attempts, "receiver says no: database locked", "the receiver's response body")
+	require.Contains(t, b.text(".payload"), `"invoice": "inv_42"`, "the payload, pretty-printed")
+	headers := strings.ToLower(b.text(".headers"))
+	for name := range flaky.Hits()[0].Header {
+		if name != "Accept-Encoding" && name != "Content-Length" {
+			require.Contains(t, headers, strings.ToLower(name), "every header the receiver got is listed")
+		}
+	}
+	b.shoot("delivery")
+
+	b.open(shared.APIURL + "/portal/dead-letters")
+	require.Contains(t, b.text("table.list"), "invoice.paid")
+	require.Contains(t, b.text("table.list"), "http_5xx", "the last error")
+	b.shoot("dead-letters")
+
+	// Fixed: resend it from its page and watch it arrive.
+	fixed.Store(true)
+	b.open(shared.APIURL + "/portal/deliveries/" + failed)
+	b.submit(`form[action$="/resend"] button`)
+	require.Contains(t, b.text(".notice"), "Resend requested")
+	require.Eventually(t, func() bool {
+		b.open(shared.APIURL + "/portal/deliveries/" + failed)
+		return b.text("#delivery-status") == "delivered"
+	}, 15*time.Second, 200*time.Millisecond)
+	require.Contains(t, b.text("#resent"), "by portal (portal)", "who resent it and why")
+	require.Contains(t, b.text(".attempts"), "200")
+	b.shoot("delivery-resent")
+
+	// Another tenant's IDs typed into the URL.
+	b.open(shared.APIURL + "/portal/deliveries/" + otherDelivery)
+	require.Equal(t, "Not found", b.text("h1"))
+	require.NotContains(t, b.body(), "of b")
+	b.shoot("not-found")
+	b.open(shared.APIURL + "/portal/endpoints/" + other.ID)
+	require.Equal(t, "Not found", b.text("h1"))
+
+	// Signing out ends the session.
+	b.open(shared.APIURL + "/portal/")
+	b.submit(`form.logout button`)
+	require.Equal(t, "Signed out", b.text("h1"))
+	b.open(shared.APIURL + "/portal/deliveries")
+	require.Equal(t, "You are signed out", b.text("h1"))
+
+	// The used link is refused.
+	b.open(link)
+	require.Equal(t, "This sign-in link is no longer valid", b.text("h1"))
+	b.shoot("link-refused")
+}
+
+// portalSession signs a plain HTTP client in with a link.
+func portalSession(t *testing.T, link string) *http.Client {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	hc := &http.Client{Jar: jar}
+	resp, err := hc.Get(link)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	return hc
+}
+
+func portalStatus(t *testing.T, hc *http.Client, path string) int {
+	t.Helper()
+	resp, err := hc.Get(shared.APIURL + path)
+	require.NoError(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// Logging out, revoking the tenant's tokens and deleting the tenant each
+// end its portal sessions; a form without the session's CSRF token
+// changes nothing.
+func TestPortalSessionsEnd(t *testing.T) {
+	c := newAPI(t)
+	tenant := "portal-s-" + uniq()
+	c.putTenant(tenant)
+	require.Equal(t, http.StatusNotFound, c.do("POST", "/v1/tenants/nobody-"+uniq()+"/portal", nil, nil))
+	tok := c.tenantToken(tenant, "1h")
+	require.Equal(t, http.StatusForbidden, c.asTenant(tok).do("POST", "/v1/tenants/"+tenant+"/portal", nil, nil), "platform only")
+
+	revoked := portalSession(t, c.portalLink(tenant))
+	deleted := portalSession(t, c.portalLink(tenant))
+	require.Equal(t, http.StatusOK, portalStatus(t, revoked, "/portal/"))
+
+	resp, err := revoked.PostForm(shared.APIURL+"/portal/endpoints", url.Values{"url": {"http://127.0.0.1:1/x"}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "no CSRF token")
+	var eps struct {
+		Data []any `json:"data"`
+	}
+	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints?tenant_id="+tenant, nil, &eps))
+	require.Empty(t, eps.Data)
+
+	require.Equal(t, http.StatusOK, c.do("DELETE", "/v1/tenants/"+tenant+"/tokens", nil, nil))
+	require.Equal(t, http.StatusUnauthorized, portalStatus(t, revoked, "/portal/"), "revoking the tokens ends the session")
+	require.Equal(t, http.StatusUnauthorized, portalStatus(t, deleted, "/portal/"))
+
+	again := portalSession(t, c.portalLink(tenant))
+	require.Equal(t, http.StatusOK, portalStatus(t, again, "/portal/deliveries"))
+	require.Equal(t, http.StatusNoContent, c.do("DELETE", "/v1/tenants/"+tenant, nil, nil))
+	require.Equal(t, http.StatusUnauthorized, portalStatus(t, again, "/portal/deliveries"), "deleting the tenant ends the session")
+}
