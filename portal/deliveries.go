@@ -68,12 +68,14 @@ var periods = []period{{"", "any time"}, {"1h", "last hour"}, {"24h", "last 24 h
 
 // deliveryList is the data of the deliveries page.
 type deliveryList struct {
-	Rows       []deliveryRow
-	Filter     listFilter
-	Endpoints  []api.EndpointView
-	Statuses   []delivery.Status
-	Periods    []period
-	Next       template.URL
+	Rows      []deliveryRow
+	Filter    listFilter
+	Endpoints []api.EndpointView
+	// URLs are the endpoints' URLs by ID.
+	URLs     map[string]string
+	Statuses []delivery.Status
+	Periods  []period
+	Next     template.URL
 }
 
 func (p *Portal) listDeliveries(w http.ResponseWriter, r *http.Request) {
@@ -85,6 +87,10 @@ func (p *Portal) listDeliveries(w http.ResponseWriter, r *http.Request) {
 	if data.Endpoints, _, err = p.api.ListEndpoints(ctx, "", store.Page{Limit: 500}); err != nil {
 		p.fail(w, r, err)
 		return
+	}
+	data.URLs = map[string]string{}
+	for _, ep := range data.Endpoints {
+		data.URLs[ep.ID] = ep.URL
 	}
 	filter := api.DeliveryFilter{EndpointID: f.EndpointID, Status: f.Status, EventType: f.EventType, Since: f.since(p.now())}
 	refs, next, err := p.api.ListDeliveries(ctx, filter, store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: 25})

@@ -97,9 +97,9 @@ func unavailable(errs []error) (bool, error) {
 // endpointForm is the data of the create and edit forms: the fields as
 // typed, and the API's validation errors by field.
 type endpointForm struct {
-	ID                                           string // "" for a new endpoint
+	ID                                          string // "" for a new endpoint
 	URL, EventTypes, Description, RetrySchedule string
-	Errors                                       map[string]string
+	Errors                                      map[string]string
 	// DefaultSchedule is the schedule an empty field means.
 	DefaultSchedule string
 }
