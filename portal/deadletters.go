@@ -11,7 +11,6 @@ import (
 
 	"github.com/hookd/hookd/api"
 	"github.com/hookd/hookd/delivery"
-	"github.com/hookd/hookd/store"
 )
 
 // maxSelected bounds the dead letters one form redrives one by one.
@@ -50,37 +49,25 @@ func (p *Portal) listDeadLetters(w http.ResponseWriter, r *http.Request) {
 	f := filterOf(r)
 	data := deadLetterList{Filter: f, Periods: periods, Reasons: []delivery.Status{delivery.StatusFailed, delivery.StatusExhausted}}
 	var err error
-	if data.Endpoints, _, err = p.api.ListEndpoints(ctx, "", store.Page{Limit: 500}); err != nil {
+	if data.Endpoints, err = p.filterEndpoints(ctx); err != nil {
 		p.fail(w, r, err)
 		return
 	}
-	refs, next, err := p.api.ListDeadLetters(ctx, p.deadLetterFilter(r, f), store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: 25})
-	v := view{Section: "dead-letters"}
-	switch {
-	case api.IsUnavailable(err):
-		v.Unavailable = true
-	case err != nil:
-		p.fail(w, r, err)
-		return
-	}
-	slices.SortStableFunc(refs, func(a, b api.DeadLetterRef) int { return b.DeadAt.Compare(a.DeadAt) })
-	data.Rows, data.Next = make([]deadLetterRow, len(refs)), f.next(next)
-	errs := each(len(refs), func(i int) error {
-		data.Rows[i].DeadLetterRef = refs[i]
-		d, err := p.api.DeadLetter(ctx, refs[i].ID)
-		if err == nil {
-			data.Rows[i].Attempts, data.Rows[i].LastError = d.Attempts, d.LastError
-		}
-		return err
-	})
-	down, err := unavailable(errs)
+	rows, next, down, err := historyPage(
+		func() ([]api.DeadLetterRef, string, error) {
+			return p.api.ListDeadLetters(ctx, p.deadLetterFilter(r, f), pageOf(r))
+		},
+		func(a, b api.DeadLetterRef) int { return b.DeadAt.Compare(a.DeadAt) },
+		func(ref api.DeadLetterRef) (deadLetterRow, error) {
+			d, err := p.api.DeadLetter(ctx, ref.ID)
+			return deadLetterRow{DeadLetterRef: ref, Attempts: d.Attempts, LastError: d.LastError}, err
+		})
 	if err != nil {
 		p.fail(w, r, err)
 		return
 	}
-	v.Unavailable = v.Unavailable || down
-	v.Data = data
-	p.renderView(w, r, http.StatusOK, "deadletters", v)
+	data.Rows, data.Next = rows, f.next(next)
+	p.renderView(w, r, http.StatusOK, "deadletters", view{Section: "dead-letters", Unavailable: down, Data: data})
 }
 
 // redriveResult is what became of one selected dead letter's redrive.

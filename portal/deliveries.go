@@ -4,17 +4,13 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
-	"net/url"
-	"slices"
 	"strconv"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hookd/hookd/api"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/signing"
-	"github.com/hookd/hookd/store"
 )
 
 // deliveryRow is a delivery in the list, with its attempts when they
@@ -25,46 +21,6 @@ type deliveryRow struct {
 	LastStatus int
 	Known      bool
 }
-
-// listFilter is the filter form of the deliveries and dead-letters pages,
-// as typed.
-type listFilter struct {
-	EndpointID, Status, EventType, Period string
-}
-
-func filterOf(r *http.Request) listFilter {
-	q := r.URL.Query()
-	return listFilter{EndpointID: q.Get("endpoint_id"), Status: q.Get("status"), EventType: q.Get("event_type"), Period: q.Get("period")}
-}
-
-// since is the RFC 3339 start of the filter's period, "" for any time.
-func (f listFilter) since(now time.Time) string {
-	d, err := time.ParseDuration(f.Period)
-	if err != nil || d <= 0 {
-		return ""
-	}
-	return now.Add(-d).UTC().Format(time.RFC3339)
-}
-
-// next is the link to the page after cursor with the same filter, ""
-// when there is none.
-func (f listFilter) next(cursor string) template.URL {
-	if cursor == "" {
-		return ""
-	}
-	v := url.Values{"cursor": {cursor}}
-	for k, s := range map[string]string{"endpoint_id": f.EndpointID, "status": f.Status, "event_type": f.EventType, "period": f.Period} {
-		if s != "" {
-			v.Set(k, s)
-		}
-	}
-	return template.URL("?" + v.Encode())
-}
-
-// period is a choice of the filters' time range.
-type period struct{ Value, Label string }
-
-var periods = []period{{"", "any time"}, {"1h", "last hour"}, {"24h", "last 24 hours"}, {"168h", "last 7 days"}}
 
 // deliveryList is the data of the deliveries page.
 type deliveryList struct {
@@ -81,47 +37,30 @@ type deliveryList struct {
 func (p *Portal) listDeliveries(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	f := filterOf(r)
-	data := deliveryList{Filter: f, Periods: periods,
+	data := deliveryList{Filter: f, Periods: periods, URLs: map[string]string{},
 		Statuses: []delivery.Status{delivery.StatusPending, delivery.StatusDelivered, delivery.StatusFailed, delivery.StatusExhausted}}
 	var err error
-	if data.Endpoints, _, err = p.api.ListEndpoints(ctx, "", store.Page{Limit: 500}); err != nil {
+	if data.Endpoints, err = p.filterEndpoints(ctx); err != nil {
 		p.fail(w, r, err)
 		return
 	}
-	data.URLs = map[string]string{}
 	for _, ep := range data.Endpoints {
 		data.URLs[ep.ID] = ep.URL
 	}
 	filter := api.DeliveryFilter{EndpointID: f.EndpointID, Status: f.Status, EventType: f.EventType, Since: f.since(p.now())}
-	refs, next, err := p.api.ListDeliveries(ctx, filter, store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: 25})
-	v := view{Section: "deliveries"}
-	switch {
-	case api.IsUnavailable(err):
-		v.Unavailable = true
-	case err != nil:
-		p.fail(w, r, err)
-		return
-	}
-	// Temporal lists open runs first, then by close time: newest first
-	// within the page.
-	slices.SortStableFunc(refs, func(a, b api.DeliveryRef) int { return b.CreatedAt.Compare(a.CreatedAt) })
-	data.Rows, data.Next = make([]deliveryRow, len(refs)), f.next(next)
-	errs := each(len(refs), func(i int) error {
-		data.Rows[i].DeliveryRef = refs[i]
-		d, err := p.api.Delivery(ctx, refs[i].ID)
-		if err == nil {
-			data.Rows[i].Attempts, data.Rows[i].LastStatus, data.Rows[i].Known = d.Attempts, d.LastStatus, true
-		}
-		return err
-	})
-	down, err := unavailable(errs)
+	rows, next, down, err := historyPage(
+		func() ([]api.DeliveryRef, string, error) { return p.api.ListDeliveries(ctx, filter, pageOf(r)) },
+		func(a, b api.DeliveryRef) int { return b.CreatedAt.Compare(a.CreatedAt) },
+		func(ref api.DeliveryRef) (deliveryRow, error) {
+			d, err := p.api.Delivery(ctx, ref.ID)
+			return deliveryRow{DeliveryRef: ref, Attempts: d.Attempts, LastStatus: d.LastStatus, Known: err == nil}, err
+		})
 	if err != nil {
 		p.fail(w, r, err)
 		return
 	}
-	v.Unavailable = v.Unavailable || down
-	v.Data = data
-	p.renderView(w, r, http.StatusOK, "deliveries", v)
+	data.Rows, data.Next = rows, f.next(next)
+	p.renderView(w, r, http.StatusOK, "deliveries", view{Section: "deliveries", Unavailable: down, Data: data})
 }
 
 // header is one header a delivery sent.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/go-chi/chi/v5"
 
@@ -60,38 +59,6 @@ func (p *Portal) listEndpoints(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.renderView(w, r, http.StatusOK, "endpoints", v)
-}
-
-// each runs fn for 0..n-1, a few at a time, and returns their errors.
-func each(n int, fn func(i int) error) []error {
-	errs := make([]error, n)
-	sem := make(chan struct{}, 4)
-	var wg sync.WaitGroup
-	for i := range n {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			errs[i] = fn(i)
-		})
-	}
-	wg.Wait()
-	return errs
-}
-
-// unavailable reports whether any of errs is a Temporal outage, and
-// returns the first other error, if any.
-func unavailable(errs []error) (bool, error) {
-	down := false
-	for _, err := range errs {
-		switch {
-		case err == nil:
-		case api.IsUnavailable(err):
-			down = true
-		default:
-			return down, err
-		}
-	}
-	return down, nil
 }
 
 // endpointForm is the data of the create and edit forms: the fields as
