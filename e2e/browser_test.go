@@ -31,19 +31,18 @@ var viewports = []struct {
 	{"phone", 390, 844, true},
 }
 
-// chromium finds a Chromium or Chrome binary. Without one the browser
-// tests skip, except under CI (.ci/run installs Debian's chromium).
+// chromium returns the browser binary, or skips the test when there is
+// none outside CI (in CI, .ci/install-chromium.sh provides it).
 func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
+	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
 		}
 	}
 	if os.Getenv("CI") != "" {
-		t.Fatal("no chromium binary on PATH; .ci/run installs Debian's chromium")
+		t.Fatal("no chromium binary in CI: .ci/install-chromium.sh should have installed it")
 	}
-	t.Skip("browser tests skipped: no chromium binary on PATH (apt-get install chromium, or run .ci/run)")
+	t.Skip("no chromium binary: install it (sudo sh .ci/install-chromium.sh) to run the browser tests")
 	return ""
 }
 
