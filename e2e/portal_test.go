@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 )
 
@@ -83,7 +84,7 @@ func TestPortalInBrowser(t *testing.T) {
 	// A failing endpoint, created through the form with a short schedule.
 	b.open(shared.APIURL + "/portal/endpoints/new")
 	b.fill("#url", flaky.URL)
-	b.fill("#event_types", "invoice.paid")
+	b.fill("#event_types", "invoice.*")
 	b.fill("#retry_schedule", "1s")
 	b.submit(`form.form button[type=submit]`)
 	require.Contains(t, b.text(".notice"), "Endpoint created.")
@@ -91,11 +92,19 @@ func TestPortalInBrowser(t *testing.T) {
 	require.Contains(t, b.text("table.list"), flaky.URL)
 	b.shoot("endpoints")
 
-	a := c.send(`{"type":"invoice.paid","tenant_id":"` + tenantA + `","payload":{"invoice":"inv_42","amount":1999}}`)
-	require.Len(t, a.Deliveries, 1)
-	failed := a.Deliveries[0].ID
-	require.Equal(t, "exhausted", c.waitDelivery(failed, 20*time.Second).Status)
-	c.waitDeadLetter(failed)
+	// Three deliveries fail for good: one is resent from its page, one
+	// selected on the dead-letters page, one redriven with all in a filter.
+	dead := map[string]string{}
+	for _, typ := range []string{"invoice.paid", "invoice.voided", "invoice.sent"} {
+		a := c.send(`{"type":"` + typ + `","tenant_id":"` + tenantA + `","payload":{"invoice":"inv_42","amount":1999}}`)
+		require.Len(t, a.Deliveries, 1)
+		dead[typ] = a.Deliveries[0].ID
+	}
+	for _, id := range dead {
+		require.Equal(t, "exhausted", c.waitDelivery(id, 20*time.Second).Status)
+		c.waitDeadLetter(id)
+	}
+	failed := dead["invoice.paid"]
 
 	b.open(shared.APIURL + "/portal/deliveries")
 	require.Contains(t, b.text("table.list"), "invoice.paid")
@@ -123,9 +132,27 @@ func TestPortalInBrowser(t *testing.T) {
 	require.Contains(t, b.text("table.list"), "invoice.paid")
 	require.Contains(t, b.text("table.list"), "http_5xx", "the last error")
 	b.shoot("dead-letters")
-
-	// Fixed: resend it from its page and watch it arrive.
 	fixed.Store(true)
+	b.do(chromedp.Click(chromedp.CSS(`input[name=id][value="` + dead["invoice.voided"] + `"]`)))
+	b.submit(`form.redrive button:not([name])`)
+	require.Contains(t, b.body(), "1 of 1 dead letters redriven")
+	b.open(shared.APIURL + "/portal/dead-letters?event_type=invoice.sent")
+	require.Contains(t, b.text("table.list"), "invoice.sent")
+	require.NotContains(t, b.text("table.list"), "invoice.voided", "the filter")
+	b.submit(`form.redrive button[name=all]`)
+	require.True(t, strings.HasPrefix(b.path(), "/portal/dead-letters/redrive/redrive_"), b.path())
+	require.Eventually(t, func() bool { // the page refreshes itself while the job runs
+		return strings.Contains(b.body(), "completed") && strings.Contains(b.body(), "1 of 1 redriven")
+	}, 20*time.Second, 250*time.Millisecond)
+	b.shoot("redrive-job")
+	for _, typ := range []string{"invoice.voided", "invoice.sent"} {
+		require.Eventually(t, func() bool { // the redriven run replaces the exhausted one
+			var d deliveryState
+			return c.do("GET", "/v1/deliveries/"+dead[typ], nil, &d) == http.StatusOK && d.Status == "delivered"
+		}, 20*time.Second, 100*time.Millisecond, typ)
+	}
+
+	// Resend the first from its page and watch it arrive.
 	b.open(shared.APIURL + "/portal/deliveries/" + failed)
 	b.submit(`form[action$="/resend"] button`)
 	require.Contains(t, b.text(".notice"), "Resend requested")
