@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -239,4 +241,80 @@ func TestPortalSessionsEnd(t *testing.T) {
 	require.Equal(t, http.StatusOK, portalStatus(t, again, "/portal/deliveries"))
 	require.Equal(t, http.StatusNoContent, c.do("DELETE", "/v1/tenants/"+tenant, nil, nil))
 	require.Equal(t, http.StatusUnauthorized, portalStatus(t, again, "/portal/deliveries"), "deleting the tenant ends the session")
+}
+
+// portalPage fetches a portal page and returns its status and body.
+func portalPage(t *testing.T, hc *http.Client, method, path string, form url.Values) (int, string) {
+	t.Helper()
+	var (
+		resp *http.Response
+		err  error
+	)
+	if method == "GET" {
+		resp, err = hc.Get(shared.APIURL + path)
+	} else {
+		resp, err = hc.PostForm(shared.APIURL+path, form)
+	}
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(body)
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// Every portal page and form, given another tenant's IDs, answers "not
+// found" and changes nothing of the other tenant's.
+func TestPortalRefusesOtherTenantsIDs(t *testing.T) {
+	c := newAPI(t)
+	tenantA, tenantB := "portal-ia-"+uniq(), "portal-ib-"+uniq()
+	c.putTenant(tenantA)
+	c.putTenant(tenantB)
+	refuse := newReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusBadRequest) })
+	epB := c.createEndpoint(map[string]any{"url": refuse.URL, "tenant_id": tenantB})
+	deadB := c.send(`{"type":"iso.portal","tenant_id":"` + tenantB + `","payload":{}}`).Deliveries[0].ID
+	c.waitDeadLetter(deadB)
+
+	hc := portalSession(t, c.portalLink(tenantA))
+	status, page := portalPage(t, hc, "GET", "/portal/", nil)
+	require.Equal(t, http.StatusOK, status)
+	m := csrfField.FindStringSubmatch(page)
+	require.NotNil(t, m)
+	form := url.Values{"csrf": {m[1]}, "enabled": {"false"}, "overlap": {"0s"}, "url": {"http://127.0.0.1:9/x"}, "id": {deadB}}
+	for _, rq := range []struct{ method, path string }{
+		{"GET", "/portal/endpoints/" + epB.ID},
+		{"GET", "/portal/endpoints/" + epB.ID + "/edit"},
+		{"GET", "/portal/endpoints/" + epB.ID + "/delete"},
+		{"POST", "/portal/endpoints/" + epB.ID},
+		{"POST", "/portal/endpoints/" + epB.ID + "/enabled"},
+		{"POST", "/portal/endpoints/" + epB.ID + "/secret"},
+		{"POST", "/portal/endpoints/" + epB.ID + "/rotate"},
+		{"POST", "/portal/endpoints/" + epB.ID + "/test"},
+		{"POST", "/portal/endpoints/" + epB.ID + "/delete"},
+		{"GET", "/portal/deliveries/" + deadB},
+		{"POST", "/portal/deliveries/" + deadB + "/resend"},
+		{"GET", "/portal/deliveries?endpoint_id=" + epB.ID},
+		{"GET", "/portal/dead-letters?endpoint_id=" + epB.ID},
+		{"GET", "/portal/dead-letters/redrive/redrive_0000000000000000000000000_" + tenantB},
+	} {
+		status, body := portalPage(t, hc, rq.method, rq.path, form)
+		require.Equal(t, http.StatusNotFound, status, "%s %s", rq.method, rq.path)
+		require.Contains(t, body, "<h1>Not found</h1>", "%s %s", rq.method, rq.path)
+		require.NotContains(t, body, refuse.URL, "%s %s", rq.method, rq.path)
+	}
+	status, body := portalPage(t, hc, "POST", "/portal/dead-letters/redrive", form)
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, body, "0 of 1 dead letters redriven")
+	require.Contains(t, body, "dead letter not found")
+
+	var ep struct {
+		URL     string `json:"url"`
+		Enabled bool   `json:"enabled"`
+	}
+	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints/"+epB.ID, nil, &ep))
+	require.Equal(t, refuse.URL, ep.URL)
+	require.True(t, ep.Enabled)
+	require.Equal(t, "waiting", c.waitDeadLetter(deadB).State, "B's dead letter was not redriven")
+	require.Len(t, refuse.Hits(), 1, "no test event reached B's endpoint")
 }
