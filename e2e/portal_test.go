@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 )
@@ -61,8 +62,23 @@ func TestPortalInBrowser(t *testing.T) {
 	require.Equal(t, "Endpoints", b.text("h1"))
 	require.Equal(t, "Endpoints Deliveries Dead letters", strings.Join(strings.Fields(b.text("nav")), " "))
 
+	// Keyboard only: Tab walks the skip link, the nav and the page's
+	// action; Enter follows it.
+	var focused []string
+	for range 8 {
+		b.do(chromedp.KeyEvent("\t"))
+		text, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.activeElement.textContent.trim()`))
+		require.NoError(t, err)
+		if focused = append(focused, text); text == "New endpoint" {
+			break
+		}
+	}
+	require.Equal(t, []string{"Skip to content", "Webhooks", "Endpoints", "Deliveries", "Dead letters", "Sign out", "New endpoint"}, focused)
+	_, err := chromedp.Run(b.ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.KeyEvent("\r")))
+	require.NoError(t, err)
+	require.Equal(t, "New endpoint", b.text("h1"))
+
 	// Create an endpoint through the form: the API's validation first.
-	b.submit(`a[href="/portal/endpoints/new"]`)
 	b.fill("#url", "ftp://example.com/hooks")
 	b.fill("#event_types", "order.created")
 	b.submit(`form.form button[type=submit]`)
@@ -111,7 +127,12 @@ func TestPortalInBrowser(t *testing.T) {
 	b.open(shared.APIURL + "/portal/deliveries")
 	require.Contains(t, b.text("table.list"), "invoice.paid")
 	require.Contains(t, b.text("table.list"), "exhausted")
+	require.Contains(t, b.text("table.list"), "hookd.test")
 	b.shoot("deliveries")
+	b.do(chromedp.SetValue(chromedp.CSS("#f-status"), "exhausted"))
+	b.submit(`form.filter button`)
+	require.Contains(t, b.text("table.list"), "invoice.voided")
+	require.NotContains(t, b.text("table.list"), "hookd.test", "filtered by status")
 
 	b.open(shared.APIURL + "/portal/deliveries/" + failed)
 	require.Equal(t, "exhausted", b.text("#delivery-status"))

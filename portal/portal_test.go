@@ -2,6 +2,7 @@ package portal
 
 import (
 	"context"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
@@ -247,4 +248,65 @@ func TestSecurityHeaders(t *testing.T) {
 	css := f.serve(httptest.NewRequest("GET", "/portal/assets/portal.css", nil))
 	assert.Equal(t, http.StatusOK, css.Code)
 	assert.Contains(t, css.Header().Get("Content-Type"), "text/css")
+}
+
+// Editing, rotating and deleting go through the API's operations: the
+// store holds the result.
+func TestEditRotateDelete(t *testing.T) {
+	f := newFixture(t)
+	c := f.signIn()
+	ctx := context.Background()
+	csrf := csrfToken(c.Value)
+
+	edit := f.get("/portal/endpoints/"+f.ep+"/edit", c)
+	require.Equal(t, http.StatusOK, edit.Code)
+	assert.Contains(t, edit.Body.String(), `value="https://example.com/hooks"`, "the form holds the endpoint")
+	form := url.Values{"csrf": {csrf}, "url": {"https://example.com/v2"}, "description": {"v2"}, "event_types": {"a.b, c.*"}, "retry_schedule": {"5s 1m"}}
+	require.Equal(t, http.StatusSeeOther, f.post("/portal/endpoints/"+f.ep, c, form, "").Code)
+	ep, err := f.store.GetEndpoint(ctx, f.ep)
+	require.NoError(t, err)
+	assert.Equal(t, "https://example.com/v2", ep.URL)
+	assert.Equal(t, []string{"a.b", "c.*"}, ep.EventTypes)
+	assert.Equal(t, []time.Duration{5 * time.Second, time.Minute}, ep.RetrySchedule)
+
+	before, err := f.store.Secrets(ctx, f.ep, time.Now())
+	require.NoError(t, err)
+	rotated := f.post("/portal/endpoints/"+f.ep+"/rotate", c, url.Values{"csrf": {csrf}, "overlap": {"1h"}}, "")
+	require.Equal(t, http.StatusOK, rotated.Code)
+	after, err := f.store.Secrets(ctx, f.ep, time.Now())
+	require.NoError(t, err)
+	require.Len(t, after, 2, "the old secret stays for the overlap")
+	assert.Equal(t, before[0].Value, after[1].Value)
+	assert.Contains(t, html.UnescapeString(rotated.Body.String()), after[0].Value, "the new secret is shown once")
+	bad := f.post("/portal/endpoints/"+f.ep+"/rotate", c, url.Values{"csrf": {csrf}, "overlap": {"forever"}}, "")
+	assert.Contains(t, bad.Body.String(), "overlap: must be a duration")
+
+	confirm := f.get("/portal/endpoints/"+f.ep+"/delete", c)
+	assert.Contains(t, confirm.Body.String(), "Delete this endpoint?")
+	_, err = f.store.GetEndpoint(ctx, f.ep)
+	require.NoError(t, err, "asking is not deleting")
+	deleted := f.post("/portal/endpoints/"+f.ep+"/delete", c, url.Values{"csrf": {csrf}}, "")
+	require.Equal(t, http.StatusSeeOther, deleted.Code)
+	assert.Equal(t, "/portal/?done=deleted", deleted.Header().Get("Location"))
+	_, err = f.store.GetEndpoint(ctx, f.ep)
+	require.ErrorIs(t, err, store.ErrNotFound)
+}
+
+// Every page template renders the zero value of its data, so a field a
+// template names but its data lacks fails here rather than in a browser.
+func TestTemplatesRenderTheirData(t *testing.T) {
+	p := newFixture(t).portal
+	for page, data := range map[string]any{
+		"message": message{Title: "t"}, "signedin": nil, "endpoints": endpointList{Endpoints: []endpointHealth{{}}},
+		"endpointform": endpointForm{}, "delete": api.EndpointView{}, "endpoint": endpointPage{},
+		"deliveries": deliveryList{Rows: []deliveryRow{{}}}, "delivery": deliveryPage{},
+		"deadletters": deadLetterList{Rows: []deadLetterRow{{}}}, "redriven": []redriveResult{{}}, "redrivejob": api.RedriveProgress{},
+	} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/portal/", nil)
+		p.renderView(rec, req.WithContext(context.WithValue(req.Context(), sessionKey{}, session{tenant: "acme", csrf: "x"})), http.StatusOK, page, view{Data: data})
+		assert.Equal(t, http.StatusOK, rec.Code, page)
+		assert.Contains(t, rec.Body.String(), "</html>", page)
+	}
+	assert.Len(t, p.pages, 11, "every page template is listed above")
 }
