@@ -183,7 +183,7 @@ func TestPortalInBrowser(t *testing.T) {
 		b.open(shared.APIURL + "/portal/deliveries/" + failed)
 		return b.text("#delivery-status") == "delivered"
 	}, 15*time.Second, 200*time.Millisecond)
-	require.Contains(t, b.text("#resent"), "by portal, reason “portal”", "who resent it and why")
+	require.Contains(t, b.text("#resent"), "by tenant:"+tenantA+":portal, reason “portal”", "who resent it and why")
 	require.Contains(t, b.text(".attempts"), "200")
 	b.shoot("delivery-resent")
 

@@ -83,7 +83,7 @@ func (p *Portal) redrive(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("all") != "" {
 		f := listFilter{EndpointID: r.PostFormValue("endpoint_id"), Status: r.PostFormValue("status"),
 			EventType: r.PostFormValue("event_type"), Period: r.PostFormValue("period")}
-		started, err := p.api.RedriveDeadLetters(ctx, p.deadLetterFilter(r, f), nil, Actor)
+		started, err := p.api.RedriveDeadLetters(ctx, p.deadLetterFilter(r, f), nil, Reason)
 		if err != nil {
 			p.fail(w, r, err)
 			return
@@ -105,7 +105,7 @@ func (p *Portal) redrive(w http.ResponseWriter, r *http.Request) {
 	results := make([]redriveResult, len(ids))
 	errs := each(len(ids), func(i int) error {
 		results[i].ID = ids[i]
-		err := p.api.RedriveDeadLetter(ctx, ids[i], Actor)
+		err := p.api.RedriveDeadLetter(ctx, ids[i], Reason)
 		var e *api.Error
 		switch {
 		case errors.As(err, &e):

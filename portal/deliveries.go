@@ -132,7 +132,7 @@ func (p *Portal) resend(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, err)
 		return
 	}
-	err := p.api.RedriveDeadLetter(ctx, id, Actor)
+	err := p.api.RedriveDeadLetter(ctx, id, Reason)
 	var e *api.Error
 	switch {
 	case err == nil:

@@ -25,8 +25,9 @@ type Sessions interface {
 // SessionLifetime is how long a portal session lasts.
 const SessionLifetime = 24 * time.Hour
 
-// Actor names portal sessions in logs and redrive records.
-const Actor = "portal"
+// Reason is the reason a redrive from the portal records; its actor is
+// "tenant:<id>:portal".
+const Reason = "portal"
 
 // maxForm bounds a form's body.
 const maxForm = 64 << 10
@@ -143,7 +144,7 @@ func (p *Portal) requireSession(next http.Handler) http.Handler {
 			})
 			return
 		}
-		ctx := authz.NewContext(r.Context(), authz.ForTenant(grant.TenantID, Actor))
+		ctx := authz.NewContext(r.Context(), authz.ForTenant(grant.TenantID, "tenant:"+grant.TenantID+":portal"))
 		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, sessionKey{}, sess)))
 	})
 }
