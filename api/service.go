@@ -3,15 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
-
-	enumspb "go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/converter"
-
-	"github.com/hookd/hookd/authz"
-	"github.com/hookd/hookd/delivery"
 )
 
 // The service layer: the scoped operations behind the /v1 routes, exported
@@ -55,35 +46,4 @@ func IsUnavailable(err error) bool { return errors.Is(err, errUnavailable) }
 // see it.
 func (s *Server) Delivery(ctx context.Context, id string) (DeliveryView, error) {
 	return s.readDelivery(ctx, id)
-}
-
-// DeliveryRequest returns what the delivery's current run was started
-// with (its payload, event and schedule), if the scope of ctx may see it.
-func (s *Server) DeliveryRequest(ctx context.Context, id string) (delivery.Request, error) {
-	notFound := &Error{Code: CodeNotFound, Message: "delivery not found"}
-	iter := s.temporal.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	var ev *historypb.HistoryEvent
-	err := errors.New("empty history")
-	if iter.HasNext() {
-		ev, err = iter.Next()
-	}
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		return delivery.Request{}, notFound
-	}
-	if err != nil {
-		return delivery.Request{}, fmt.Errorf("%w: read delivery input: %w", errUnavailable, err)
-	}
-	started := ev.GetWorkflowExecutionStartedEventAttributes()
-	if started.GetWorkflowType().GetName() != delivery.WorkflowDelivery {
-		return delivery.Request{}, notFound
-	}
-	var req delivery.Request
-	if err := converter.GetDefaultDataConverter().FromPayloads(started.GetInput(), &req); err != nil {
-		return delivery.Request{}, fmt.Errorf("read delivery input: %w", err)
-	}
-	if authz.FromContext(ctx).Check(req.TenantID) != nil {
-		return delivery.Request{}, notFound
-	}
-	return req, nil
 }

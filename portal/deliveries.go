@@ -69,7 +69,6 @@ type header struct{ Name, Value string }
 // deliveryPage is the data of a delivery's page.
 type deliveryPage struct {
 	api.DeliveryView
-	Request    delivery.Request
 	Headers    []header
 	HeadersOf  int // the attempt the headers are of
 	Resendable bool
@@ -83,10 +82,6 @@ func (p *Portal) showDeliveryPage(w http.ResponseWriter, r *http.Request, v view
 	ctx := r.Context()
 	id := chi.URLParam(r, "id")
 	d, err := p.api.Delivery(ctx, id)
-	var req delivery.Request
-	if err == nil {
-		req, err = p.api.DeliveryRequest(ctx, id)
-	}
 	if api.IsUnavailable(err) {
 		v.Section, v.Unavailable = "deliveries", true
 		v.Data = message{Title: "Delivery " + id, Text: "Its history cannot be read right now. Try again in a minute."}
@@ -97,9 +92,9 @@ func (p *Portal) showDeliveryPage(w http.ResponseWriter, r *http.Request, v view
 		p.fail(w, r, err)
 		return
 	}
-	page := deliveryPage{DeliveryView: d, Request: req,
+	page := deliveryPage{DeliveryView: d,
 		Resendable: d.Status == delivery.StatusFailed || d.Status == delivery.StatusExhausted}
-	page.Headers, page.HeadersOf = p.headersSent(d, req)
+	page.Headers, page.HeadersOf = p.headersSent(d)
 	v.Section, v.Data = "deliveries", page
 	p.renderView(w, r, http.StatusOK, "delivery", v)
 }
@@ -107,7 +102,7 @@ func (p *Portal) showDeliveryPage(w http.ResponseWriter, r *http.Request, v view
 // headersSent are the headers of the delivery's latest attempt, as the
 // delivery activity sets them (activities/attempt.go); the signature
 // itself is not stored.
-func (p *Portal) headersSent(d api.DeliveryView, req delivery.Request) ([]header, int) {
+func (p *Portal) headersSent(d api.DeliveryView) ([]header, int) {
 	if len(d.Timeline) == 0 {
 		return nil, 0
 	}
@@ -118,8 +113,8 @@ func (p *Portal) headersSent(d api.DeliveryView, req delivery.Request) ([]header
 		{signing.HeaderID, d.ID},
 		{signing.HeaderTimestamp, strconv.FormatInt(last.Start.Unix(), 10)},
 		{signing.HeaderSignature, "v1,… (HMAC-SHA256 with each valid secret; not stored)"},
-		{"hookd-event-type", req.EventType},
-		{"hookd-event-id", req.EventID},
+		{"hookd-event-type", d.EventType},
+		{"hookd-event-id", d.EventID},
 		{"hookd-attempt", strconv.Itoa(last.Number)},
 	}, last.Number
 }

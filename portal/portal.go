@@ -77,6 +77,9 @@ func New(cfg Config) (*Portal, error) {
 	return p, nil
 }
 
+// Routes are the portal's routes, for tests that walk them.
+func (p *Portal) Routes() chi.Routes { return p.router }
+
 // ServeHTTP implements http.Handler for paths under Prefix.
 func (p *Portal) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.router.ServeHTTP(w, r) }
 

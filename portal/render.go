@@ -183,11 +183,11 @@ var funcs = template.FuncMap{
 		}
 		return trimZero(fmt.Sprintf("%.1f", f)) + " ms"
 	},
-	// pretty indents JSON text; anything else is shown as it is.
-	"pretty": func(body string) string {
+	// pretty indents a JSON payload; anything else is shown as it is.
+	"pretty": func(body json.RawMessage) string {
 		var buf bytes.Buffer
-		if json.Indent(&buf, []byte(body), "", "  ") != nil {
-			return body
+		if json.Indent(&buf, body, "", "  ") != nil {
+			return string(body)
 		}
 		return buf.String()
 	},
