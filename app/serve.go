@@ -169,7 +169,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 		if err != nil {
 			return nil, err
 		}
-		withUI, err := withPortal(h, h, s.store, cfg.Version, log)
+		withUI, _, err := withPortal(h, h, s.store, cfg.Version, log)
 		if err != nil {
 			return nil, err
 		}

@@ -145,11 +145,24 @@ func (b *browser) path() string {
 }
 
 // shoot saves a full-page screenshot of the current page at each
-// viewport, then returns to the laptop one.
+// viewport, then returns to the laptop one. At each width the portal's
+// navigation bar must be in view with its three sections, and nothing may
+// be wider than the screen.
 func (b *browser) shoot(name string) {
 	b.t.Helper()
 	for i, v := range viewports {
 		b.do(b.viewport(i))
+		nav, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(() => {
+			const links = [...document.querySelectorAll("nav a")];
+			const w = document.documentElement.clientWidth;
+			return links.filter(a => { const r = a.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= w; })
+				.map(a => a.textContent.trim()).join(",");
+		})()`))
+		require.NoError(b.t, err)
+		require.Equal(b.t, "Endpoints,Deliveries,Dead letters", nav, "%s at %s width: the navigation bar, in view", name, v.name)
+		overflow, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > document.documentElement.clientWidth`))
+		require.NoError(b.t, err)
+		require.False(b.t, overflow, "%s at %s width: nothing wider than the screen", name, v.name)
 		png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
 		require.NoError(b.t, err)
 		require.NoError(b.t, os.WriteFile(filepath.Join(screenshotDir, fmt.Sprintf("%s-%s.png", name, v.name)), png, 0o644))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/go-chi/chi/v5"
 	"github.com/stretchr/testify/require"
 )
 
@@ -285,6 +286,50 @@ func portalPage(t *testing.T, hc *http.Client, method, path string, form url.Val
 
 var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
+// portalIsolationCases holds, for every portal route that names a
+// resource by ID ("METHOD pattern"), the path that names tenant B's; the
+// test walks the portal's router, so a route added without a case here
+// (or in portalOwnRoutes) fails it.
+var portalIsolationCases = map[string]string{
+	"GET /portal/endpoints/{id}":             "/portal/endpoints/{b.ep}",
+	"GET /portal/endpoints/{id}/edit":        "/portal/endpoints/{b.ep}/edit",
+	"GET /portal/endpoints/{id}/delete":      "/portal/endpoints/{b.ep}/delete",
+	"POST /portal/endpoints/{id}":            "/portal/endpoints/{b.ep}",
+	"POST /portal/endpoints/{id}/enabled":    "/portal/endpoints/{b.ep}/enabled",
+	"POST /portal/endpoints/{id}/secret":     "/portal/endpoints/{b.ep}/secret",
+	"POST /portal/endpoints/{id}/rotate":     "/portal/endpoints/{b.ep}/rotate",
+	"POST /portal/endpoints/{id}/test":       "/portal/endpoints/{b.ep}/test",
+	"POST /portal/endpoints/{id}/delete":     "/portal/endpoints/{b.ep}/delete",
+	"GET /portal/deliveries/{id}":            "/portal/deliveries/{b.dead}",
+	"POST /portal/deliveries/{id}/resend":    "/portal/deliveries/{b.dead}/resend",
+	"GET /portal/deliveries":                 "/portal/deliveries?endpoint_id={b.ep}",
+	"GET /portal/dead-letters":               "/portal/dead-letters?endpoint_id={b.ep}",
+	"GET /portal/dead-letters/redrive/{job}": "/portal/dead-letters/redrive/redrive_0000000000000000000000000_{b}",
+}
+
+// portalOwnRoutes are the portal routes that name no resource by its ID
+// in the path or query, and why they cannot reach another tenant's.
+var portalOwnRoutes = map[string]string{
+	"GET /portal/assets/*":              "embedded files",
+	"GET /portal/login":                 "a sign-in link names its tenant only through its stored hash",
+	"POST /portal/logout":               "ends the session itself",
+	"GET /portal/":                      "lists the session's tenant's endpoints",
+	"GET /portal/endpoints/new":         "an empty form",
+	"POST /portal/endpoints":            "creates in the session's tenant; the form has no tenant field",
+	"POST /portal/dead-letters/redrive": "its form's IDs and filter: checked below",
+}
+
+// walkPortal lists every route of the running portal, from its router.
+func walkPortal(t *testing.T) []string {
+	var routes []string
+	require.NoError(t, chi.Walk(shared.Portal.Routes(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		routes = append(routes, method+" "+route)
+		return nil
+	}))
+	require.NotEmpty(t, routes)
+	return routes
+}
+
 // Every portal page and form, given another tenant's IDs, answers "not
 // found" and changes nothing of the other tenant's.
 func TestPortalRefusesOtherTenantsIDs(t *testing.T) {
@@ -303,26 +348,27 @@ func TestPortalRefusesOtherTenantsIDs(t *testing.T) {
 	m := csrfField.FindStringSubmatch(page)
 	require.NotNil(t, m)
 	form := url.Values{"csrf": {m[1]}, "enabled": {"false"}, "overlap": {"0s"}, "url": {"http://127.0.0.1:9/x"}, "id": {deadB}}
-	for _, rq := range []struct{ method, path string }{
-		{"GET", "/portal/endpoints/" + epB.ID},
-		{"GET", "/portal/endpoints/" + epB.ID + "/edit"},
-		{"GET", "/portal/endpoints/" + epB.ID + "/delete"},
-		{"POST", "/portal/endpoints/" + epB.ID},
-		{"POST", "/portal/endpoints/" + epB.ID + "/enabled"},
-		{"POST", "/portal/endpoints/" + epB.ID + "/secret"},
-		{"POST", "/portal/endpoints/" + epB.ID + "/rotate"},
-		{"POST", "/portal/endpoints/" + epB.ID + "/test"},
-		{"POST", "/portal/endpoints/" + epB.ID + "/delete"},
-		{"GET", "/portal/deliveries/" + deadB},
-		{"POST", "/portal/deliveries/" + deadB + "/resend"},
-		{"GET", "/portal/deliveries?endpoint_id=" + epB.ID},
-		{"GET", "/portal/dead-letters?endpoint_id=" + epB.ID},
-		{"GET", "/portal/dead-letters/redrive/redrive_0000000000000000000000000_" + tenantB},
-	} {
-		status, body := portalPage(t, hc, rq.method, rq.path, form)
-		require.Equal(t, http.StatusNotFound, status, "%s %s", rq.method, rq.path)
-		require.Contains(t, body, "<h1>Not found</h1>", "%s %s", rq.method, rq.path)
-		require.NotContains(t, body, refuse.URL, "%s %s", rq.method, rq.path)
+	ids := strings.NewReplacer("{b.ep}", epB.ID, "{b.dead}", deadB, "{b}", tenantB)
+	routes := walkPortal(t)
+	for _, route := range routes {
+		pattern, ok := portalIsolationCases[route]
+		if !ok {
+			_, own := portalOwnRoutes[route]
+			require.True(t, own, "portal route %s has no isolation case: add one to portalIsolationCases", route)
+			continue
+		}
+		method, _, _ := strings.Cut(route, " ")
+		path := ids.Replace(pattern)
+		status, body := portalPage(t, hc, method, path, form)
+		require.Equal(t, http.StatusNotFound, status, "%s %s", method, path)
+		require.Contains(t, body, "<h1>Not found</h1>", "%s %s", method, path)
+		require.NotContains(t, body, refuse.URL, "%s %s", method, path)
+	}
+	for route := range portalIsolationCases {
+		require.Contains(t, routes, route, "portalIsolationCases names a route the portal does not serve")
+	}
+	for route := range portalOwnRoutes {
+		require.Contains(t, routes, route, "portalOwnRoutes names a route the portal does not serve")
 	}
 	status, body := portalPage(t, hc, "POST", "/portal/dead-letters/redrive", form)
 	require.Equal(t, http.StatusOK, status)

@@ -87,7 +87,7 @@ func (p *Portal) routes() chi.Router {
 	r := chi.NewRouter()
 	r.Use(secureHeaders)
 	assets, _ := fs.Sub(files, "assets")
-	r.Handle(Prefix+"/assets/*", http.StripPrefix(Prefix+"/assets/", cacheAssets(http.FileServerFS(assets))))
+	r.Get(Prefix+"/assets/*", http.StripPrefix(Prefix+"/assets/", cacheAssets(http.FileServerFS(assets))).ServeHTTP)
 	r.Get(api.PortalLoginPath, p.login)
 	r.Group(func(r chi.Router) {
 		r.Use(p.requireSession)

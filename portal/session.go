@@ -103,7 +103,8 @@ func (p *Portal) logout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	clearCookie(w, r)
-	p.render(w, r, http.StatusOK, "message", message{Title: "Signed out", Text: "Your portal session has ended."})
+	signedOut := r.WithContext(context.WithValue(r.Context(), sessionKey{}, session{}))
+	p.render(w, signedOut, http.StatusOK, "message", message{Title: "Signed out", Text: "Your portal session has ended."})
 }
 
 func clearCookie(w http.ResponseWriter, r *http.Request) {
