@@ -30,12 +30,22 @@ type (
 	DeliveryRef = deliveryRef
 	// DeliveryView is one delivery with its timeline.
 	DeliveryView = deliveryOut
+	// TimelineEntry is an entry of a delivery's timeline: an attempt
+	// (Kind TimelineAttempt, its fields promoted) or the redrive that
+	// started a run (Kind TimelineRedrive, Redrive set).
+	TimelineEntry = timelineEntry
 	// DeadLetterFilter selects dead letters.
 	DeadLetterFilter = deadLetterFilter
 	// DeadLetterRef is a dead letter in a list.
 	DeadLetterRef = deadLetterRef
 	// DeadLetterView is one dead letter in full.
 	DeadLetterView = deadLetterOut
+)
+
+// Kinds of a delivery's timeline entries.
+const (
+	TimelineAttempt = kindAttempt
+	TimelineRedrive = kindRedrive
 )
 
 // IsUnavailable reports whether err is a failure worth retrying later: a

@@ -185,7 +185,10 @@ func TestPortalInBrowser(t *testing.T) {
 		return b.text("#delivery-status") == "delivered"
 	}, 15*time.Second, 200*time.Millisecond)
 	require.Contains(t, b.text("#resent"), "by tenant:"+tenantA+":portal, reason “portal”", "who resent it and why")
-	require.Contains(t, b.text(".attempts"), "200")
+	story := b.text(".attempts")
+	require.Contains(t, story, "receiver says no", "the first run's attempts stay in the story")
+	require.Contains(t, story, "Resent")
+	require.Contains(t, story, "200")
 	b.shoot("delivery-resent")
 
 	// Another tenant's IDs typed into the URL.

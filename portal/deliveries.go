@@ -103,10 +103,14 @@ func (p *Portal) showDeliveryPage(w http.ResponseWriter, r *http.Request, v view
 // delivery activity sets them (activities/attempt.go); the signature
 // itself is not stored.
 func (p *Portal) headersSent(d api.DeliveryView) ([]header, int) {
-	if len(d.Timeline) == 0 {
+	i := len(d.Timeline) - 1
+	for i >= 0 && d.Timeline[i].Kind != api.TimelineAttempt {
+		i--
+	}
+	if i < 0 {
 		return nil, 0
 	}
-	last := d.Timeline[len(d.Timeline)-1]
+	last := d.Timeline[i]
 	return []header{
 		{"Content-Type", "application/json"},
 		{"User-Agent", "hookd/" + p.version},

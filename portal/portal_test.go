@@ -22,6 +22,7 @@ import (
 
 	"github.com/hookd/hookd/api"
 	"github.com/hookd/hookd/authz"
+	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/store"
 	"github.com/hookd/hookd/store/secretbox"
 	"github.com/hookd/hookd/store/sqlite"
@@ -293,20 +294,29 @@ func TestEditRotateDelete(t *testing.T) {
 }
 
 // Every page template renders the zero value of its data, so a field a
-// template names but its data lacks fails here rather than in a browser.
+// template names but its data lacks fails here rather than in a browser;
+// a delivery's page also renders a timeline with a redrive in it.
 func TestTemplatesRenderTheirData(t *testing.T) {
 	p := newFixture(t).portal
-	for page, data := range map[string]any{
-		"message": message{Title: "t"}, "signedin": nil, "endpoints": endpointList{Endpoints: []endpointHealth{{}}},
-		"endpointform": endpointForm{}, "delete": api.EndpointView{}, "endpoint": endpointPage{},
-		"deliveries": deliveryList{Rows: []deliveryRow{{}}}, "delivery": deliveryPage{},
-		"deadletters": deadLetterList{Rows: []deadLetterRow{{}}}, "redriven": []redriveResult{{}}, "redrivejob": api.RedriveProgress{},
+	resent := api.DeliveryView{Runs: 2, Timeline: []api.TimelineEntry{
+		{Kind: api.TimelineRedrive, Run: 2, Redrive: &delivery.Redrive{By: "tenant:acme:portal", Reason: "portal"}},
+	}}
+	pages := map[string]bool{}
+	for _, c := range []struct {
+		page string
+		data any
+	}{
+		{"message", message{Title: "t"}}, {"signedin", nil}, {"endpoints", endpointList{Endpoints: []endpointHealth{{}}}},
+		{"endpointform", endpointForm{}}, {"delete", api.EndpointView{}}, {"endpoint", endpointPage{}},
+		{"deliveries", deliveryList{Rows: []deliveryRow{{}}}}, {"delivery", deliveryPage{}}, {"delivery", deliveryPage{DeliveryView: resent}},
+		{"deadletters", deadLetterList{Rows: []deadLetterRow{{}}}}, {"redriven", []redriveResult{{}}}, {"redrivejob", api.RedriveProgress{}},
 	} {
+		pages[c.page] = true
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest("GET", "/portal/", nil)
-		p.renderView(rec, req.WithContext(context.WithValue(req.Context(), sessionKey{}, session{tenant: "acme", csrf: "x"})), http.StatusOK, page, view{Data: data})
-		assert.Equal(t, http.StatusOK, rec.Code, page)
-		assert.Contains(t, rec.Body.String(), "</html>", page)
+		p.renderView(rec, req.WithContext(context.WithValue(req.Context(), sessionKey{}, session{tenant: "acme", csrf: "x"})), http.StatusOK, c.page, view{Data: c.data})
+		assert.Equal(t, http.StatusOK, rec.Code, c.page)
+		assert.Contains(t, rec.Body.String(), "</html>", c.page)
 	}
-	assert.Len(t, p.pages, 11, "every page template is listed above")
+	assert.Len(t, pages, len(p.pages), "every page template is listed above")
 }
