@@ -1,6 +1,7 @@
 #!/bin/sh
-# Installs Chromium (Debian package "chromium") that the Web UI browser test
-# in e2e/webui_test.go drives, when no Chromium or Chrome is installed.
+# Installs Chromium (Debian package "chromium") that the browser tests drive
+# (e2e/webui_test.go, e2e/portal_test.go), when no Chromium or Chrome is
+# installed.
 set -eu
 for b in chromium chromium-browser google-chrome; do
 	if command -v "$b" >/dev/null 2>&1; then

@@ -2,6 +2,7 @@ package api
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/hookd/hookd/authz"
 	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/store"
 )
 
 // deadLetterRef is a dead letter in a list: what its search attributes
@@ -49,7 +51,8 @@ type deadLetterOut struct {
 
 var safeValue = regexp.MustCompile(`^[A-Za-z0-9._:*-]{1,255}$`)
 
-// deadLetterFilter is the filter of list, summary and bulk redrive.
+// deadLetterFilter is the filter of list, summary and bulk redrive: every
+// field is optional; Since and Until are RFC 3339 times.
 type deadLetterFilter struct {
 	TenantID   string   `json:"tenant_id"`
 	EndpointID string   `json:"endpoint_id"`
@@ -66,8 +69,8 @@ type deadLetterFilter struct {
 // dead letters in the caller's scope: its tenant filter resolved, and in a
 // tenant scope an endpoint_id that must be the tenant's (else 404). Every
 // value is validated first, so none can escape its quotes.
-func (s *Server) deadLetterQuery(r *http.Request, f deadLetterFilter) (string, error) {
-	tf, err := s.tenantFilter(r, f.TenantID)
+func (s *Server) deadLetterQuery(ctx context.Context, f deadLetterFilter) (string, error) {
+	tf, err := s.tenantFilter(ctx, f.TenantID)
 	if err != nil {
 		return "", err
 	}
@@ -86,7 +89,7 @@ func (s *Server) deadLetterQuery(r *http.Request, f deadLetterFilter) (string, e
 		return "", invalid("event_type", "contains characters that are not allowed")
 	}
 	if f.EndpointID != "" {
-		clause, err := s.endpointClause(r, f.EndpointID)
+		clause, err := s.endpointClause(ctx, f.EndpointID)
 		if err != nil {
 			return "", err
 		}
@@ -105,24 +108,11 @@ func (s *Server) deadLetterQuery(r *http.Request, f deadLetterFilter) (string, e
 		}
 		q = append(q, fmt.Sprintf("%s IN (%s)", delivery.AttrReason.GetName(), strings.Join(in, ", ")))
 	}
-	since, err := parseTime("since", f.Since)
+	times, err := startTimeClauses(f.Since, f.Until)
 	if err != nil {
 		return "", err
 	}
-	until, err := parseTime("until", f.Until)
-	if err != nil {
-		return "", err
-	}
-	if !since.IsZero() && !until.IsZero() && since.After(until) {
-		return "", invalid("since", "must not be after until")
-	}
-	if !since.IsZero() {
-		q = append(q, fmt.Sprintf("StartTime >= '%s'", since.UTC().Format(time.RFC3339Nano)))
-	}
-	if !until.IsZero() {
-		q = append(q, fmt.Sprintf("StartTime <= '%s'", until.UTC().Format(time.RFC3339Nano)))
-	}
-	return strings.Join(q, " AND "), nil
+	return strings.Join(append(q, times...), " AND "), nil
 }
 
 // parseTime reads an optional RFC 3339 time; "" is the zero time.
@@ -148,12 +138,27 @@ func filterFromQuery(v url.Values) deadLetterFilter {
 }
 
 func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request) {
-	q, err := s.deadLetterQuery(r, filterFromQuery(r.URL.Query()))
+	limit, err := parseLimit(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeExecutions(s, w, r, q, s.refOf)
+	refs, next, err := s.ListDeadLetters(r.Context(), filterFromQuery(r.URL.Query()), store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: limit})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writePage(w, refs, next, same)
+}
+
+// ListDeadLetters returns a page of the waiting dead letters f selects in
+// the scope of ctx, and the next page's cursor.
+func (s *Server) ListDeadLetters(ctx context.Context, f DeadLetterFilter, p store.Page) ([]DeadLetterRef, string, error) {
+	q, err := s.deadLetterQuery(ctx, f)
+	if err != nil {
+		return nil, "", err
+	}
+	return listExecutions(ctx, s, q, p, s.refOf)
 }
 
 // refOf reads a dead letter's list entry from its visibility record; the
@@ -186,33 +191,41 @@ func payloadValue[T any](dc converter.DataConverter, fields map[string]*commonpb
 }
 
 func (s *Server) getDeadLetter(w http.ResponseWriter, r *http.Request) {
-	id := chi.URLParam(r, "id")
-	info, err := s.deadLetter(r, id)
+	out, err := s.DeadLetter(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// DeadLetter returns the dead letter of a delivery ID in full, if the
+// scope of ctx may see it.
+func (s *Server) DeadLetter(ctx context.Context, id string) (DeadLetterView, error) {
+	info, err := s.deadLetter(ctx, id)
+	if err != nil {
+		return DeadLetterView{}, err
+	}
 	var entry delivery.DeadLetter
-	v, err := s.temporal.QueryWorkflow(r.Context(), delivery.DeadLetterID(id), "", delivery.QueryEntry)
+	v, err := s.temporal.QueryWorkflow(ctx, delivery.DeadLetterID(id), "", delivery.QueryEntry)
 	if err == nil {
 		err = v.Get(&entry)
 	}
 	if err != nil {
-		s.writeError(w, r, fromTemporal(err, "read dead letter", ""))
-		return
+		return DeadLetterView{}, fromTemporal(err, "read dead letter", "")
 	}
-	writeJSON(w, http.StatusOK, deadLetterOf(s.refOf(info), info.GetStatus(), entry))
+	return deadLetterOf(s.refOf(info), info.GetStatus(), entry), nil
 }
 
-// deadLetter describes the dead letter of a delivery ID, if the caller's
-// scope may see it (by its tenant search attribute).
-func (s *Server) deadLetter(r *http.Request, deliveryID string) (*workflowpb.WorkflowExecutionInfo, error) {
-	desc, err := s.temporal.DescribeWorkflowExecution(r.Context(), delivery.DeadLetterID(deliveryID), "")
+// deadLetter describes the dead letter of a delivery ID, if the scope of
+// ctx may see it (by its tenant search attribute).
+func (s *Server) deadLetter(ctx context.Context, deliveryID string) (*workflowpb.WorkflowExecutionInfo, error) {
+	desc, err := s.temporal.DescribeWorkflowExecution(ctx, delivery.DeadLetterID(deliveryID), "")
 	if err != nil {
 		return nil, fromTemporal(err, "describe dead letter", "dead letter not found")
 	}
 	info := desc.GetWorkflowExecutionInfo()
-	if err := scope(r).Check(s.refOf(info).TenantID); err != nil {
+	if err := authz.FromContext(ctx).Check(s.refOf(info).TenantID); err != nil {
 		return nil, notFound(err, "dead letter")
 	}
 	return info, nil

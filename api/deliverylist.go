@@ -1,6 +1,8 @@
 package api
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/hookd/hookd/authz"
 	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/store"
 )
 
 // deliveryRef is a delivery in a list: what its visibility record says.
@@ -34,17 +37,47 @@ var statusQuery = map[delivery.Status]string{
 	delivery.StatusExhausted: fmt.Sprintf("ExecutionStatus = 'Failed' AND %s = '%s'", delivery.AttrStatus.GetName(), delivery.StatusExhausted),
 }
 
+// DeliveryFilter selects deliveries: every field is optional.
+type DeliveryFilter struct {
+	TenantID   string
+	EndpointID string
+	EventID    string
+	EventType  string
+	// Status is pending, delivered, failed or exhausted.
+	Status string
+	// Since and Until bound the delivery's start: RFC 3339 times.
+	Since, Until string
+}
+
 // listDeliveries lists delivery runs in the caller's scope, filtered by
-// tenant_id, endpoint_id, event_id and status, in Temporal's visibility
-// order: running deliveries first (newest first), then closed ones, most
-// recently closed first.
+// tenant_id, endpoint_id, event_id, event_type, status, since and until,
+// in Temporal's visibility order: running deliveries first (newest
+// first), then closed ones, most recently closed first.
 func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) {
-	q, err := s.deliveryQuery(r)
+	limit, err := parseLimit(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeExecutions(s, w, r, q, deliveryRefOf)
+	v := r.URL.Query()
+	f := DeliveryFilter{TenantID: v.Get("tenant_id"), EndpointID: v.Get("endpoint_id"), EventID: v.Get("event_id"),
+		EventType: v.Get("event_type"), Status: v.Get("status"), Since: v.Get("since"), Until: v.Get("until")}
+	refs, next, err := s.ListDeliveries(r.Context(), f, store.Page{Cursor: v.Get("cursor"), Limit: limit})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writePage(w, refs, next, same)
+}
+
+// ListDeliveries returns a page of the deliveries f selects in the scope
+// of ctx, and the next page's cursor.
+func (s *Server) ListDeliveries(ctx context.Context, f DeliveryFilter, p store.Page) ([]DeliveryRef, string, error) {
+	q, err := s.deliveryQuery(ctx, f)
+	if err != nil {
+		return nil, "", err
+	}
+	return listExecutions(ctx, s, q, p, deliveryRefOf)
 }
 
 // writePage answers one page of a list: each item as show shows it, and
@@ -60,16 +93,18 @@ func writePage[T, U any](w http.ResponseWriter, items []T, next string, show fun
 	writeJSON(w, http.StatusOK, out)
 }
 
-// deliveryQuery turns the request's filters into a visibility query over
-// deliveries in the caller's scope. Every value is validated first, so
-// none can escape its quotes.
-func (s *Server) deliveryQuery(r *http.Request) (string, error) {
-	v := r.URL.Query()
-	f, err := s.tenantFilter(r, v.Get("tenant_id"))
+// same shows a list item as it is.
+func same[T any](v T) T { return v }
+
+// deliveryQuery turns the filter into a visibility query over deliveries
+// in the scope of ctx. Every value is validated first, so none can escape
+// its quotes.
+func (s *Server) deliveryQuery(ctx context.Context, f DeliveryFilter) (string, error) {
+	tf, err := s.tenantFilter(ctx, f.TenantID)
 	if err != nil {
 		return "", err
 	}
-	tenant, err := authz.VisibilityClause(f)
+	tenant, err := authz.VisibilityClause(tf)
 	if err != nil {
 		return "", err
 	}
@@ -77,25 +112,31 @@ func (s *Server) deliveryQuery(r *http.Request) (string, error) {
 	if tenant != "" {
 		q = append(q, tenant)
 	}
-	if id := v.Get("endpoint_id"); id != "" {
-		clause, err := s.endpointClause(r, id)
+	if f.EndpointID != "" {
+		clause, err := s.endpointClause(ctx, f.EndpointID)
 		if err != nil {
 			return "", err
 		}
 		q = append(q, clause)
 	}
-	if id := v.Get("event_id"); id != "" {
+	if id := f.EventID; id != "" {
 		if err := validateEventID(id); err != nil {
 			return "", err
 		}
-		if !scope(r).IsPlatform() {
-			if _, err := s.event(r, id); err != nil {
+		if !authz.FromContext(ctx).IsPlatform() {
+			if _, err := s.event(ctx, id); err != nil {
 				return "", err
 			}
 		}
 		q = append(q, fmt.Sprintf("%s = '%s'", delivery.AttrEventID.GetName(), id))
 	}
-	switch st := v.Get("status"); {
+	if f.EventType != "" {
+		if !safeValue.MatchString(f.EventType) {
+			return "", invalid("event_type", "contains characters that are not allowed")
+		}
+		q = append(q, fmt.Sprintf("%s = '%s'", delivery.AttrEventType.GetName(), f.EventType))
+	}
+	switch st := f.Status; {
 	case st == "":
 		// A run that continued as new lives on in its successor.
 		q = append(q, "ExecutionStatus != 'ContinuedAsNew'")
@@ -104,17 +145,45 @@ func (s *Server) deliveryQuery(r *http.Request) (string, error) {
 	default:
 		return "", invalid("status", "must be pending, delivered, failed or exhausted")
 	}
-	return strings.Join(q, " AND "), nil
+	times, err := startTimeClauses(f.Since, f.Until)
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(append(q, times...), " AND "), nil
+}
+
+// startTimeClauses are the visibility conditions of since and until
+// filters (RFC 3339 times, "" for none) on a workflow's start.
+func startTimeClauses(sinceIn, untilIn string) ([]string, error) {
+	since, err := parseTime("since", sinceIn)
+	if err != nil {
+		return nil, err
+	}
+	until, err := parseTime("until", untilIn)
+	if err != nil {
+		return nil, err
+	}
+	if !since.IsZero() && !until.IsZero() && since.After(until) {
+		return nil, invalid("since", "must not be after until")
+	}
+	var q []string
+	if !since.IsZero() {
+		q = append(q, fmt.Sprintf("StartTime >= '%s'", since.UTC().Format(time.RFC3339Nano)))
+	}
+	if !until.IsZero() {
+		q = append(q, fmt.Sprintf("StartTime <= '%s'", until.UTC().Format(time.RFC3339Nano)))
+	}
+	return q, nil
 }
 
 // endpointClause is the visibility condition of an endpoint_id filter. In
 // a tenant scope the endpoint must be the tenant's (else 404), so a list
 // never confirms another tenant's endpoint exists.
-func (s *Server) endpointClause(r *http.Request, id string) (string, error) {
+func (s *Server) endpointClause(ctx context.Context, id string) (string, error) {
 	if !safeValue.MatchString(id) {
 		return "", invalid("endpoint_id", "contains characters that are not allowed")
 	}
-	if err := s.checkEndpointFilter(r, id); err != nil {
+	if err := s.checkEndpointFilter(ctx, id); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("%s = '%s'", delivery.AttrEndpointID.GetName(), id), nil
@@ -123,35 +192,33 @@ func (s *Server) endpointClause(r *http.Request, id string) (string, error) {
 // checkEndpointFilter refuses, in a tenant scope, an endpoint_id filter
 // naming an endpoint that is not the tenant's: 404, as if it did not
 // exist. The platform may filter by any ID, even a deleted endpoint's.
-func (s *Server) checkEndpointFilter(r *http.Request, id string) error {
-	if scope(r).IsPlatform() {
+func (s *Server) checkEndpointFilter(ctx context.Context, id string) error {
+	if authz.FromContext(ctx).IsPlatform() {
 		return nil
 	}
-	_, err := s.res.Endpoint(r.Context(), id)
+	_, err := s.res.Endpoint(ctx, id)
 	return notFound(err, "endpoint")
 }
 
-// writeExecutions answers one page of the executions matching query,
-// after the request's cursor and up to its limit, each as show shows it.
-func writeExecutions[U any](s *Server, w http.ResponseWriter, r *http.Request, query string, show func(*workflowpb.WorkflowExecutionInfo) U) {
-	limit, err := parseLimit(r)
+// listExecutions reads one page of the executions matching query, after
+// p's cursor and up to its limit (50 when zero), each as show shows it,
+// and the next page's cursor.
+func listExecutions[U any](ctx context.Context, s *Server, query string, p store.Page, show func(*workflowpb.WorkflowExecutionInfo) U) ([]U, string, error) {
+	token, err := decodeCursor("cursor", p.Cursor)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, "", err
 	}
-	token, err := decodeCursor("cursor", r.URL.Query().Get("cursor"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	resp, err := s.temporal.ListWorkflow(r.Context(), &workflowservice.ListWorkflowExecutionsRequest{
-		Query: query, PageSize: int32(limit), NextPageToken: token,
+	resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+		Query: query, PageSize: int32(cmp.Or(p.Limit, 50)), NextPageToken: token,
 	})
 	if err != nil {
-		s.writeError(w, r, fromTemporalPage(err, "list workflows", token))
-		return
+		return nil, "", fromTemporalPage(err, "list workflows", token)
 	}
-	writePage(w, resp.GetExecutions(), encodeCursor(resp.GetNextPageToken()), show)
+	out := make([]U, 0, len(resp.GetExecutions()))
+	for _, ex := range resp.GetExecutions() {
+		out = append(out, show(ex))
+	}
+	return out, encodeCursor(resp.GetNextPageToken()), nil
 }
 
 // deliveryRefOf reads a delivery's list entry from its visibility record.

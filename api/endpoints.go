@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hookd/hookd/authz"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/signing"
 	"github.com/hookd/hookd/store"
@@ -140,47 +142,54 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if p.URL == nil {
-		s.writeError(w, r, invalid("url", "is required"))
+	out, err := s.CreateEndpoint(r.Context(), p)
+	if err != nil {
+		s.writeError(w, r, err)
 		return
+	}
+	writeJSON(w, http.StatusCreated, out)
+}
+
+// CreateEndpoint creates an endpoint in the scope of ctx with a new
+// signing secret, which the answer shows this once.
+func (s *Server) CreateEndpoint(ctx context.Context, p EndpointCreate) (EndpointView, error) {
+	if p.URL == nil {
+		return EndpointView{}, invalid("url", "is required")
 	}
 	now := s.now().UTC()
 	ep := &store.Endpoint{ID: delivery.NewID("ep_"), Enabled: true, CreatedAt: now, UpdatedAt: now}
 	err := s.apply(p.endpointPatch, ep)
 	if err == nil {
-		ep.TenantID, err = s.endpointOwner(r, p.TenantID)
+		ep.TenantID, err = s.endpointOwner(ctx, p.TenantID)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return EndpointView{}, err
 	}
 	secret, err := signing.NewSecret()
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return EndpointView{}, err
 	}
-	if err := s.store.CreateEndpoint(r.Context(), ep, secret); err != nil {
-		s.writeError(w, r, tenantInvalid(err))
-		return
+	if err := s.store.CreateEndpoint(ctx, ep, secret); err != nil {
+		return EndpointView{}, tenantInvalid(err)
 	}
 	s.log.Info("endpoint created", "endpoint_id", ep.ID, "tenant_id", ep.TenantID)
 	out := toJSON(ep)
 	out.Secret = secret
-	writeJSON(w, http.StatusCreated, out)
+	return out, nil
 }
 
 // endpointOwner is the tenant a new endpoint belongs to: the caller's own
 // for a tenant token, whatever the body says; for the platform, the
 // tenant the body names, which must exist.
-func (s *Server) endpointOwner(r *http.Request, requested *string) (string, error) {
+func (s *Server) endpointOwner(ctx context.Context, requested *string) (string, error) {
 	var want string
-	if requested != nil && scope(r).IsPlatform() {
+	if requested != nil && authz.FromContext(ctx).IsPlatform() {
 		if err := validateTenantID("tenant_id", *requested); err != nil {
 			return "", err
 		}
 		want = *requested
 	}
-	owner, err := s.res.Owner(r.Context(), want)
+	owner, err := s.res.Owner(ctx, want)
 	return owner, tenantInvalid(err)
 }
 
@@ -204,8 +213,22 @@ func (s *Server) getEndpoint(w http.ResponseWriter, r *http.Request) {
 // endpoint loads the endpoint named in the path, if the caller's scope
 // may see it.
 func (s *Server) endpoint(r *http.Request) (*store.Endpoint, error) {
-	ep, err := s.res.Endpoint(r.Context(), chi.URLParam(r, "id"))
+	return s.endpointIn(r.Context(), chi.URLParam(r, "id"))
+}
+
+// endpointIn loads the endpoint if the scope of ctx may see it.
+func (s *Server) endpointIn(ctx context.Context, id string) (*store.Endpoint, error) {
+	ep, err := s.res.Endpoint(ctx, id)
 	return ep, notFound(err, "endpoint")
+}
+
+// Endpoint returns the endpoint if the scope of ctx may see it.
+func (s *Server) Endpoint(ctx context.Context, id string) (EndpointView, error) {
+	ep, err := s.endpointIn(ctx, id)
+	if err != nil {
+		return EndpointView{}, err
+	}
+	return toJSON(ep), nil
 }
 
 func (s *Server) listEndpoints(w http.ResponseWriter, r *http.Request) {
@@ -214,20 +237,33 @@ func (s *Server) listEndpoints(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	f, err := s.tenantFilter(r, r.URL.Query().Get("tenant_id"))
+	eps, next, err := s.ListEndpoints(r.Context(), r.URL.Query().Get("tenant_id"), store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: limit})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	eps, next, err := s.store.ListEndpoints(r.Context(), f, store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: limit})
+	writePage(w, eps, next, same)
+}
+
+// ListEndpoints returns a page of the endpoints in the scope of ctx, of
+// tenantID when it names one, and the next page's cursor.
+func (s *Server) ListEndpoints(ctx context.Context, tenantID string, p store.Page) ([]EndpointView, string, error) {
+	f, err := s.tenantFilter(ctx, tenantID)
+	if err != nil {
+		return nil, "", err
+	}
+	eps, next, err := s.store.ListEndpoints(ctx, f, p)
 	if errors.Is(err, store.ErrInvalidCursor) {
 		err = invalid("cursor", "is not a cursor this API returned")
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, "", err
 	}
-	writePage(w, eps, next, toJSON)
+	out := []EndpointView{}
+	for _, ep := range eps {
+		out = append(out, toJSON(ep))
+	}
+	return out, next, nil
 }
 
 func parseLimit(r *http.Request) (int, error) {
@@ -248,31 +284,54 @@ func (s *Server) updateEndpoint(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	ep, err := s.endpoint(r)
+	out, err := s.UpdateEndpoint(r.Context(), chi.URLParam(r, "id"), p)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// UpdateEndpoint applies the patch to the endpoint, if the scope of ctx
+// may see it.
+func (s *Server) UpdateEndpoint(ctx context.Context, id string, p EndpointPatch) (EndpointView, error) {
+	ep, err := s.endpointIn(ctx, id)
 	if err == nil {
 		err = s.apply(p, ep)
 	}
 	if err == nil {
 		ep.UpdatedAt = s.now().UTC()
-		err = notFound(s.store.UpdateEndpoint(r.Context(), ep), "endpoint")
+		err = notFound(s.store.UpdateEndpoint(ctx, ep), "endpoint")
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return EndpointView{}, err
 	}
-	writeJSON(w, http.StatusOK, toJSON(ep))
+	return toJSON(ep), nil
 }
 
 func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) {
-	ep, err := s.endpoint(r)
-	if err == nil {
-		err = notFound(s.store.DeleteEndpoint(r.Context(), ep.ID), "endpoint")
-	}
-	if err != nil {
+	if err := s.DeleteEndpoint(r.Context(), chi.URLParam(r, "id")); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// DeleteEndpoint deletes the endpoint, if the scope of ctx may see it.
+func (s *Server) DeleteEndpoint(ctx context.Context, id string) error {
+	ep, err := s.endpointIn(ctx, id)
+	if err == nil {
+		err = notFound(s.store.DeleteEndpoint(ctx, ep.ID), "endpoint")
+	}
+	return err
+}
+
+// RotatedSecret is the answer of a secret rotation.
+type RotatedSecret struct {
+	EndpointID string `json:"endpoint_id"`
+	Secret     string `json:"secret"`
+	// PreviousExpiresAt is when the older secrets stop being signed with.
+	PreviousExpiresAt time.Time `json:"previous_expires_at"`
 }
 
 func (s *Server) rotateSecret(w http.ResponseWriter, r *http.Request) {
@@ -283,30 +342,55 @@ func (s *Server) rotateSecret(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	overlap := 24 * time.Hour
-	if body.Overlap != nil {
-		d, err := time.ParseDuration(*body.Overlap)
-		if err != nil || d < 0 || d > 30*24*time.Hour {
-			s.writeError(w, r, invalid("overlap", "must be a duration from 0s to 720h"))
-			return
-		}
-		overlap = d
-	}
-	ep, err := s.endpoint(r)
+	out, err := s.RotateSecret(r.Context(), chi.URLParam(r, "id"), body.Overlap)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// RotateSecret gives the endpoint a new signing secret; the older ones
+// stay valid for overlap (a duration such as "24h"; nil means 24h).
+func (s *Server) RotateSecret(ctx context.Context, id string, overlap *string) (RotatedSecret, error) {
+	keep := 24 * time.Hour
+	if overlap != nil {
+		d, err := time.ParseDuration(*overlap)
+		if err != nil || d < 0 || d > 30*24*time.Hour {
+			return RotatedSecret{}, invalid("overlap", "must be a duration from 0s to 720h")
+		}
+		keep = d
+	}
+	ep, err := s.endpointIn(ctx, id)
+	if err != nil {
+		return RotatedSecret{}, err
 	}
 	secret, err := signing.NewSecret()
 	if err == nil {
-		err = s.store.RotateSecret(r.Context(), ep.ID, secret, s.now().UTC(), overlap)
+		err = s.store.RotateSecret(ctx, ep.ID, secret, s.now().UTC(), keep)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return RotatedSecret{}, err
 	}
-	s.log.Info("endpoint secret rotated", "endpoint_id", ep.ID, "overlap", overlap)
-	writeJSON(w, http.StatusOK, map[string]any{"endpoint_id": ep.ID, "secret": secret, "previous_expires_at": s.now().UTC().Add(overlap)})
+	s.log.Info("endpoint secret rotated", "endpoint_id", ep.ID, "overlap", keep)
+	return RotatedSecret{EndpointID: ep.ID, Secret: secret, PreviousExpiresAt: s.now().UTC().Add(keep)}, nil
+}
+
+// EndpointSecret returns the endpoint's newest signing secret, if the
+// scope of ctx may see the endpoint.
+func (s *Server) EndpointSecret(ctx context.Context, id string) (string, error) {
+	ep, err := s.endpointIn(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	secrets, err := s.store.Secrets(ctx, ep.ID, s.now())
+	if err != nil {
+		return "", err
+	}
+	if len(secrets) == 0 {
+		return "", &Error{Code: CodeNotFound, Message: "endpoint has no valid secret"}
+	}
+	return secrets[0].Value, nil
 }
 
 // decode reads a small JSON request body into v. An empty body is an empty

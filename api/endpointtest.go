@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/ingest"
@@ -62,6 +64,11 @@ type testOut struct {
 	ErrorClass string  `json:"error_class,omitempty"`
 	Error      string  `json:"error,omitempty"`
 	DurationMS float64 `json:"duration_ms"`
+	// Response is the start of the endpoint's response body, as stored.
+	Response string `json:"response,omitempty"`
+	// made says the first attempt was made and is known (answered 200,
+	// else 202).
+	made bool
 }
 
 // testEndpoint sends a signed hookd.test event to one enabled endpoint,
@@ -76,30 +83,42 @@ func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	ep, err := s.endpoint(r)
+	out, err := s.TestEndpoint(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if !out.made {
+		status = http.StatusAccepted
+	}
+	writeJSON(w, status, out)
+}
+
+// TestEndpoint sends a test event to the endpoint, if the scope of ctx may
+// see it, and returns its first attempt (see testEndpoint).
+func (s *Server) TestEndpoint(ctx context.Context, id string) (TestResult, error) {
+	ep, err := s.endpointIn(ctx, id)
 	if err == nil && !ep.Enabled {
 		// Its delivery would wait, unsent, until the endpoint is enabled.
 		err = &Error{Code: CodeConflict, Field: "enabled", Message: "endpoint is disabled; enable it to test it"}
 	}
 	if err == nil {
-		err = s.refuseHeldBack(r.Context(), ep.ID)
+		err = s.refuseHeldBack(ctx, ep.ID)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return TestResult{}, err
 	}
 	ev, err := testEvent(ep.ID, s.now().UTC())
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return TestResult{}, err
 	}
-	res, err := s.publisher.PublishTo(r.Context(), ev, []*store.Endpoint{ep})
+	res, err := s.publisher.PublishTo(ctx, ev, []*store.Endpoint{ep})
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("%w: send test event: %w", errUnavailable, err))
-		return
+		return TestResult{}, fmt.Errorf("%w: send test event: %w", errUnavailable, err)
 	}
 	out := testOut{DeliveryID: res.Deliveries[0].ID, EventID: ev.ID, Outcome: outcomePending}
-	ctx, cancel := context.WithTimeout(r.Context(), delivery.AttemptTimeout(ep.Timeout)+testWaitSlack)
+	ctx, cancel := context.WithTimeout(ctx, delivery.AttemptTimeout(ep.Timeout)+testWaitSlack)
 	defer cancel()
 	state, known := s.firstAttempt(ctx, out.DeliveryID)
 	if !known || len(state.Attempts) == 0 {
@@ -112,14 +131,14 @@ func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		s.log.Warn("test event: first attempt not made yet", "endpoint_id", ep.ID, "delivery_id", out.DeliveryID, "outcome", out.Outcome)
-		writeJSON(w, http.StatusAccepted, out)
-		return
+		return out, nil
 	}
 	at := state.Attempts[0]
 	out.Outcome, out.Status, out.ErrorClass, out.Error = at.Outcome, at.Status, at.ErrorClass, at.Error
 	out.DurationMS = float64(at.Duration.Microseconds()) / 1000
+	out.Response, out.made = at.Response, true
 	s.log.Info("test event sent", "endpoint_id", ep.ID, "delivery_id", out.DeliveryID, "outcome", out.Outcome, "status", out.Status)
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }
 
 // testEvent is a fresh hookd.test event for an endpoint: a unique event ID

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hookd/hookd/authz"
 	"github.com/hookd/hookd/store"
 )
 
@@ -54,7 +55,7 @@ func eventOf(ev *store.Event) eventOut {
 }
 
 func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
-	ev, err := s.event(r, chi.URLParam(r, "id"))
+	ev, err := s.event(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -68,10 +69,10 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
 }
 
 // event loads an event record, if the caller's scope may see it.
-func (s *Server) event(r *http.Request, id string) (*store.Event, error) {
-	ev, err := s.store.GetEvent(r.Context(), id)
+func (s *Server) event(ctx context.Context, id string) (*store.Event, error) {
+	ev, err := s.store.GetEvent(ctx, id)
 	if err == nil {
-		err = scope(r).Check(ev.TenantID)
+		err = authz.FromContext(ctx).Check(ev.TenantID)
 	}
 	if err != nil {
 		return nil, notFound(err, "event")
@@ -137,13 +138,13 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 // tenant_id resolved, and in a tenant scope an endpoint_id that must be
 // the tenant's (else 404).
 func (s *Server) scopeEventFilter(r *http.Request, f *store.EventFilter) error {
-	tf, err := s.tenantFilter(r, r.URL.Query().Get("tenant_id"))
+	tf, err := s.tenantFilter(r.Context(), r.URL.Query().Get("tenant_id"))
 	if err != nil {
 		return err
 	}
 	f.Tenant = &tf
 	if f.EndpointID != "" {
-		return s.checkEndpointFilter(r, f.EndpointID)
+		return s.checkEndpointFilter(r.Context(), f.EndpointID)
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/hookd/hookd/visibility"
 )
 
@@ -24,38 +26,46 @@ type healthOut struct {
 }
 
 func (s *Server) endpointHealth(w http.ResponseWriter, r *http.Request) {
-	ep, err := s.endpoint(r)
+	out, err := s.EndpointHealth(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	b, err := s.store.Circuit(r.Context(), ep.ID)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// EndpointHealth returns the endpoint's health, if the scope of ctx may
+// see it: its circuit, its pending deliveries and dead letters, and its
+// success rates and latencies when a stats source is configured.
+func (s *Server) EndpointHealth(ctx context.Context, id string) (Health, error) {
+	ep, err := s.endpointIn(ctx, id)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return Health{}, err
+	}
+	b, err := s.store.Circuit(ctx, ep.ID)
+	if err != nil {
+		return Health{}, err
 	}
 	out := healthOut{EndpointID: ep.ID, Enabled: ep.Enabled, Circuit: string(b.State), ConsecutiveFailures: b.Failures}
 	if !b.OpenUntil.IsZero() && b.OpenUntil.After(s.now()) {
 		out.CooldownEndsAt = &b.OpenUntil
 	}
 	var oldest time.Time
-	if out.PendingDeliveries, oldest, err = s.oldest(r.Context(), visibility.Pending(ep.ID)); err == nil {
-		out.DeadLetters, err = s.count(r.Context(), visibility.DeadLetters(ep.ID))
+	if out.PendingDeliveries, oldest, err = s.oldest(ctx, visibility.Pending(ep.ID)); err == nil {
+		out.DeadLetters, err = s.count(ctx, visibility.DeadLetters(ep.ID))
 	}
 	if !oldest.IsZero() {
 		out.OldestPendingAgeSec = max(s.now().Sub(oldest).Seconds(), 0)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return Health{}, err
 	}
 	if s.stats != nil {
-		if out.Stats, err = s.stats(r.Context(), ep.ID); err != nil {
-			s.writeError(w, r, err)
-			return
+		if out.Stats, err = s.stats(ctx, ep.ID); err != nil {
+			return Health{}, err
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }
 
 // count counts the executions matching query.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	batchpb "go.temporal.io/api/batch/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/hookd/hookd/authz"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/visibility"
 )
@@ -31,18 +33,27 @@ func (s *Server) redriveOne(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := chi.URLParam(r, "id")
-	if _, err := s.deadLetter(r, id); err != nil {
+	if err := s.RedriveDeadLetter(r.Context(), id, body.Reason); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	sig := delivery.RedriveSignal{By: scope(r).Actor(), Reason: body.Reason}
-	err := s.temporal.SignalWorkflow(r.Context(), delivery.DeadLetterID(id), "", delivery.SignalRedrive, sig)
+	writeJSON(w, http.StatusAccepted, map[string]string{"delivery_id": id, "status": "redrive requested"})
+}
+
+// RedriveDeadLetter asks the dead letter of a delivery ID, if the scope of
+// ctx may see it, to start a fresh run of the delivery, recording the
+// scope's actor and reason.
+func (s *Server) RedriveDeadLetter(ctx context.Context, id, reason string) error {
+	if _, err := s.deadLetter(ctx, id); err != nil {
+		return err
+	}
+	sig := delivery.RedriveSignal{By: authz.FromContext(ctx).Actor(), Reason: reason}
+	err := s.temporal.SignalWorkflow(ctx, delivery.DeadLetterID(id), "", delivery.SignalRedrive, sig)
 	if err != nil {
-		s.writeError(w, r, fromTemporal(err, "signal redrive", "no waiting dead letter with this delivery ID"))
-		return
+		return fromTemporal(err, "signal redrive", "no waiting dead letter with this delivery ID")
 	}
 	s.log.Info("redrive requested", "delivery_id", id, "by", sig.By)
-	writeJSON(w, http.StatusAccepted, map[string]string{"delivery_id": id, "status": "redrive requested"})
+	return nil
 }
 
 // redriveMany starts a Temporal batch operation that signals redrive to
@@ -58,45 +69,63 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	rate := float64(DefaultRedriveRate)
-	if body.Rate != nil {
-		if !(*body.Rate >= MinRedriveRate && *body.Rate <= MaxRedriveRate) {
-			s.writeError(w, r, invalid("rate", "must be %g to %d redrives per second", MinRedriveRate, MaxRedriveRate))
-			return
-		}
-		rate = *body.Rate
-	}
-	if body.TenantID == "" && !scope(r).IsPlatform() {
-		s.writeError(w, r, &Error{Code: CodeForbidden, Field: "tenant_id",
-			Message: "a bulk redrive across tenants needs the platform's API key; name your tenant_id"})
-		return
-	}
-	q, err := s.deadLetterQuery(r, body.deadLetterFilter)
+	out, err := s.RedriveDeadLetters(r.Context(), body.deadLetterFilter, body.Rate, body.Reason)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	matched, err := visibility.Count(r.Context(), s.temporal, q)
+	status := http.StatusAccepted
+	if out.Matched == 0 {
+		status = http.StatusOK
+	}
+	writeJSON(w, status, out)
+}
+
+// RedriveStarted is the answer of a bulk redrive.
+type RedriveStarted struct {
+	JobID   string  `json:"job_id"`
+	Matched int64   `json:"matched"` // no job starts when zero
+	Rate    float64 `json:"rate"`
+}
+
+// RedriveDeadLetters starts a bulk redrive of the dead letters f selects
+// in the scope of ctx, at rate per second (nil: DefaultRedriveRate). A
+// tenant scope must name its tenant in f.
+func (s *Server) RedriveDeadLetters(ctx context.Context, f DeadLetterFilter, rateIn *float64, reason string) (RedriveStarted, error) {
+	rate := float64(DefaultRedriveRate)
+	if rateIn != nil {
+		if !(*rateIn >= MinRedriveRate && *rateIn <= MaxRedriveRate) {
+			return RedriveStarted{}, invalid("rate", "must be %g to %d redrives per second", MinRedriveRate, MaxRedriveRate)
+		}
+		rate = *rateIn
+	}
+	sc := authz.FromContext(ctx)
+	if f.TenantID == "" && !sc.IsPlatform() {
+		return RedriveStarted{}, &Error{Code: CodeForbidden, Field: "tenant_id",
+			Message: "a bulk redrive across tenants needs the platform's API key; name your tenant_id"}
+	}
+	q, err := s.deadLetterQuery(ctx, f)
 	if err != nil {
-		s.writeError(w, r, fromTemporal(err, "count dead letters", ""))
-		return
+		return RedriveStarted{}, err
+	}
+	matched, err := visibility.Count(ctx, s.temporal, q)
+	if err != nil {
+		return RedriveStarted{}, fromTemporal(err, "count dead letters", "")
 	}
 	if matched == 0 {
-		writeJSON(w, http.StatusOK, map[string]any{"job_id": emptyJobID(s.now(), body.TenantID), "matched": 0, "rate": rate})
-		return
+		return RedriveStarted{JobID: emptyJobID(s.now(), f.TenantID), Rate: rate}, nil
 	}
-	job := redriveJobID(body.TenantID)
-	out := map[string]any{"job_id": job, "matched": matched, "rate": rate}
-	sig := delivery.RedriveSignal{By: scope(r).Actor(), Reason: body.Reason}
+	job := redriveJobID(f.TenantID)
+	out := RedriveStarted{JobID: job, Matched: matched, Rate: rate}
+	sig := delivery.RedriveSignal{By: sc.Actor(), Reason: reason}
 	if sig.Reason == "" {
 		sig.Reason = "bulk redrive " + job
 	}
 	input, err := s.dc.ToPayloads(sig)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return RedriveStarted{}, err
 	}
-	_, err = s.temporal.WorkflowService().StartBatchOperation(r.Context(), &workflowservice.StartBatchOperationRequest{
+	_, err = s.temporal.WorkflowService().StartBatchOperation(ctx, &workflowservice.StartBatchOperationRequest{
 		Namespace:              s.namespace,
 		VisibilityQuery:        q,
 		JobId:                  job,
@@ -107,41 +136,57 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 		}},
 	})
 	if err != nil {
-		s.writeError(w, r, fromTemporal(err, "start bulk redrive", ""))
-		return
+		return RedriveStarted{}, fromTemporal(err, "start bulk redrive", "")
 	}
-	s.log.Info("bulk redrive started", "job_id", job, "matched", matched, "rate", rate, "by", sig.By)
-	writeJSON(w, http.StatusAccepted, out)
+	s.log.Info("bulk redrive started", "job_id", job, "matched", out.Matched, "rate", rate, "by", sig.By)
+	return out, nil
+}
+
+// RedriveProgress is where a bulk redrive stands.
+type RedriveProgress struct {
+	JobID string `json:"job_id"`
+	// State is running, completed or failed.
+	State     string     `json:"state"`
+	Total     int64      `json:"total"`
+	Completed int64      `json:"completed"`
+	Failed    int64      `json:"failed"`
+	Started   time.Time  `json:"started"`
+	Reason    string     `json:"reason"`
+	Closed    *time.Time `json:"closed,omitempty"`
 }
 
 func (s *Server) redriveJob(w http.ResponseWriter, r *http.Request) {
-	job := chi.URLParam(r, "job")
-	if err := scope(r).Check(redriveJobTenant(job)); err != nil {
-		s.writeError(w, r, &Error{Code: CodeNotFound, Message: "no such redrive job"})
-		return
-	}
-	if out, ok := emptyJob(job); ok {
-		writeJSON(w, http.StatusOK, out)
-		return
-	}
-	resp, err := s.temporal.WorkflowService().DescribeBatchOperation(r.Context(), &workflowservice.DescribeBatchOperationRequest{Namespace: s.namespace, JobId: job})
+	out, err := s.RedriveJob(r.Context(), chi.URLParam(r, "job"))
 	if err != nil {
-		s.writeError(w, r, fromTemporal(err, "describe redrive job", "no such redrive job"))
+		s.writeError(w, r, err)
 		return
-	}
-	out := map[string]any{
-		"job_id":    job,
-		"state":     batchState(resp.GetState().String()),
-		"total":     resp.GetTotalOperationCount(),
-		"completed": resp.GetCompleteOperationCount(),
-		"failed":    resp.GetFailureOperationCount(),
-		"started":   resp.GetStartTime().AsTime(),
-		"reason":    resp.GetReason(),
-	}
-	if resp.GetCloseTime() != nil {
-		out["closed"] = resp.GetCloseTime().AsTime()
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// RedriveJob reports a bulk redrive's progress, if the scope of ctx may
+// see the job.
+func (s *Server) RedriveJob(ctx context.Context, job string) (RedriveProgress, error) {
+	if err := authz.FromContext(ctx).Check(redriveJobTenant(job)); err != nil {
+		return RedriveProgress{}, &Error{Code: CodeNotFound, Message: "no such redrive job"}
+	}
+	if out, ok := emptyJob(job); ok {
+		return out, nil
+	}
+	resp, err := s.temporal.WorkflowService().DescribeBatchOperation(ctx, &workflowservice.DescribeBatchOperationRequest{Namespace: s.namespace, JobId: job})
+	if err != nil {
+		return RedriveProgress{}, fromTemporal(err, "describe redrive job", "no such redrive job")
+	}
+	out := RedriveProgress{
+		JobID: job, State: batchState(resp.GetState().String()), Total: resp.GetTotalOperationCount(),
+		Completed: resp.GetCompleteOperationCount(), Failed: resp.GetFailureOperationCount(),
+		Started: resp.GetStartTime().AsTime(), Reason: resp.GetReason(),
+	}
+	if resp.GetCloseTime() != nil {
+		closed := resp.GetCloseTime().AsTime()
+		out.Closed = &closed
+	}
+	return out, nil
 }
 
 // redriveJobPrefix starts every bulk redrive's job ID.
@@ -189,16 +234,13 @@ func emptyJobID(at time.Time, tenantID string) string {
 
 // emptyJob is the state of a job emptyJobID named: completed at once,
 // with nothing to do.
-func emptyJob(job string) (map[string]any, bool) {
+func emptyJob(job string) (RedriveProgress, bool) {
 	rest, ok := strings.CutPrefix(job, emptyJobPrefix)
 	secs, _, _ := strings.Cut(rest, "-")
 	n, err := strconv.ParseInt(secs, 10, 64)
 	if !ok || err != nil {
-		return nil, false
+		return RedriveProgress{}, false
 	}
 	at := time.Unix(n, 0).UTC()
-	return map[string]any{
-		"job_id": job, "state": "completed", "total": 0, "completed": 0, "failed": 0,
-		"started": at, "closed": at, "reason": "no dead letter matched",
-	}, true
+	return RedriveProgress{JobID: job, State: "completed", Started: at, Closed: &at, Reason: "no dead letter matched"}, true
 }

@@ -32,6 +32,7 @@ func (s *Server) v1Routes() []Route {
 		{"DELETE", "/tenants/{id}", platform, s.deleteTenant},
 		{"POST", "/tenants/{id}/tokens", platform, s.createTenantToken},
 		{"DELETE", "/tenants/{id}/tokens", platform, s.revokeTenantTokens},
+		{"POST", "/tenants/{id}/portal", platform, s.createPortalLink},
 		{"POST", "/endpoints", tenant, s.createEndpoint},
 		{"GET", "/endpoints", tenant, s.listEndpoints},
 		{"GET", "/endpoints/{id}", tenant, s.getEndpoint},

@@ -25,12 +25,12 @@ type summaryGroup struct {
 // per endpoint in scope and one more per endpoint that has any.
 func (s *Server) deadLetterSummary(w http.ResponseWriter, r *http.Request) {
 	tenant := r.URL.Query().Get("tenant_id")
-	f, err := s.tenantFilter(r, tenant)
+	f, err := s.tenantFilter(r.Context(), tenant)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	q, err := s.deadLetterQuery(r, deadLetterFilter{TenantID: tenant})
+	q, err := s.deadLetterQuery(r.Context(), deadLetterFilter{TenantID: tenant})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -44,13 +45,13 @@ func validateTenantID(field, id string) error {
 // tenantFilter is the tenant filter of a list naming tenant requested (""
 // for none) in the caller's scope: 404 for a tenant the caller cannot see
 // or that does not exist.
-func (s *Server) tenantFilter(r *http.Request, requested string) (store.TenantFilter, error) {
+func (s *Server) tenantFilter(ctx context.Context, requested string) (store.TenantFilter, error) {
 	if requested != "" {
 		if err := validateTenantID("tenant_id", requested); err != nil {
 			return store.TenantFilter{}, err
 		}
 	}
-	f, err := s.res.Filter(r.Context(), requested)
+	f, err := s.res.Filter(ctx, requested)
 	return f, notFound(err, "tenant")
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/embedded"
 	"github.com/hookd/hookd/namespace"
+	"github.com/hookd/hookd/portal"
 	"github.com/hookd/hookd/store/secretbox"
 	"github.com/hookd/hookd/store/sqlite"
 	"github.com/hookd/hookd/store/sqlstore"
@@ -78,6 +79,8 @@ type Dev struct {
 	Temporal *embedded.Server
 	// API is the HTTP API's server, for tests that walk its routes.
 	API *api.Server
+	// Portal is the consumer portal, for tests that walk its routes.
+	Portal *portal.Portal
 
 	cfg    DevConfig
 	codec  *codec.Codec
@@ -224,7 +227,12 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	d.API = h
-	return withCodecServer(d.obs.withMetrics(h, h), codecServerOptions{
+	withUI, pt, err := withPortal(h, h, d.store, cfg.Version, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	d.Portal = pt
+	return withCodecServer(d.obs.withMetrics(withUI, h), codecServerOptions{
 		payload: cfg.Payload, namespace: cfg.Namespace, requireKey: h.RequireAPIKey,
 		trustedOrigins: loopbackUIOrigins(cfg.UIAddr, strings.TrimPrefix(d.APIURL, "http://")),
 	})

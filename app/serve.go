@@ -169,7 +169,11 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 		if err != nil {
 			return nil, err
 		}
-		handler, err = withCodecServer(s.probes(h), codecServerOptions{
+		withUI, _, err := withPortal(h, h, s.store, cfg.Version, log)
+		if err != nil {
+			return nil, err
+		}
+		handler, err = withCodecServer(s.probes(withUI), codecServerOptions{
 			payload: cfg.Payload, namespace: cfg.Temporal.Namespace, requireKey: h.RequireAPIKey})
 		if err != nil {
 			return nil, err

@@ -2,10 +2,8 @@ package authz
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -20,13 +18,7 @@ import (
 const TokenPrefix = "htk_"
 
 // NewToken returns a new tenant token: TokenPrefix and 32 random bytes.
-func NewToken() (string, error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("new token: %w", err)
-	}
-	return TokenPrefix + base64.RawURLEncoding.EncodeToString(b), nil
-}
+func NewToken() (string, error) { return newSecret(TokenPrefix) }
 
 // HashToken is how a token is stored and looked up: its hex SHA-256. A
 // token carries 256 random bits, so a fast hash is enough.

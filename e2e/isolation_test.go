@@ -40,6 +40,7 @@ var isolationCases = map[string][]isoRequest{
 	"DELETE /v1/tenants/{id}":               {{want: 403}},
 	"POST /v1/tenants/{id}/tokens":          {{body: map[string]any{}, want: 403}},
 	"DELETE /v1/tenants/{id}/tokens":        {{want: 403}},
+	"POST /v1/tenants/{id}/portal":          {{body: map[string]any{}, want: 403}},
 	"POST /v1/events":                       {{body: map[string]any{"type": "iso.x", "payload": map[string]any{}, "tenant_id": "{b}"}, want: 403}},
 	"POST /v1/events/batch":                 {{body: map[string]any{"events": []any{map[string]any{"type": "iso.x", "payload": map[string]any{}}}}, want: 403}},
 	"GET /v1/endpoints/{id}":                {{want: 404, own: 200}},

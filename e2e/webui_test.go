@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,19 +131,4 @@ func decodedData(t *testing.T, raw []byte) []byte {
 	require.NoError(t, protojson.Unmarshal(raw, &out), "%s", raw)
 	require.Len(t, out.Payloads, 1)
 	return out.Payloads[0].GetData()
-}
-
-// chromium returns the browser binary, or skips the test when there is
-// none outside CI (in CI, .ci/install-chromium.sh provides it).
-func chromium(t *testing.T) string {
-	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no chromium binary in CI: .ci/install-chromium.sh should have installed it")
-	}
-	t.Skip("no chromium binary: install it (sudo sh .ci/install-chromium.sh) to run the Web UI browser test")
-	return ""
 }

@@ -1,6 +1,6 @@
-// Package store is hookd's endpoint store: tenants and their tokens,
-// endpoints, their event-type filters and retry settings, their signing
-// secrets, encrypted at rest, and the record of every accepted event.
+// Package store is hookd's endpoint store: tenants, their tokens and portal
+// sessions, endpoints, their event-type filters and retry settings, their
+// signing secrets, encrypted at rest, and the record of every accepted event.
 // SQLite backs the embedded default and PostgreSQL backs production; both
 // implement Store and pass the same conformance suite.
 package store
@@ -110,6 +110,7 @@ type Store interface {
 	Circuits
 	Events
 	Tenants
+	Portal
 	// Close releases the store's connections.
 	Close() error
 }

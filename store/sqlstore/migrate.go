@@ -135,6 +135,24 @@ var migrations = [][]string{
 		`INSERT INTO hookd_endpoint_changes (id, version) VALUES (1, 0)`,
 		`CREATE INDEX hookd_events_by_tenant ON hookd_events (tenant_id, accepted_at, event_id)`,
 	},
+	{
+		// The consumer portal's sign-in links and sessions, stored hashed;
+		// deleting a tenant deletes them.
+		`CREATE TABLE hookd_portal_links (
+			hash TEXT PRIMARY KEY,
+			tenant_id TEXT NOT NULL REFERENCES hookd_tenants (id) ON DELETE CASCADE,
+			created_at BIGINT NOT NULL,
+			expires_at BIGINT NOT NULL
+		)`,
+		`CREATE INDEX hookd_portal_links_by_tenant ON hookd_portal_links (tenant_id, expires_at)`,
+		`CREATE TABLE hookd_portal_sessions (
+			hash TEXT PRIMARY KEY,
+			tenant_id TEXT NOT NULL REFERENCES hookd_tenants (id) ON DELETE CASCADE,
+			created_at BIGINT NOT NULL,
+			expires_at BIGINT NOT NULL
+		)`,
+		`CREATE INDEX hookd_portal_sessions_by_tenant ON hookd_portal_sessions (tenant_id, expires_at)`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

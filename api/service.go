@@ -1,0 +1,59 @@
+package api
+
+import (
+	"context"
+	"errors"
+)
+
+// The service layer: the scoped operations behind the /v1 routes, exported
+// so other surfaces of hookd (the consumer portal) call them in-process
+// rather than over HTTP or through a copy of their rules. Each takes a
+// context carrying the caller's authz.Scope (authz.NewContext) and applies
+// exactly the checks its route applies: bad input comes back as *Error
+// naming the field, anything outside the scope as *Error with
+// CodeNotFound, and a Temporal outage as an error IsUnavailable reports.
+
+// The API's views of its resources, as the routes answer them and the
+// service methods return them.
+type (
+	// EndpointView is an endpoint; Secret is set only by CreateEndpoint.
+	EndpointView = endpointJSON
+	// EndpointPatch is what UpdateEndpoint changes: nil fields stay.
+	EndpointPatch = endpointPatch
+	// EndpointCreate is what CreateEndpoint creates from.
+	EndpointCreate = endpointCreate
+	// Health is an endpoint's health.
+	Health = healthOut
+	// TestResult is the first attempt of a test event.
+	TestResult = testOut
+	// DeliveryRef is a delivery in a list.
+	DeliveryRef = deliveryRef
+	// DeliveryView is one delivery with its timeline.
+	DeliveryView = deliveryOut
+	// TimelineEntry is an entry of a delivery's timeline: an attempt
+	// (Kind TimelineAttempt, its fields promoted) or the redrive that
+	// started a run (Kind TimelineRedrive, Redrive set).
+	TimelineEntry = timelineEntry
+	// DeadLetterFilter selects dead letters.
+	DeadLetterFilter = deadLetterFilter
+	// DeadLetterRef is a dead letter in a list.
+	DeadLetterRef = deadLetterRef
+	// DeadLetterView is one dead letter in full.
+	DeadLetterView = deadLetterOut
+)
+
+// Kinds of a delivery's timeline entries.
+const (
+	TimelineAttempt = kindAttempt
+	TimelineRedrive = kindRedrive
+)
+
+// IsUnavailable reports whether err is a failure worth retrying later: a
+// Temporal outage.
+func IsUnavailable(err error) bool { return errors.Is(err, errUnavailable) }
+
+// Delivery returns a delivery with its timeline, if the scope of ctx may
+// see it.
+func (s *Server) Delivery(ctx context.Context, id string) (DeliveryView, error) {
+	return s.readDelivery(ctx, id)
+}
