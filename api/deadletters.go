@@ -70,11 +70,7 @@ type deadLetterFilter struct {
 // tenant scope an endpoint_id that must be the tenant's (else 404). Every
 // value is validated first, so none can escape its quotes.
 func (s *Server) deadLetterQuery(ctx context.Context, f deadLetterFilter) (string, error) {
-	tf, err := s.tenantFilter(ctx, f.TenantID)
-	if err != nil {
-		return "", err
-	}
-	tenant, err := authz.VisibilityClause(tf)
+	tenant, err := s.tenantClause(ctx, f.TenantID)
 	if err != nil {
 		return "", err
 	}

@@ -100,11 +100,7 @@ func same[T any](v T) T { return v }
 // in the scope of ctx. Every value is validated first, so none can escape
 // its quotes.
 func (s *Server) deliveryQuery(ctx context.Context, f DeliveryFilter) (string, error) {
-	tf, err := s.tenantFilter(ctx, f.TenantID)
-	if err != nil {
-		return "", err
-	}
-	tenant, err := authz.VisibilityClause(tf)
+	tenant, err := s.tenantClause(ctx, f.TenantID)
 	if err != nil {
 		return "", err
 	}

@@ -55,6 +55,17 @@ func (s *Server) tenantFilter(ctx context.Context, requested string) (store.Tena
 	return f, notFound(err, "tenant")
 }
 
+// tenantClause is the visibility query clause (HookdTenantId = ...) of a
+// list naming tenant requested in the caller's scope, or "" when the list
+// spans every tenant; errors as tenantFilter's.
+func (s *Server) tenantClause(ctx context.Context, requested string) (string, error) {
+	tf, err := s.tenantFilter(ctx, requested)
+	if err != nil {
+		return "", err
+	}
+	return authz.VisibilityClause(tf)
+}
+
 // putTenant creates the tenant named in the path (201) or replaces its
 // name and metadata (200), so a platform can call it on every sign-up.
 func (s *Server) putTenant(w http.ResponseWriter, r *http.Request) {
