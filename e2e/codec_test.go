@@ -43,15 +43,16 @@ func startDevWith(dir, temporalAddr string, payload app.PayloadConfig, uiAddr st
 	})
 }
 
-// temporalFiles are the files in which Temporal keeps a data dir's
-// histories and visibility, write-ahead logs included.
-var temporalFiles = []string{"temporal.db", "temporal.db-wal", "temporal-visibility.db", "temporal-visibility.db-wal"}
+// dataFiles are the files in which a data dir keeps payloads: Temporal's
+// histories and visibility, and the endpoint store's event records,
+// write-ahead logs included.
+var dataFiles = []string{"temporal.db", "temporal.db-wal", "temporal-visibility.db", "temporal-visibility.db-wal", "hookd.db", "hookd.db-wal"}
 
-// foundIn returns the Temporal files of dir whose raw bytes contain s.
+// foundIn returns the data files of dir whose raw bytes contain s.
 func foundIn(t *testing.T, dir, s string) []string {
 	t.Helper()
 	var found []string
-	for _, name := range temporalFiles {
+	for _, name := range dataFiles {
 		raw, err := os.ReadFile(filepath.Join(dir, name))
 		if os.IsNotExist(err) && strings.HasSuffix(name, "-wal") {
 			continue

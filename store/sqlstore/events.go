@@ -58,10 +58,14 @@ func (s *Store) claimEvent(ctx context.Context, ev *store.Event) (*store.Event, 
 		got     *store.Event
 		claimed bool
 	)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	payload, err := s.sealPayload(ev.ID, ev.Payload)
+	if err != nil {
+		return nil, false, err
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO hookd_events (`+eventColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (event_id) DO NOTHING`,
-			ev.ID, ev.Type, ev.Digest, ev.Payload, nullIfEmpty(ev.TenantID), ev.AcceptedAt.UnixNano())
+			ev.ID, ev.Type, ev.Digest, payload, nullIfEmpty(ev.TenantID), ev.AcceptedAt.UnixNano())
 		if err != nil {
 			return err
 		}
@@ -72,7 +76,7 @@ func (s *Store) claimEvent(ctx context.Context, ev *store.Event) (*store.Event, 
 		if claimed = n == 1; claimed {
 			return insertEventDeliveries(ctx, tx, ev.ID, ev.Deliveries)
 		}
-		got, err = readEvent(ctx, tx, ev.ID)
+		got, err = s.readEvent(ctx, tx, ev.ID)
 		return err
 	})
 	if err != nil || !claimed {
@@ -104,7 +108,7 @@ func insertEventDeliveries(ctx context.Context, tx *sql.Tx, eventID string, ds [
 // GetEvent returns the event with its payload and deliveries, or
 // store.ErrNotFound.
 func (s *Store) GetEvent(ctx context.Context, id string) (*store.Event, error) {
-	ev, err := readEvent(ctx, s.read, id)
+	ev, err := s.readEvent(ctx, s.read, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = store.ErrNotFound
 	}
@@ -121,9 +125,12 @@ type querier interface {
 }
 
 // readEvent reads one event and its deliveries, or sql.ErrNoRows.
-func readEvent(ctx context.Context, q querier, id string) (*store.Event, error) {
+func (s *Store) readEvent(ctx context.Context, q querier, id string) (*store.Event, error) {
 	ev, err := scanEvent(q.QueryRowContext(ctx, `SELECT `+eventColumns+` FROM hookd_events WHERE event_id = $1`, id))
 	if err != nil {
+		return nil, err
+	}
+	if ev.Payload, err = s.openPayload(id, ev.Payload); err != nil {
 		return nil, err
 	}
 	if err := readDeliveries(ctx, q, map[string]*store.Event{id: ev}); err != nil {
