@@ -63,6 +63,10 @@ type Tuning struct {
 	// rewriting both full-text tables on every visibility update. By
 	// default it runs only when a full-text column changed.
 	StockFTSTrigger bool
+	// NoStatementCache leaves Temporal's SQLite plugin compiling every
+	// statement on each call. By default each connection keeps its
+	// statements prepared (cacheStatements).
+	NoStatementCache bool
 	// Dynamic overrides Temporal dynamic-config keys (for instance
 	// "system.enableActivityEagerExecution": true) on top of the defaults.
 	Dynamic map[string]any
@@ -244,6 +248,13 @@ func buildConfig(opts Options, host string, port int) (*config.Config, error) {
 	}
 	if n > 0 {
 		opts.Logger.Debug("dropped unused visibility indexes", "count", n)
+	}
+	if !opts.Tuning.NoStatementCache {
+		for _, sql := range []*config.SQL{main, vis} {
+			if err := cacheStatements(sql); err != nil {
+				return nil, err
+			}
+		}
 	}
 	ns, err := sqliteschema.NewNamespaceConfig("active", opts.Namespace, false, opts.SearchAttributes)
 	if err != nil {
