@@ -47,13 +47,16 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 
 // Targets of issue 9 on a 2-core machine.
 const (
-	targetRatio      = 5
-	targetRate       = 100
-	targetE2EP50     = 50 * time.Millisecond
-	targetE2EP99     = 250 * time.Millisecond
-	targetIngestP99  = 100 * time.Millisecond
-	targetHistory    = 7
-	targetPeakRSSMB  = 600
+	targetRatio     = 5
+	targetRate      = 100
+	targetE2EP50    = 50 * time.Millisecond
+	targetE2EP99    = 250 * time.Millisecond
+	targetIngestP99 = 100 * time.Millisecond
+	targetHistory   = 7
+	targetPeakRSSMB = 600
+	// targetFanoutCPU bounds CPU per delivery in fan-out against 1:1
+	// (issue 20).
+	targetFanoutCPU  = 0.7
 	fmtRow           = "| %-44s | %-22s | %-22s | %-12s | %-4s |\n"
 	reportTimeFormat = "2006-01-02 15:04 MST"
 )
@@ -67,8 +70,8 @@ func report(w io.Writer, r Result) {
 	}
 	fmt.Fprintf(w, "\nhookd-bench, %s, %s\n", r.Started.Format(reportTimeFormat), r.Machine)
 	fmt.Fprintf(w, "load average before: %s, after: %s (other work on the machine skews every figure)\n", r.LoadBefore, r.LoadAfter)
-	fmt.Fprintf(w, "saturation: N=%d, %d clients, batch %d, ingest %s; baseline N=%d, %d starters; light: %.0f events/s for %s\n\n",
-		c.N, c.Clients, c.Batch, c.Ingest, c.BaselineN, c.BaselineStarters, c.LightRate, c.LightDuration)
+	fmt.Fprintf(w, "saturation: N=%d, %d clients, batch %d, ingest %s; baseline N=%d, %d starters; light: %.0f events/s for %s; fan-out: %d events x %d endpoints\n\n",
+		c.N, c.Clients, c.Batch, c.Ingest, c.BaselineN, c.BaselineStarters, c.LightRate, c.LightDuration, c.FanoutN, c.FanoutWidth)
 	fmt.Fprintf(w, fmtRow, "measure", "hookd (embedded)", "naive baseline", "target", "met")
 	fmt.Fprintf(w, fmtRow, "---", "---", "---", "---", "---")
 	ratio := 0.0
@@ -85,6 +88,14 @@ func report(w io.Writer, r Result) {
 		h.Light.EndToEnd.pct(50) <= targetE2EP50 && h.Light.EndToEnd.pct(99) <= targetE2EP99)
 	row(w, "ingest p50 / p99 at saturation", h.Saturation.Ingest.pair(), b.Saturation.Ingest.pair(), "", true)
 	row(w, "ingest-to-receiver p50 / p99 at saturation", h.Saturation.EndToEnd.pair(), b.Saturation.EndToEnd.pair(), "", true)
+	if f := h.Fanout; f.N > 0 {
+		per, one := cpuPerDelivery(f), cpuPerDelivery(h.Saturation)
+		row(w, fmt.Sprintf("fan-out x%d: deliveries/s (events/s)", c.FanoutWidth), fmt.Sprintf("%.1f (%.1f)", f.Rate, f.Rate/float64(c.FanoutWidth)), "-", "", true)
+		row(w, fmt.Sprintf("fan-out x%d: CPU ms per delivery", c.FanoutWidth), fmt.Sprintf("%s (%.2fx 1:1)", cpuPer(f), ratioOf(per, one)), "-", "<= 0.7x 1:1",
+			per > 0 && one > 0 && ratioOf(per, one) <= targetFanoutCPU)
+		row(w, fmt.Sprintf("fan-out x%d: CPU%% / peak RSS", c.FanoutWidth), pct(f.Usage)+" / "+peak(f.Usage), "-", "", true)
+		row(w, fmt.Sprintf("fan-out x%d: ingest / to-receiver p50 / p99", c.FanoutWidth), f.Ingest.pair()+", "+f.EndToEnd.pair(), "-", "", true)
+	}
 	row(w, "history events per healthy delivery", hist(h.History), hist(b.History), "<= 7", h.History.Max <= targetHistory && h.History.Sampled > 0)
 	row(w, "refused starts (retried) / lost", fmt.Sprintf("%d / %d", h.Saturation.Errors, h.Saturation.Lost), fmt.Sprintf("%d / %d", b.Saturation.Errors, b.Saturation.Lost), "0 lost", h.Saturation.Lost == 0)
 	if s := h.Storm; s != nil {
@@ -135,7 +146,23 @@ func cpuPer(r LoadResult) string {
 	if len(r.EndToEnd) == 0 {
 		return "-"
 	}
-	return ms(r.Usage.CPU / time.Duration(len(r.EndToEnd)))
+	return ms(cpuPerDelivery(r))
+}
+
+// cpuPerDelivery is the phase's CPU time over its deliveries (zero if none
+// arrived).
+func cpuPerDelivery(r LoadResult) time.Duration {
+	if len(r.EndToEnd) == 0 {
+		return 0
+	}
+	return r.Usage.CPU / time.Duration(len(r.EndToEnd))
+}
+
+func ratioOf(a, b time.Duration) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
 
 func peak(u usage) string {

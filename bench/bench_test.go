@@ -44,7 +44,7 @@ func TestSmoke(t *testing.T) {
 	defer cancel()
 	var out bytes.Buffer
 	res, err := Run(ctx, Config{
-		N: 20, Clients: 4, LightRate: 20, LightDuration: 500 * time.Millisecond, HistorySample: 3,
+		N: 20, Clients: 4, FanoutN: 5, FanoutWidth: 3, LightRate: 20, LightDuration: 500 * time.Millisecond, HistorySample: 3,
 		BaselineN: 10, BaselineStarters: 4,
 		StormN: 10, StormSchedule: []string{"1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s"},
 		Circuit: circuit.Policy{Threshold: 5, BaseCooldown: time.Second, MaxCooldown: 2 * time.Second},
@@ -53,6 +53,10 @@ func TestSmoke(t *testing.T) {
 	require.NoError(t, err, out.String())
 	require.Equal(t, 20, len(res.Hookd.Saturation.EndToEnd))
 	require.Zero(t, res.Hookd.Saturation.Lost)
+	require.Equal(t, 15, len(res.Hookd.Fanout.EndToEnd), "5 events to 3 endpoints")
+	require.Zero(t, res.Hookd.Fanout.Lost)
+	require.Len(t, res.Hookd.Fanout.Ingest, 5)
+	require.Contains(t, out.String(), "fan-out x3: CPU ms per delivery")
 	require.Equal(t, 6, res.Hookd.History.Max, "a healthy delivery's history")
 	require.NotNil(t, res.Baseline)
 	require.Equal(t, 10, len(res.Baseline.Saturation.EndToEnd))

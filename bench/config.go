@@ -28,6 +28,9 @@ type Config struct {
 	// duration skips it.
 	LightRate     float64
 	LightDuration time.Duration
+	// FanoutN events each go to FanoutWidth endpoints (one receiver each)
+	// in the fan-out phase, posted like saturation's; zero skips it.
+	FanoutN, FanoutWidth int
 	// HistorySample is how many completed deliveries' histories are read.
 	HistorySample int
 	// BaselineN deliveries through the naive baseline by BaselineStarters
@@ -66,7 +69,8 @@ var Defaults = Config{
 	N: 3000, Clients: 64, Batch: 1, Ingest: "api",
 	LightRate: 10, LightDuration: 20 * time.Second,
 	HistorySample: 20,
-	BaselineN:     1500, BaselineStarters: 64,
+	FanoutN:       300, FanoutWidth: 10,
+	BaselineN: 1500, BaselineStarters: 64,
 	StormN:        10000,
 	StormSchedule: []string{"5s", "30s", "1m", "2m", "5m", "10m", "30m", "1h"},
 	Timeout:       15 * time.Minute,
@@ -88,6 +92,8 @@ func (c Config) withDefaults() (Config, error) {
 	fill(&c.Clients, d.Clients)
 	fill(&c.Batch, d.Batch)
 	fill(&c.HistorySample, d.HistorySample)
+	fill(&c.FanoutN, d.FanoutN)
+	fill(&c.FanoutWidth, d.FanoutWidth)
 	fill(&c.BaselineN, d.BaselineN)
 	fill(&c.BaselineStarters, d.BaselineStarters)
 	fill(&c.StormN, d.StormN)

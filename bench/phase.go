@@ -23,7 +23,13 @@ type loadSpec struct {
 // runLoad starts the events, waits until the receiver has them all, and
 // measures the phase.
 func runLoad(ctx context.Context, cfg Config, rc *receiver, spec loadSpec) (LoadResult, error) {
-	cfg.Log.Info("phase", "name", spec.name, "events", len(spec.ids), "rate", spec.rate, "clients", spec.clients, "batch", spec.batch)
+	return runLoadTo(ctx, cfg, []*receiver{rc}, spec)
+}
+
+// runLoadTo is runLoad for events that each go to every one of rcs (one
+// endpoint per receiver): every event is len(rcs) deliveries.
+func runLoadTo(ctx context.Context, cfg Config, rcs []*receiver, spec loadSpec) (LoadResult, error) {
+	cfg.Log.Info("phase", "name", spec.name, "events", len(spec.ids), "receivers", len(rcs), "rate", spec.rate, "clients", spec.clients, "batch", spec.batch)
 	if spec.profile != nil {
 		if err := pprof.StartCPUProfile(spec.profile); err != nil {
 			return LoadResult{}, fmt.Errorf("cpu profile: %w", err)
@@ -39,7 +45,14 @@ func runLoad(ctx context.Context, cfg Config, rc *receiver, spec loadSpec) (Load
 	}
 	wctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	recv, err := rc.wait(wctx, spec.ids)
+	recv := make([][]time.Time, len(rcs))
+	var err error
+	for i, rc := range rcs {
+		var werr error
+		if recv[i], werr = rc.wait(wctx, spec.ids); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	res := summarize(s, recv, m.stop())
 	cfg.Log.Info("phase done", "name", spec.name, "rate", fmt.Sprintf("%.1f/s", res.Rate),
 		"ingest", res.Ingest.pair(), "end_to_end", res.EndToEnd.pair(), "usage", res.Usage.String(), "errors", res.Errors)

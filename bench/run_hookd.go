@@ -8,14 +8,16 @@ import (
 // HookdResult is what the run measured of hookd.
 type HookdResult struct {
 	Light, Saturation LoadResult
-	History           HistoryResult
-	Storm             *StormResult
+	// Fanout is the fan-out phase (zero N when skipped).
+	Fanout  LoadResult
+	History HistoryResult
+	Storm   *StormResult
 }
 
 const eventType = "bench.order.paid"
 
 // runHookd measures the embedded default: light load, saturation, history
-// length of healthy deliveries, then the retry storm.
+// length of healthy deliveries, fan-out, then the retry storm.
 func runHookd(ctx context.Context, cfg Config) (HookdResult, error) {
 	var res HookdResult
 	h, err := startHookd(ctx, cfg)
@@ -58,6 +60,12 @@ func runHookd(ctx context.Context, cfg Config) (HookdResult, error) {
 	}
 	if res.History, err = sampleHistory(ctx, h.dev.Client, deliveryIDs(sat.ids, epID), cfg.HistorySample); err != nil {
 		return res, fmt.Errorf("history: %w", err)
+	}
+	if cfg.FanoutN > 0 && cfg.FanoutWidth > 0 {
+		settle(ctx)
+		if res.Fanout, err = runFanout(ctx, cfg, h); err != nil {
+			return res, err
+		}
 	}
 	if cfg.StormN > 0 {
 		settle(ctx)

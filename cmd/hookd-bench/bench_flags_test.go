@@ -8,7 +8,8 @@ import (
 
 func TestParseBenchFlagsTuning(t *testing.T) {
 	o, err := parseBenchFlags([]string{
-		"-workflow-cache", "500", "-all-visibility-indexes", "-stock-fts-trigger",
+		"-workflow-cache", "500", "-all-visibility-indexes", "-stock-fts-trigger", "-no-stmt-cache",
+		"-fanout-n", "50", "-fanout-width", "4",
 		"-temporal-dynamic", "system.enableActivityEagerExecution=true",
 		"-temporal-dynamic", "history.visibilityProcessorSchedulerWorkerCount=1",
 		"-temporal-dynamic", "history.timerProcessorMaxPollInterval=30s",
@@ -16,6 +17,9 @@ func TestParseBenchFlagsTuning(t *testing.T) {
 	}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !o.cfg.TemporalTuning.NoStatementCache || o.cfg.FanoutN != 50 || o.cfg.FanoutWidth != 4 {
+		t.Errorf("no stmt cache %v, fan-out %d x %d", o.cfg.TemporalTuning.NoStatementCache, o.cfg.FanoutN, o.cfg.FanoutWidth)
 	}
 	if o.cfg.WorkflowCacheSize != 500 || !o.cfg.TemporalTuning.AllVisibilityIndexes || !o.cfg.TemporalTuning.StockFTSTrigger {
 		t.Errorf("cache %d, all indexes %v", o.cfg.WorkflowCacheSize, o.cfg.TemporalTuning.AllVisibilityIndexes)
