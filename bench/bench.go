@@ -108,7 +108,11 @@ func report(w io.Writer, r Result) {
 		kv(w, "peak RSS while down (ingest + parked)", fmt.Sprintf("%.0f MB", s.PeakMB))
 		kv(w, "receiver back -> first delivery", s.FirstAfter.Round(time.Millisecond).String())
 		kv(w, "receiver back -> all delivered", s.Drain.Round(time.Millisecond).String())
-		kv(w, "drain rate (first to last arrival)", fmt.Sprintf("%.1f deliveries/s", s.DrainRate))
+		if p := s.WhileParked; p.N > 0 {
+			kv(w, "healthy deliveries/s while parked", fmt.Sprintf("%.1f (N=%d, %.0f%% of saturation)", p.Rate, p.N, 100*ratioOf(p.Rate, h.Saturation.Rate)))
+			kv(w, "  ingest p50 / p99 while parked", p.Ingest.pair())
+		}
+		kv(w, "drain rate (first to last arrival)", fmt.Sprintf("%.1f deliveries/s (%.0f%% of saturation)", s.DrainRate, 100*ratioOf(s.DrainRate, h.Saturation.Rate)))
 		kv(w, "CPU% / peak RSS while draining", fmt.Sprintf("%s / %s", pct(s.DrainUsage), peak(s.DrainUsage)))
 	}
 }
@@ -158,7 +162,8 @@ func cpuPerDelivery(r LoadResult) time.Duration {
 	return r.Usage.CPU / time.Duration(len(r.EndToEnd))
 }
 
-func ratioOf(a, b time.Duration) float64 {
+// ratioOf is a/b, or 0 when b is not positive.
+func ratioOf[T time.Duration | float64](a, b T) float64 {
 	if b <= 0 {
 		return 0
 	}

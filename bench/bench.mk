@@ -13,4 +13,16 @@ bench-build:
 bench: bench-build
 	./bin/hookd-bench $(BENCH_FLAGS)
 
-.PHONY: bench-build
+# make bench-parked-curve: the retry storm at 10,000, 50,000 and 100,000
+# parked deliveries (issue 20), each count in its own process so that one
+# count's SQLite caches and Go heap do not carry into the next. Long: at
+# ~40-100 events/s ingest and ~20-40/s drain, 100,000 take well over an
+# hour each way.
+PARKED_CURVE ?= 10000 50000 100000
+
+bench-parked-curve: bench-build
+	for n in $(PARKED_CURVE); do \
+		./bin/hookd-bench -n 1000 -baseline-n -1 -light-duration=-1s -fanout-n -1 -storm-n $$n -timeout 3h $(BENCH_FLAGS) || exit 1; \
+	done
+
+.PHONY: bench-build bench-parked-curve

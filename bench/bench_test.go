@@ -46,7 +46,7 @@ func TestSmoke(t *testing.T) {
 	res, err := Run(ctx, Config{
 		N: 20, Clients: 4, FanoutN: 5, FanoutWidth: 3, LightRate: 20, LightDuration: 500 * time.Millisecond, HistorySample: 3,
 		BaselineN: 10, BaselineStarters: 4,
-		StormN: 10, StormSchedule: []string{"1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s"},
+		StormN: 10, StormHealthyN: 8, StormSchedule: []string{"1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s"},
 		Circuit: circuit.Policy{Threshold: 5, BaseCooldown: time.Second, MaxCooldown: 2 * time.Second},
 		Timeout: time.Minute,
 	}, &out)
@@ -61,5 +61,6 @@ func TestSmoke(t *testing.T) {
 	require.NotNil(t, res.Baseline)
 	require.Equal(t, 10, len(res.Baseline.Saturation.EndToEnd))
 	require.Positive(t, res.Hookd.Storm.DrainRate)
+	require.Equal(t, 8, len(res.Hookd.Storm.WhileParked.EndToEnd), "healthy deliveries while parked")
 	require.Contains(t, out.String(), "deliveries/s at saturation")
 }

@@ -43,6 +43,9 @@ type Config struct {
 	StormN        int
 	StormSchedule []string
 	StormHold     time.Duration
+	// StormHealthyN deliveries to a healthy endpoint are posted at
+	// saturation once the storm's are all parked; zero skips it.
+	StormHealthyN int
 	// Circuit is hookd's circuit-breaker policy (zero: hookd's default).
 	Circuit circuit.Policy
 	// WorkflowCacheSize is hookd's worker cache (zero: hookd's default).
@@ -71,7 +74,7 @@ var Defaults = Config{
 	HistorySample: 20,
 	FanoutN:       300, FanoutWidth: 10,
 	BaselineN: 1500, BaselineStarters: 64,
-	StormN:        10000,
+	StormN: 10000, StormHealthyN: 1000,
 	StormSchedule: []string{"5s", "30s", "1m", "2m", "5m", "10m", "30m", "1h"},
 	Timeout:       15 * time.Minute,
 }
@@ -97,6 +100,7 @@ func (c Config) withDefaults() (Config, error) {
 	fill(&c.BaselineN, d.BaselineN)
 	fill(&c.BaselineStarters, d.BaselineStarters)
 	fill(&c.StormN, d.StormN)
+	fill(&c.StormHealthyN, d.StormHealthyN)
 	if c.Ingest == "" {
 		c.Ingest = d.Ingest
 	}

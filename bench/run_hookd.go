@@ -69,7 +69,10 @@ func runHookd(ctx context.Context, cfg Config) (HookdResult, error) {
 	}
 	if cfg.StormN > 0 {
 		settle(ctx)
-		storm, err := runStorm(ctx, cfg, h)
+		healthy := func(ctx context.Context, name string, n int) (LoadResult, error) {
+			return runLoad(ctx, cfg, rc, loadSpec{name: "hookd " + name, ids: eventIDs(name, n), start: start, clients: cfg.Clients, batch: cfg.Batch})
+		}
+		storm, err := runStorm(ctx, cfg, h, healthy)
 		res.Storm = &storm
 		if err != nil {
 			return res, err

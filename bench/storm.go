@@ -33,13 +33,18 @@ type StormResult struct {
 	DrainRate float64
 	// DrainUsage is CPU and peak memory while draining.
 	DrainUsage usage
+	// WhileParked is a healthy saturation (StormHealthyN deliveries to
+	// another endpoint) run once all were parked: what the parked ones
+	// cost everyone else.
+	WhileParked LoadResult
 }
 
 const stormType = "bench.storm"
 
-// runStorm parks StormN deliveries in retry behind a 503 receiver, then
-// brings the receiver back and measures the drain.
-func runStorm(ctx context.Context, cfg Config, h *hookdTarget) (StormResult, error) {
+// runStorm parks StormN deliveries in retry behind a 503 receiver, runs
+// healthy (a saturation of StormHealthyN deliveries elsewhere) while they
+// are parked, then brings the receiver back and measures the drain.
+func runStorm(ctx context.Context, cfg Config, h *hookdTarget, healthy func(context.Context, string, int) (LoadResult, error)) (StormResult, error) {
 	res := StormResult{N: cfg.StormN, Schedule: cfg.StormSchedule}
 	rc, err := startReceiver()
 	if err != nil {
@@ -77,6 +82,11 @@ func runStorm(ctx context.Context, cfg Config, h *hookdTarget) (StormResult, err
 	}
 	cfg.Log.Info("parked", "deliveries", len(ids), "after", res.Park.Round(time.Second), "rss_mb", int(res.ParkedRSSMB), "refused", rc.fail.Load())
 	logMemory(cfg, "parked")
+	if cfg.StormHealthyN > 0 {
+		if res.WhileParked, err = healthy(ctx, "while parked", cfg.StormHealthyN); err != nil {
+			return res, err
+		}
+	}
 	if cfg.StormHold > 0 {
 		select {
 		case <-ctx.Done():

@@ -41,6 +41,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.cfg.BaselineStarters, "baseline-starters", d.BaselineStarters, "concurrent ExecuteWorkflow callers of the baseline")
 	fs.IntVar(&o.cfg.StormN, "storm-n", d.StormN, "deliveries parked in the retry storm (negative skips it)")
 	schedule := fs.String("storm-schedule", strings.Join(d.StormSchedule, ","), "retry schedule of the storm's endpoint")
+	fs.IntVar(&o.cfg.StormHealthyN, "storm-healthy-n", d.StormHealthyN, "healthy deliveries posted at saturation while the storm's are parked (negative skips it)")
 	fs.DurationVar(&o.cfg.StormHold, "storm-hold", 0, "keep the receiver down this long after all deliveries parked")
 	fs.DurationVar(&o.cfg.Circuit.BaseCooldown, "circuit-cooldown", 0, "hookd's circuit cooldown (0: hookd's default, "+circuit.DefaultPolicy().BaseCooldown.String()+")")
 	fs.DurationVar(&o.cfg.Circuit.MaxCooldown, "circuit-max-cooldown", 0, "cap of the doubling cooldown (0: hookd's default, "+circuit.DefaultPolicy().MaxCooldown.String()+")")
