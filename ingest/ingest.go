@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 
 	"go.temporal.io/sdk/client"
 
@@ -68,6 +69,12 @@ type Records interface {
 // DefaultMaxStarts bounds the delivery starts one request has in flight.
 const DefaultMaxStarts = 32
 
+// DefaultMaxEagerStarts bounds the eager delivery starts one publisher has
+// in flight across all requests: half the in-process worker's default 256
+// workflow-task slots, the rest left for the tasks still running after
+// their start returned.
+const DefaultMaxEagerStarts = 128
+
 // Starter starts delivery workflows: the Temporal client.
 type Starter interface {
 	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error)
@@ -84,9 +91,21 @@ type Publisher struct {
 	// MaxStarts bounds the delivery starts in flight for one request: one
 	// Publish, or every event of one Batch. Zero means DefaultMaxStarts.
 	MaxStarts int
-	Logger    *slog.Logger
+	// MaxEagerStarts bounds, with EagerStart, the starts in flight across
+	// all requests; zero means DefaultMaxEagerStarts. The SDK starts a
+	// workflow eagerly only while the worker has a free workflow-task slot
+	// and otherwise sends its first task through the task queue: fan-out
+	// (64 requests of 10 starts each) overran the 256 slots, and the
+	// deliveries past them waited 16 s in matching at 1.6 times the CPU of
+	// an eager one (docs/performance.md). Waiting here instead keeps every
+	// start eager, and the back-pressure in the 202.
+	MaxEagerStarts int
+	Logger         *slog.Logger
 	// Metrics counts duplicate ingests; nil counts nothing.
 	Metrics *metrics.Metrics
+
+	eagerOnce  sync.Once
+	eagerSlots chan struct{} // nil without EagerStart
 }
 
 // Publish records ev, fanned out to the endpoints subscribed to its type,
@@ -98,6 +117,17 @@ func (p *Publisher) Publish(ctx context.Context, ev Event) (Result, error) {
 // PublishTo is Publish to the given endpoints, whatever their filters.
 func (p *Publisher) PublishTo(ctx context.Context, ev Event, eps []*store.Endpoint) (Result, error) {
 	return p.Batch().publish(ctx, ev, func(context.Context) ([]*store.Endpoint, error) { return eps, nil })
+}
+
+// eagerBound is the publisher-wide bound on eager starts, nil without
+// EagerStart.
+func (p *Publisher) eagerBound() chan struct{} {
+	p.eagerOnce.Do(func() {
+		if p.EagerStart {
+			p.eagerSlots = make(chan struct{}, cmp.Or(max(p.MaxEagerStarts, 0), DefaultMaxEagerStarts))
+		}
+	})
+	return p.eagerSlots
 }
 
 // Batch returns a Batch: events published through it share one bound on

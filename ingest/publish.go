@@ -107,19 +107,29 @@ func (p *Publisher) endpointsOf(ctx context.Context, rec *store.Event) ([]*store
 }
 
 // startAll starts every delivery, at most cap(b.slots) at a time across
-// the batch, and returns the first error.
+// the batch (and, eager, the publisher's bound across all batches), and
+// returns the first error.
 func (b *Batch) startAll(ctx context.Context, reqs []delivery.Request) error {
 	errs := make([]error, len(reqs))
+	eager := b.p.eagerBound()
 	var wg sync.WaitGroup
 	for i, req := range reqs {
-		select {
-		case b.slots <- struct{}{}:
-		case <-ctx.Done():
+		if err := acquire(ctx, b.slots); err != nil {
 			wg.Wait()
-			return fmt.Errorf("%w: start delivery %s: %w", ErrUnavailable, req.DeliveryID, ctx.Err())
+			return fmt.Errorf("%w: start delivery %s: %w", ErrUnavailable, req.DeliveryID, err)
+		}
+		if err := acquire(ctx, eager); err != nil {
+			<-b.slots
+			wg.Wait()
+			return fmt.Errorf("%w: start delivery %s: %w", ErrUnavailable, req.DeliveryID, err)
 		}
 		wg.Go(func() {
-			defer func() { <-b.slots }()
+			defer func() {
+				if eager != nil {
+					<-eager
+				}
+				<-b.slots
+			}()
 			errs[i] = b.p.start(ctx, req)
 		})
 	}
@@ -130,6 +140,19 @@ func (b *Batch) startAll(ctx context.Context, reqs []delivery.Request) error {
 		}
 	}
 	return nil
+}
+
+// acquire takes a slot of sem (none if sem is nil), or fails when ctx ends.
+func acquire(ctx context.Context, sem chan struct{}) error {
+	if sem == nil {
+		return nil
+	}
+	select {
+	case sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // start starts one delivery. Temporal refusing it as already started means

@@ -201,3 +201,25 @@ func TestBatchBoundsStartsInFlight(t *testing.T) {
 	require.Len(t, tc.startedIDs(), 1000)
 	require.LessOrEqual(t, tc.maxSeen.Load(), int32(4))
 }
+
+func TestEagerStartsBoundedAcrossRequests(t *testing.T) {
+	var eps []string
+	for i := range 10 {
+		eps = append(eps, fmt.Sprintf("ep_%d", i))
+	}
+	r, tc := newRecords(eps...), newTemporal()
+	tc.hold = time.Millisecond
+	p := publisher(r, tc)
+	p.EagerStart, p.MaxEagerStarts = true, 4
+	var wg sync.WaitGroup
+	for i := range 20 {
+		// Separate requests: each alone may have 32 starts in flight.
+		wg.Go(func() {
+			_, err := p.Publish(context.Background(), ev(fmt.Sprintf("evt_%d", i), `{}`))
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	require.Len(t, tc.startedIDs(), 200)
+	require.LessOrEqual(t, tc.maxSeen.Load(), int32(4))
+}
