@@ -61,10 +61,7 @@ func start(t testing.TB, searchGlob string) string {
 			t.Errorf("PostgreSQL: %v", err)
 		}
 	})
-	if err := srv.initdb(); err != nil {
-		t.Fatalf("PostgreSQL: %v", err)
-	}
-	if err := srv.start(); err != nil {
+	if err := srv.launch(); err != nil {
 		t.Fatalf("PostgreSQL: %v", err)
 	}
 	return srv.url("postgres")

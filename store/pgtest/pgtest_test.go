@@ -2,8 +2,11 @@ package pgtest_test
 
 import (
 	"database/sql"
+	"fmt"
 	"net/url"
+	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -34,4 +37,26 @@ func TestStartServesAndIsolates(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, schema.QueryRow("SELECT table_schema FROM information_schema.tables WHERE table_name = 't'").Scan(&name))
 	require.Contains(t, name, "test_", "unqualified tables go into the new schema")
+}
+
+func TestStartServerOutsideATest(t *testing.T) {
+	srv, err := pgtest.StartServer()
+	if err != nil && os.Getenv(pgtest.SkipEnv) == "1" {
+		t.Skipf("%v (%s=1)", err, pgtest.SkipEnv)
+	}
+	require.NoError(t, err)
+	pid, err := srv.PID()
+	require.NoError(t, err)
+	_, err = os.Stat(fmt.Sprintf("/proc/%d", pid))
+	require.NoError(t, err, "the postmaster runs")
+
+	db, err := sql.Open("pgx", srv.URL)
+	require.NoError(t, err)
+	require.NoError(t, db.Ping())
+	require.NoError(t, db.Close())
+
+	require.NoError(t, srv.Stop())
+	// Gone, or a zombie where nothing reaps orphans.
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	require.True(t, os.IsNotExist(err) || strings.Contains(string(stat), ") Z "), "the postmaster stopped: %s", stat)
 }

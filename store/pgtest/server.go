@@ -69,6 +69,14 @@ func (s *server) initdb() error {
 		"-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions")
 }
 
+// launch creates the cluster and starts it.
+func (s *server) launch() error {
+	if err := s.initdb(); err != nil {
+		return err
+	}
+	return s.start()
+}
+
 // start starts the server on a free port, trying another port when the
 // chosen one is taken in the meantime.
 func (s *server) start() error {
