@@ -25,4 +25,12 @@ bench-parked-curve: bench-build
 		./bin/hookd-bench -n 1000 -baseline-n -1 -light-duration=-1s -fanout-n -1 -storm-n $$n -timeout 3h $(BENCH_FLAGS) || exit 1; \
 	done
 
-.PHONY: bench-build bench-parked-curve
+# make bench-external: hookd as separate processes (issue 20, target 4):
+# PostgreSQL, one Temporal server process (`hookd dev --only-temporal`), 1
+# then 2 `hookd worker` and one `hookd api`, each worker count with fresh
+# state; deliveries/s and CPU ms per delivery of every process. Builds both
+# binaries first. E.g. make bench-external BENCH_FLAGS="-n 3000 -workers 1,2".
+bench-external: build bench-build
+	./bin/hookd-bench -external -hookd bin/hookd $(BENCH_FLAGS)
+
+.PHONY: bench-build bench-parked-curve bench-external

@@ -22,6 +22,10 @@ type benchOptions struct {
 	cpuProfile string
 	memProfile string
 	logLevel   slog.Level
+	// external runs only the external mode (bench.RunExternal) with ext;
+	// -n, -clients and -timeout apply to it too.
+	external bool
+	ext      bench.ExternalConfig
 }
 
 func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
@@ -54,10 +58,18 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.DurationVar(&o.cfg.Timeout, "timeout", d.Timeout, "bound on each wait for deliveries")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of hookd's saturation phase to this file")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile, taken once the storm's deliveries are parked, to this file")
+	fs.BoolVar(&o.external, "external", false, "run only the external mode: hookd as processes (-hookd) against a Temporal server process and PostgreSQL, once per -workers count (uses -n, -clients, -timeout)")
+	fs.StringVar(&o.ext.Hookd, "hookd", "bin/hookd", "hookd binary the external mode runs (make build writes it)")
+	workers := fs.String("workers", "1,2", "worker counts the external mode measures, one after the other, each with fresh state")
 	fs.level(&o.logLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level of progress lines (stderr)")
-	if err := fs.parse(args); err != nil {
+	err := fs.parse(args)
+	if err != nil {
 		return o, err
 	}
+	if o.ext.Workers, err = bench.ParseWorkerCounts(*workers); err != nil {
+		return o, fmt.Errorf("-workers: %w", err)
+	}
+	o.ext.N, o.ext.Clients, o.ext.Timeout = o.cfg.N, o.cfg.Clients, o.cfg.Timeout
 	if *schedule != "" {
 		o.cfg.StormSchedule = strings.Split(*schedule, ",")
 	}
@@ -93,6 +105,11 @@ func runBenchCommand(ctx context.Context, args []string, stdout, stderr io.Write
 func runBench(ctx context.Context, o benchOptions, stdout, stderr io.Writer) error {
 	o.cfg.Log = newLogger(stderr, o.logLevel)
 	o.cfg.HookdLog = newLogger(stderr, slog.LevelWarn).With("part", "hookd")
+	if o.external {
+		o.ext.Log = o.cfg.Log
+		_, err := bench.RunExternal(ctx, o.ext, stdout)
+		return err
+	}
 	for _, p := range []struct {
 		path string
 		w    *io.Writer
