@@ -40,6 +40,12 @@ func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.
 	if b.State != circuit.Open && b.State != circuit.HalfOpen {
 		return gate{allowed: true, quiet: b.Quiet()}
 	}
+	// Look before locking: while the cooldown or a probe's lease runs,
+	// the attempt is deferred on what was read, without a write. Only the
+	// attempt that may be the probe takes the row and decides again.
+	if _, look := b.Admit(a.circuit, now, 0); !look.Allowed {
+		return circuitOpen(look.Wait, now)
+	}
 	var adm circuit.Admission
 	_, err = a.endpoints.UpdateCircuit(ctx, ep.ID, func(b circuit.Breaker) circuit.Breaker {
 		b, adm = b.Admit(a.circuit, now, delivery.AttemptTimeout(req.Timeout)+probeSlack)

@@ -40,9 +40,11 @@ func TestGateOpensAndDefers(t *testing.T) {
 	require.Equal(t, circuit.Open, b.State)
 	assert.Equal(t, now.Add(testPolicy.BaseCooldown), b.OpenUntil)
 
+	writes := eps.writes
 	at := firstAttempt(t, a, request("ep_1", 3))
 	assert.Equal(t, delivery.OutcomeDeferred, at.Outcome)
 	assert.Equal(t, "circuit open", at.DelayReason)
+	assert.Equal(t, writes, eps.writes, "deferred on what was read: no write")
 	assert.False(t, at.NextAttempt.Before(b.OpenUntil), "not before the cooldown ends")
 	assert.True(t, at.NextAttempt.Before(b.OpenUntil.Add(testPolicy.BaseCooldown/5)), "within a fifth of it after")
 	assert.Len(t, rc.seen(), testPolicy.Threshold, "the deferred attempt sent nothing")
@@ -65,8 +67,10 @@ func TestGateProbeCloses(t *testing.T) {
 	held := eps.breaker("ep_1")
 	assert.Equal(t, circuit.HalfOpen, held.State)
 	assert.Equal(t, now.Add(req.Timeout+probeSlack), held.ProbeUntil)
+	writes := eps.writes
 	other := a.admit(context.Background(), req, &store.Endpoint{ID: "ep_1", Enabled: true}, now)
 	assert.False(t, other.allowed, "one probe at a time")
+	assert.Equal(t, writes, eps.writes, "while the probe's lease runs, others are deferred without a write")
 
 	eps.setBreaker("ep_1", circuit.Breaker{State: circuit.Open, Failures: 3, OpenUntil: now, Cooldown: time.Minute})
 	at := firstAttempt(t, a, req)

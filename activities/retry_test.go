@@ -168,3 +168,22 @@ func TestRetryExhaustsTheSchedule(t *testing.T) {
 	assert.Equal(t, []int{1, 2, 3, 4}, numbers(timeline))
 	assert.Equal(t, []string{"2", "3", "4"}, rc.seen())
 }
+
+// A wake-up attempt is numbered after the prior ones, on the wire too, and
+// reports its outcome as a value, failure included: the workflow decides.
+func TestWakeAttemptNumbersAfterPrior(t *testing.T) {
+	rc := newScripted(t, 503)
+	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_1", URL: rc.URL, Enabled: true})
+	env := activityEnv(newTestActivities(eps, nil, nil))
+	second := first
+	second.Number = 2
+
+	v, err := env.ExecuteActivity(delivery.ActivityWakeAttempt, delivery.RetryInput{Request: request("ep_1", 3), Prior: []delivery.Attempt{first, second}})
+	require.NoError(t, err)
+	var at delivery.Attempt
+	require.NoError(t, v.Get(&at))
+	assert.Equal(t, 3, at.Number)
+	assert.Equal(t, delivery.OutcomeRetryable, at.Outcome)
+	assert.Equal(t, time.Second, at.NextDelay, "the schedule's third step")
+	assert.Equal(t, []string{"3"}, rc.seen())
+}

@@ -19,6 +19,17 @@ func (a *Activities) FirstAttempt(ctx context.Context, req delivery.Request) (de
 	return at, nil
 }
 
+// WakeAttempt makes the attempt a deferred delivery tries when its wait
+// ends, numbered after in.Prior. Like FirstAttempt it runs as a local
+// activity and reports the outcome as a value: a wake-up that finds the
+// endpoint open delivers without a trip through the task queue, and one
+// that finds it still closed is deferred again without a write.
+func (a *Activities) WakeAttempt(ctx context.Context, in delivery.RetryInput) (delivery.Attempt, error) {
+	at := a.attempt(ctx, in.Request, len(in.Prior)+1)
+	a.logAttempt(in.Request, at)
+	return at, nil
+}
+
 // Retry makes the retries of a delivery. Temporal retries it on the
 // schedule: each retryable failure sets NextRetryDelay from the endpoint's
 // schedule (with jitter) or Retry-After. Server-side retries write no

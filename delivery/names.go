@@ -19,6 +19,9 @@ const (
 	ActivityDeadLetter   = "DeadLetter"
 	ActivityRedrive      = "StartRedrive"
 	ActivityAdmit        = "Admit"
+	// ActivityWakeAttempt is the attempt a deferred delivery makes when
+	// its wait ends: a local activity, like the first attempt.
+	ActivityWakeAttempt = "WakeAttempt"
 
 	// SignalRedrive asks a dead letter to redrive its delivery. Its optional
 	// argument is a RedriveSignal; the temporal CLI may send none.
@@ -85,8 +88,8 @@ const (
 	ErrTypeExhausted = "exhausted"
 )
 
-// RetryInput is the Retry activity's input: the request and the attempts
-// made before it (the first, local attempt).
+// RetryInput is the Retry and WakeAttempt activities' input: the request
+// and the attempts made before it.
 type RetryInput struct {
 	Request Request   `json:"request"`
 	Prior   []Attempt `json:"prior"`

@@ -65,6 +65,7 @@ func Register(r sdkworker.ActivityRegistry, acts *activities.Activities) {
 		delivery.ActivityDeadLetter:   acts.DeadLetter,
 		delivery.ActivityRedrive:      acts.StartRedrive,
 		delivery.ActivityAdmit:        acts.Admit,
+		delivery.ActivityWakeAttempt:  acts.WakeAttempt,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

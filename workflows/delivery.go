@@ -3,6 +3,7 @@ package workflows
 import (
 	"cmp"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,8 +21,10 @@ const activitySlack = 10 * time.Second
 // Delivery delivers one event to one endpoint. The first attempt runs as a
 // local activity (six history events when it succeeds); if it fails
 // retryably, a timer waits out the first delay and a regular activity makes
-// the remaining attempts, retried by Temporal on the endpoint's schedule. A
-// delivery that fails permanently or exhausts the schedule is parked as a
+// the remaining attempts, retried by Temporal on the endpoint's schedule.
+// An attempt the endpoint holds back (circuit open, endpoint disabled) is
+// deferred: the run waits, then attempts again as a local activity
+// (changeWakeAttempt). A delivery that fails permanently or exhausts the schedule is parked as a
 // dead letter and the run fails with the final state as details.
 func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, error) {
 	w := &run{req: req, state: delivery.Result{Status: delivery.StatusPending, Attempts: req.Resume}}
@@ -33,12 +36,8 @@ func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, erro
 		return w.retry(ctx, 0, false) // continued as new: the first attempt is long done
 	}
 
-	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: w.req.Timeout + activitySlack,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
-	})
-	var first delivery.Attempt
-	if err := workflow.ExecuteLocalActivity(lctx, delivery.ActivityFirstAttempt, req).Get(ctx, &first); err != nil {
+	first, err := w.localAttempt(ctx, delivery.ActivityFirstAttempt, req)
+	if err != nil {
 		// The attempt itself broke (worker timeout, panic): count it as a
 		// retryable attempt on the schedule, without jitter.
 		first = delivery.Attempt{Number: 1, Start: workflow.Now(ctx), Outcome: delivery.OutcomeRetryable, ErrorClass: "internal", Error: "attempt did not complete"}
@@ -46,22 +45,11 @@ func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, erro
 			first.NextDelay, first.DelayReason = req.Schedule[0], "schedule"
 		}
 	}
-	if first.Outcome == delivery.OutcomeDeferred {
-		w.waitFor(ctx, first.NextAttempt, first.DelayReason)
-		return w.retry(ctx, first.NextAttempt.Sub(workflow.Now(ctx)), true)
+	wait, deferred, done, err := w.settle(ctx, first)
+	if done {
+		return w.state, err
 	}
-	w.state.Attempts = append(w.state.Attempts, first)
-	switch {
-	case first.Outcome == delivery.OutcomeSuccess:
-		w.state.Status = delivery.StatusDelivered
-		return w.state, nil
-	case first.Outcome == delivery.OutcomePermanent:
-		return w.fail(ctx, delivery.StatusFailed)
-	case len(req.Schedule) == 0:
-		return w.fail(ctx, delivery.StatusExhausted)
-	}
-	w.setStatus(ctx, delivery.SearchStatusRetrying, "after attempt 1: "+first.ErrorClass)
-	return w.retry(ctx, first.NextDelay, false)
+	return w.retry(ctx, wait, deferred)
 }
 
 // run is one delivery run's state.
@@ -86,7 +74,7 @@ const changeBoundedWait = "bounded-wait"
 // asked only off the happy path (a deferral, a suggestion to continue as
 // new), so a delivery that never waits records no version marker.
 func (w *run) boundedWait(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeBoundedWait, workflow.DefaultVersion, 1) >= 1
+	return w.wakeLocally(ctx) || workflow.GetVersion(ctx, changeBoundedWait, workflow.DefaultVersion, 1) >= 1
 }
 
 // retry waits, then makes the remaining attempts in a regular activity that
@@ -107,6 +95,17 @@ func (w *run) retry(ctx workflow.Context, wait time.Duration, deferred bool) (de
 			return w.state, workflow.NewContinueAsNewError(ctx, delivery.WorkflowDelivery, next)
 		}
 		if deferred && w.boundedWait(ctx) {
+			if w.wakeLocally(ctx) {
+				at, err := w.localAttempt(ctx, delivery.ActivityWakeAttempt, delivery.RetryInput{Request: w.req, Prior: w.state.Attempts})
+				if err == nil {
+					var done bool
+					if wait, deferred, done, err = w.settle(ctx, at); done {
+						return w.state, err
+					}
+					continue
+				}
+				workflow.GetLogger(ctx).Warn("wake-up attempt did not complete; retrying", "error", err)
+			}
 			if adm, ok := w.admit(ctx); ok && !adm.WaitUntil.IsZero() {
 				w.waitFor(ctx, adm.WaitUntil, adm.WaitReason)
 				wait = adm.WaitUntil.Sub(workflow.Now(ctx))
@@ -153,6 +152,65 @@ func (w *run) retry(ctx workflow.Context, wait time.Duration, deferred bool) (de
 	}
 }
 
+// localAttempt makes one attempt as a local activity: no task-queue trip
+// and one marker event. It is tried once; the workflow decides what
+// follows from the outcome it reports.
+func (w *run) localAttempt(ctx workflow.Context, activity string, in any) (delivery.Attempt, error) {
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: w.req.Timeout + activitySlack,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	var at delivery.Attempt
+	err := workflow.ExecuteLocalActivity(lctx, activity, in).Get(ctx, &at)
+	return at, err
+}
+
+// settle applies the outcome of a local attempt: the run is done (with
+// the error to end it with), or it waits before trying again, deferred
+// when the endpoint held the attempt back (nothing counted).
+func (w *run) settle(ctx workflow.Context, at delivery.Attempt) (wait time.Duration, deferred, done bool, err error) {
+	if at.Outcome == delivery.OutcomeDeferred {
+		w.waitFor(ctx, at.NextAttempt, at.DelayReason)
+		return at.NextAttempt.Sub(workflow.Now(ctx)), true, false, nil
+	}
+	w.state.Attempts = append(w.state.Attempts, at)
+	switch {
+	case at.Outcome == delivery.OutcomeSuccess:
+		w.state.Status = delivery.StatusDelivered
+		if w.status != "" { // off the happy path the search attribute said otherwise
+			w.setStatus(ctx, string(delivery.StatusDelivered), "")
+		}
+		return 0, false, true, nil
+	case at.Outcome == delivery.OutcomePermanent:
+		_, err = w.fail(ctx, delivery.StatusFailed)
+		return 0, false, true, err
+	case len(w.state.Attempts) >= w.req.Attempts():
+		_, err = w.fail(ctx, delivery.StatusExhausted)
+		return 0, false, true, err
+	}
+	w.setStatus(ctx, delivery.SearchStatusRetrying, "after attempt "+strconv.Itoa(at.Number)+": "+at.ErrorClass)
+	return at.NextDelay, false, false, nil
+}
+
+// changeWakeAttempt versions how a deferred delivery wakes up: from
+// version 1 on, it attempts at once in a local activity (WakeAttempt),
+// which is deferred again while the endpoint still holds attempts back;
+// only a retryable failure goes on to Retry and the schedule. Runs
+// started before asked Admit, then scheduled Retry through the task
+// queue: two activities' events and trips per wake-up, which made
+// draining a backlog several times dearer than delivering afresh.
+const changeWakeAttempt = "wake-attempt"
+
+// wakeLocally reports whether the run follows changeWakeAttempt, which
+// implies changeBoundedWait and changeRecover: a run that records it
+// records neither of theirs. Each version marker comes with an upsert of
+// the TemporalChangeVersion search attribute, one more history event and
+// visibility write. It is asked only off the happy path, from a
+// delivery's first deferral on.
+func (w *run) wakeLocally(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeWakeAttempt, workflow.DefaultVersion, 1) >= 1
+}
+
 // continueAsNew reports whether the run should continue as new before it
 // waits any longer.
 func (w *run) continueAsNew(ctx workflow.Context) bool {
@@ -194,7 +252,10 @@ const changeRecover = "recover-ends-wait"
 // early when an operator recovers the endpoint; a wait on the retry
 // schedule does not.
 func (w *run) pause(ctx workflow.Context, d time.Duration) error {
-	if w.state.WaitUntil.IsZero() || workflow.GetVersion(ctx, changeRecover, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if w.state.WaitUntil.IsZero() {
+		return workflow.Sleep(ctx, d)
+	}
+	if !w.wakeLocally(ctx) && workflow.GetVersion(ctx, changeRecover, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return workflow.Sleep(ctx, d)
 	}
 	return w.untilRecovered(ctx, d)

@@ -18,7 +18,7 @@ import (
 	"github.com/hookd/hookd/delivery"
 )
 
-// outcomeBroken makes the fake FirstAttempt fail as an activity (as a
+// outcomeBroken makes the fake FirstAttempt or WakeAttempt fail as an activity (as a
 // panic or a worker timeout would) instead of reporting an outcome.
 const outcomeBroken delivery.Outcome = "broken"
 
@@ -71,6 +71,7 @@ func (f *fakeActivities) register(r registry) {
 	r.RegisterActivityWithOptions(f.DeadLetter, activity.RegisterOptions{Name: delivery.ActivityDeadLetter})
 	r.RegisterActivityWithOptions(f.StartRedrive, activity.RegisterOptions{Name: delivery.ActivityRedrive})
 	r.RegisterActivityWithOptions(f.Admit, activity.RegisterOptions{Name: delivery.ActivityAdmit})
+	r.RegisterActivityWithOptions(f.WakeAttempt, activity.RegisterOptions{Name: delivery.ActivityWakeAttempt})
 }
 
 // outcomes scripts attempts 1..len(o); later attempts are retryable.
@@ -144,6 +145,15 @@ func (f *fakeActivities) attempt(name string, req delivery.Request, n int) deliv
 // FirstAttempt mimics activities.FirstAttempt.
 func (f *fakeActivities) FirstAttempt(_ context.Context, req delivery.Request) (delivery.Attempt, error) {
 	at := f.attempt(delivery.ActivityFirstAttempt, req, 1)
+	if at.Outcome == outcomeBroken {
+		return delivery.Attempt{}, errors.New("attempt broke")
+	}
+	return at, nil
+}
+
+// WakeAttempt mimics activities.WakeAttempt: attempt len(in.Prior)+1.
+func (f *fakeActivities) WakeAttempt(_ context.Context, in delivery.RetryInput) (delivery.Attempt, error) {
+	at := f.attempt(delivery.ActivityWakeAttempt, in.Request, len(in.Prior)+1)
 	if at.Outcome == outcomeBroken {
 		return delivery.Attempt{}, errors.New("attempt broke")
 	}

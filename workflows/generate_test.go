@@ -112,19 +112,22 @@ func TestGenerateHistories(t *testing.T) {
 	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryCircuitOpenV0)
 
 	// The circuit is open for an hour: the delivery waits until an
-	// operator recovers the endpoint (the recover-ends-wait version).
-	fakes.setOpenUntil(time.Now().Add(time.Hour))
-	req = newRequest("success-recovered", short)
-	run = startDelivery(ctx, t, c, req)
-	require.Eventually(t, func() bool {
-		var state delivery.Result
-		v, err := c.QueryWorkflow(ctx, req.DeliveryID, "", delivery.QueryState)
-		return err == nil && v.Get(&state) == nil && state.WaitReason != ""
-	}, 10*time.Second, 50*time.Millisecond, "the first attempt is deferred")
-	fakes.setOpenUntil(time.Time{})
-	require.NoError(t, c.SignalWorkflow(ctx, req.DeliveryID, "", delivery.SignalRecover, delivery.RecoverSignal{By: "histories_test", Reason: "receiver fixed"}))
-	requireDelivered(ctx, t, run, 1)
-	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryRecovered)
+	// operator recovers the endpoint (the recover-ends-wait version; the
+	// kept history was recorded before the wake-attempt change).
+	for name, hist := range map[string]string{"success-recovered": histDeliveryRecovered, "success-wake-recovered": histDeliveryWakeRecovered} {
+		fakes.setOpenUntil(time.Now().Add(time.Hour))
+		req = newRequest(name, short)
+		run = startDelivery(ctx, t, c, req)
+		require.Eventually(t, func() bool {
+			var state delivery.Result
+			v, err := c.QueryWorkflow(ctx, req.DeliveryID, "", delivery.QueryState)
+			return err == nil && v.Get(&state) == nil && state.WaitReason != ""
+		}, 10*time.Second, 50*time.Millisecond, "the first attempt is deferred")
+		fakes.setOpenUntil(time.Time{})
+		require.NoError(t, c.SignalWorkflow(ctx, req.DeliveryID, "", delivery.SignalRecover, delivery.RecoverSignal{By: "histories_test", Reason: "receiver fixed"}))
+		requireDelivered(ctx, t, run, 1)
+		saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), hist)
+	}
 
 	// The same, recorded with the readable encoding (durations as
 	// strings, the payload as JSON).
@@ -227,10 +230,19 @@ func TestGenerateDeferredHistories(t *testing.T) {
 	defer cancel()
 	ts := newHistoryServer(ctx, t, temporaltest.WithBaseServerOptions(temporalserver.WithDynamicConfigClient(dyn)))
 	c := ts.GetDefaultClient()
-	fakes := &fakeActivities{now: time.Now, outcome: outcomes(success), temporal: c, deferFor: time.Second,
+	fakes := &fakeActivities{now: time.Now, temporal: c, deferFor: time.Second,
+		outcome: func(req delivery.Request, n int) delivery.Outcome {
+			if req.DeliveryID == newRequest("wake-retry", nil).DeliveryID {
+				return outcomes(retryable, success)(req, n)
+			}
+			return success
+		},
 		closed: func(req delivery.Request, n int) bool {
-			if req.DeliveryID == newRequest("continued", nil).DeliveryID {
+			switch req.DeliveryID {
+			case newRequest("continued", nil).DeliveryID:
 				return n <= 10
+			case newRequest("wake-retry", nil).DeliveryID:
+				return n <= 1
 			}
 			return n <= 3
 		}}
@@ -249,4 +261,14 @@ func TestGenerateDeferredHistories(t *testing.T) {
 	requireDelivered(ctx, t, c.GetWorkflow(ctx, run.GetID(), ""), 1)
 	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryContinued)
 	saveHistory(ctx, t, c, run.GetID(), "", histDeliveryContinuedLast)
+
+	// After the wake-attempt change: woken twice while still closed, then
+	// delivered by the wake-up attempt; and woken into a retryable failure
+	// that Retry takes on along the schedule.
+	run = startDelivery(ctx, t, c, newRequest("wake", []time.Duration{time.Second}))
+	requireDelivered(ctx, t, run, 1)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryWake)
+	run = startDelivery(ctx, t, c, newRequest("wake-retry", []time.Duration{time.Second}))
+	requireDelivered(ctx, t, run, 2)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryWakeRetry)
 }

@@ -45,7 +45,7 @@ func TestRecoverEndsADeferralsWait(t *testing.T) {
 			calls, _, _ := env.fakes.snapshot()
 			calls = sent(calls)
 			require.Len(t, calls, 1, "the deferral sent nothing; one attempt after the recover")
-			assert.Equal(t, delivery.ActivityRetry, calls[0].activity)
+			assert.Equal(t, delivery.ActivityWakeAttempt, calls[0].activity)
 			assert.Equal(t, 1, calls[0].number, "a deferral does not count as an attempt")
 			assert.Equal(t, t0.Add(tc.wantAttempt), calls[0].at)
 			require.Len(t, res.Attempts, 1)

@@ -48,6 +48,11 @@ const (
 	// after it (the wake-up asks Admit, recorded with the readable encoding).
 	histDeliveryRecoveredV0 = "delivery-recovered-v0.json"
 	histDeliveryRecovered   = "delivery-recovered.json"
+	// Recorded after the wake-attempt change: a deferred delivery's
+	// wake-up attempts in a local activity (WakeAttempt).
+	histDeliveryWake          = "delivery-wake.json"           // deferred by the first attempt and two wake-ups, delivered
+	histDeliveryWakeRetry     = "delivery-wake-retry.json"     // woken, failed retryably, delivered by Retry
+	histDeliveryWakeRecovered = "delivery-wake-recovered.json" // a recover signal ended the wait
 	// Recorded with durations as strings and the payload as JSON (the
 	// histories above hold nanoseconds and the body as a string).
 	histDeliveryReadable   = "delivery-failed-readable.json"
@@ -59,6 +64,7 @@ var histories = []string{
 	histDeliveryRedriven, histDeliveryFailed, histDeadLetterExpired, histDeliveryDeferredV0,
 	histDeliveryDeferred, histDeliveryContinued, histDeliveryContinuedLast, histDeliveryCircuitOpenV0,
 	histDeliveryRecoveredV0, histDeliveryRecovered, histDeliveryReadable, histDeadLetterReadable,
+	histDeliveryWake, histDeliveryWakeRetry, histDeliveryWakeRecovered,
 }
 
 // replay replays a recorded history against the workflows register registers.

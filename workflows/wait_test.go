@@ -14,8 +14,10 @@ import (
 	"github.com/hookd/hookd/delivery"
 )
 
-// A deferred delivery wakes up by asking Admit, whose input carries no
-// body; only an admitted wake-up schedules Retry.
+// A deferred delivery wakes up by attempting at once in a local activity
+// (WakeAttempt), deferred again while the endpoint is still closed; only
+// a retryable failure goes on to Retry on the schedule. A wake-up attempt
+// that breaks falls back to asking Admit, then Retry.
 func TestDeliveryWaitsOutADeferral(t *testing.T) {
 	type step struct {
 		activity string
@@ -24,42 +26,51 @@ func TestDeliveryWaitsOutADeferral(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		outcomes []delivery.Outcome
+		outcome  func(delivery.Request, int) delivery.Outcome
 		closed   func(n int) bool // gate check n finds the endpoint closed
 		want     []step
 		attempts int
+		statuses []string // the last two search-attribute statuses; nil: waiting, delivered
 	}{{
-		name:     "first attempt deferred, two closed wake-ups",
-		outcomes: []delivery.Outcome{success},
-		closed:   func(n int) bool { return n <= 3 },
+		name:    "first attempt deferred, two closed wake-ups",
+		outcome: outcomes(success),
+		closed:  func(n int) bool { return n <= 3 },
 		want: []step{
 			{delivery.ActivityFirstAttempt, true, 0},
-			{delivery.ActivityAdmit, true, time.Minute},
-			{delivery.ActivityAdmit, true, time.Minute},
-			{delivery.ActivityAdmit, false, time.Minute},
-			{delivery.ActivityRetry, false, 0},
+			{delivery.ActivityWakeAttempt, true, time.Minute},
+			{delivery.ActivityWakeAttempt, true, time.Minute},
+			{delivery.ActivityWakeAttempt, false, time.Minute},
 		},
 		attempts: 1,
 	}, {
-		name:     "a retry deferred mid-schedule",
-		outcomes: []delivery.Outcome{retryable, success},
-		closed:   func(n int) bool { return n == 2 },
+		name:    "a retry deferred mid-schedule",
+		outcome: outcomes(retryable, success),
+		closed:  func(n int) bool { return n == 2 },
 		want: []step{
 			{delivery.ActivityFirstAttempt, false, 0},
 			{delivery.ActivityRetry, true, 10 * time.Second},
-			{delivery.ActivityAdmit, false, time.Minute},
-			{delivery.ActivityRetry, false, 0},
+			{delivery.ActivityWakeAttempt, false, time.Minute},
 		},
 		attempts: 2,
 	}, {
-		name:     "admitted, but the circuit closed again before the retry",
-		outcomes: []delivery.Outcome{success},
-		closed:   func(n int) bool { return n == 1 || n == 3 },
+		name:    "a wake-up attempt fails retryably: Retry goes on with the schedule",
+		outcome: outcomes(retryable, success),
+		closed:  func(n int) bool { return n == 1 },
 		want: []step{
 			{delivery.ActivityFirstAttempt, true, 0},
-			{delivery.ActivityAdmit, false, time.Minute},
-			{delivery.ActivityRetry, true, 0},
-			{delivery.ActivityAdmit, false, time.Minute},
+			{delivery.ActivityWakeAttempt, false, time.Minute},
+			{delivery.ActivityRetry, false, 10 * time.Second},
+		},
+		attempts: 2,
+		statuses: []string{"retrying", "delivered"},
+	}, {
+		name:    "the wake-up attempt broke: Admit, then Retry",
+		outcome: brokenOnce(),
+		closed:  func(n int) bool { return n == 1 },
+		want: []step{
+			{delivery.ActivityFirstAttempt, true, 0},
+			{delivery.ActivityWakeAttempt, false, time.Minute},
+			{delivery.ActivityAdmit, false, 0},
 			{delivery.ActivityRetry, false, 0},
 		},
 		attempts: 1,
@@ -67,7 +78,7 @@ func TestDeliveryWaitsOutADeferral(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newTestEnv(t)
-			env.fakes.outcome = outcomes(tc.outcomes...)
+			env.fakes.outcome = tc.outcome
 			env.fakes.closed = func(_ delivery.Request, n int) bool { return tc.closed(n) }
 			env.fakes.deferFor = time.Minute
 			env.ExecuteWorkflow(delivery.WorkflowDelivery, newRequest("wait", []time.Duration{10 * time.Second, time.Minute}))
@@ -88,8 +99,25 @@ func TestDeliveryWaitsOutADeferral(t *testing.T) {
 			for i, a := range res.Attempts {
 				assert.Equal(t, i+1, a.Number)
 			}
-			assert.Equal(t, []string{"waiting", "delivered"}, env.statuses[len(env.statuses)-2:])
+			statuses := tc.statuses
+			if statuses == nil {
+				statuses = []string{"waiting", "delivered"}
+			}
+			assert.Equal(t, statuses, env.statuses[len(env.statuses)-2:])
 		})
+	}
+}
+
+// brokenOnce scripts an attempt that breaks (as a worker timeout or a
+// panic would), then successes.
+func brokenOnce() func(delivery.Request, int) delivery.Outcome {
+	broke := false
+	return func(delivery.Request, int) delivery.Outcome {
+		if broke {
+			return success
+		}
+		broke = true
+		return outcomeBroken
 	}
 }
 
