@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 )
 
@@ -12,6 +13,7 @@ import (
 const (
 	kindWorker   = "hookd worker"
 	kindAPI      = "hookd api"
+	kindServe    = "hookd serve"
 	kindTemporal = "Temporal server"
 	kindPostgres = "PostgreSQL"
 	kindBench    = "bench (load + receiver)"
@@ -38,12 +40,14 @@ type ProcessUsage struct {
 // ExternalRun is one configuration of the external mode.
 type ExternalRun struct {
 	Workers int
+	Serve   bool
 	// LoadBefore and LoadAfter are the machine's load averages around the
 	// measured phase.
 	LoadBefore, LoadAfter string
 	Saturation            LoadResult
 	// Processes are the workers (summed), the API, Temporal, PostgreSQL
-	// and the bench process.
+	// and the bench process; with Serve, the serve processes (summed)
+	// instead of workers and API.
 	Processes []ProcessUsage
 	// StopErr is set when a child did not exit cleanly on SIGTERM.
 	StopErr error
@@ -89,8 +93,8 @@ func RunExternal(ctx context.Context, cfg ExternalConfig, out io.Writer) (Extern
 // runExternalOnce starts one configuration, warms it up, measures a
 // saturation of cfg.N deliveries and stops it.
 func runExternalOnce(ctx context.Context, cfg ExternalConfig, workers int) (run ExternalRun, err error) {
-	run.Workers = workers
-	cfg.Log.Info("external: starting", "workers", workers)
+	run.Workers, run.Serve = workers, cfg.Serve
+	cfg.Log.Info("external: starting", "workers", workers, "serve", cfg.Serve)
 	cl, err := startCluster(ctx, cfg, workers)
 	if err != nil {
 		return run, err
@@ -106,12 +110,12 @@ func runExternalOnce(ctx context.Context, cfg ExternalConfig, workers int) (run 
 		return run, err
 	}
 	defer rc.close()
-	if _, err := cl.target.createEndpoint(ctx, rc.URL, eventType, nil); err != nil {
+	if _, err := cl.targets[0].createEndpoint(ctx, rc.URL, eventType, nil); err != nil {
 		return run, err
 	}
-	start := cl.target.apiStarter(eventType)
+	start := inTurn(cl.targets, eventType)
 	lcfg := Config{Log: cfg.Log, Timeout: cfg.Timeout}
-	name := fmt.Sprintf("external %d worker(s)", workers)
+	name := fmt.Sprintf("external %d %s", workers, map[bool]string{false: "worker(s)", true: "serve process(es)"}[cfg.Serve])
 	if _, err := runLoad(ctx, lcfg, rc, loadSpec{name: name + " warm-up", ids: eventIDs("xwarm", min(100, cfg.N)), start: start, clients: 16, batch: 1}); err != nil {
 		return run, err
 	}
@@ -132,6 +136,18 @@ func runExternalOnce(ctx context.Context, cfg ExternalConfig, workers int) (run 
 	}
 	run.Processes = append(run.Processes, ProcessUsage{Kind: kindBench, CPU: sat.Usage.CPU})
 	return run, errors.Join(lerr, serr)
+}
+
+// inTurn posts each start to the next of targets' APIs.
+func inTurn(targets []*hookdTarget, eventType string) starter {
+	starts := make([]starter, len(targets))
+	for i, t := range targets {
+		starts[i] = t.apiStarter(eventType)
+	}
+	var next atomic.Uint64
+	return func(ctx context.Context, ids []string) error {
+		return starts[(next.Add(1)-1)%uint64(len(starts))](ctx, ids)
+	}
 }
 
 // snapshotRoots reads /proc once and takes every root's tree.

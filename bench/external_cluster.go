@@ -19,15 +19,17 @@ import (
 // cluster is one configuration of the external mode: PostgreSQL (hookd's
 // endpoint store), a Temporal server process (`hookd dev
 // --only-temporal`), workers and one API process, the way `make
-// test-scaleout` runs them; all data under one temporary directory.
+// test-scaleout` runs them, or `hookd serve` processes instead of workers
+// and API; all data under one temporary directory.
 type cluster struct {
 	bin, dir string
 	pg       *pgtest.Server
 	pgPID    int
 	temporal *child
-	workers  []*child
-	api      *child
-	target   *hookdTarget
+	workers  []*child // or serve processes
+	api      *child   // nil with serve processes
+	serve    bool
+	targets  []*hookdTarget
 }
 
 // stopGrace is how long a child may take to exit on SIGTERM before it is
@@ -41,7 +43,7 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 	if err != nil {
 		return nil, fmt.Errorf("temp dir: %w", err)
 	}
-	c := &cluster{bin: cfg.Hookd, dir: dir}
+	c := &cluster{bin: cfg.Hookd, dir: dir, serve: cfg.Serve}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, c.stop())
@@ -71,27 +73,41 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 	if err != nil {
 		return c, err
 	}
+	mode, wenv := "worker", env
+	if cfg.Serve {
+		mode, wenv = "serve", append(env, "HOOKD_API_KEYS="+apiKey)
+	}
 	for i := range workers {
-		w, addr, err := c.startServe(ctx, fmt.Sprintf("worker%d", i+1), "worker", env)
+		w, addr, err := c.startServe(ctx, fmt.Sprintf("%s%d", mode, i+1), mode, wenv)
 		if w != nil {
 			c.workers = append(c.workers, w)
 		}
 		if err != nil {
 			return c, err
 		}
-		cfg.Log.Debug("worker ready", "name", w.name, "addr", addr)
+		if cfg.Serve {
+			c.targets = append(c.targets, newExternalTarget(addr, apiKey))
+		}
+	}
+	if cfg.Serve {
+		return c, nil
 	}
 	api, apiAddr, err := c.startServe(ctx, "api", "api", append(env, "HOOKD_API_KEYS="+apiKey))
 	c.api = api
 	if err != nil {
 		return c, err
 	}
+	c.targets = []*hookdTarget{newExternalTarget(apiAddr, apiKey)}
+	return c, nil
+}
+
+// newExternalTarget is an API client for a hookd process's API at addr.
+func newExternalTarget(addr, apiKey string) *hookdTarget {
 	tr := &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512, IdleConnTimeout: time.Minute}
-	c.target = &hookdTarget{
-		dev: &app.Dev{APIURL: "http://" + apiAddr, APIKey: apiKey},
+	return &hookdTarget{
+		dev: &app.Dev{APIURL: "http://" + addr, APIKey: apiKey},
 		hc:  &http.Client{Transport: tr, Timeout: time.Minute},
 	}
-	return c, nil
 }
 
 // startServe starts `hookd <mode>` on a free address and waits for its
@@ -144,12 +160,11 @@ func (c *cluster) roots() []procRoot {
 	for _, w := range c.workers {
 		ws = append(ws, w.pid())
 	}
-	return []procRoot{
-		{kindWorker, ws},
-		{kindAPI, []int{c.api.pid()}},
-		{kindTemporal, []int{c.temporal.pid()}},
-		{kindPostgres, []int{c.pgPID}},
+	rest := []procRoot{{kindTemporal, []int{c.temporal.pid()}}, {kindPostgres, []int{c.pgPID}}}
+	if c.serve {
+		return append([]procRoot{{kindServe, ws}}, rest...)
 	}
+	return append([]procRoot{{kindWorker, ws}, {kindAPI, []int{c.api.pid()}}}, rest...)
 }
 
 // stop stops the API, the workers, Temporal and PostgreSQL, in that

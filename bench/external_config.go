@@ -23,6 +23,10 @@ type ExternalConfig struct {
 	// N events (one delivery each) are posted per configuration by Clients
 	// concurrent clients through POST /v1/events.
 	N, Clients int
+	// Serve runs N `hookd serve` processes (worker and API in one, with
+	// eager start) instead of N workers and one API; the events are
+	// spread over their APIs in turn, as a load balancer would.
+	Serve bool
 	// Timeout bounds the wait for the deliveries of one phase.
 	Timeout time.Duration
 	// Log receives progress.

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -13,16 +14,23 @@ func reportExternal(w io.Writer, r ExternalResult) {
 	c := r.Config
 	fmt.Fprintf(w, "\nhookd-bench -external, %s, %s\n", r.Started.Format(reportTimeFormat), r.Machine)
 	fmt.Fprintf(w, "load average before: %s, after: %s (other work on the machine skews every figure)\n", r.LoadBefore, r.LoadAfter)
+	hookd := "N `hookd worker`, one `hookd api`"
+	if c.Serve {
+		hookd = "N `hookd serve` (worker and API in one; events posted to each in turn)"
+	}
 	fmt.Fprintf(w, "processes on this machine: PostgreSQL (endpoint store), one Temporal server (`hookd dev --only-temporal`, SQLite), "+
-		"N `hookd worker`, one `hookd api`, the bench (load generator + receiver); saturation: N=%d events, %d clients, POST /v1/events\n", c.N, c.Clients)
+		"%s, the bench (load generator + receiver); saturation: N=%d events, %d clients, POST /v1/events\n", hookd, c.N, c.Clients)
 	fmt.Fprintf(w, "CPU: utime+stime from /proc/PID/stat before and after the phase; PostgreSQL is the postmaster and its direct children, "+
 		"backends that exited meanwhile through the postmaster's reaped-children times (exited but not yet reaped ones are missed)\n\n")
 
 	cols := make([]string, len(r.Runs))
 	for i, run := range r.Runs {
 		cols[i] = fmt.Sprintf("%d worker", run.Workers)
+		if run.Serve {
+			cols[i] = fmt.Sprintf("%d serve process", run.Workers)
+		}
 		if run.Workers != 1 {
-			cols[i] += "s"
+			cols[i] += map[bool]string{false: "s", true: "es"}[run.Serve]
 		}
 	}
 	line := func(name string, vals []string) {
@@ -45,7 +53,7 @@ func reportExternal(w io.Writer, r ExternalResult) {
 	each("deliveries/s (first post to last receipt)", func(run ExternalRun) string { return rate(run.Saturation) })
 	each("ingest p50 / p99", func(run ExternalRun) string { return run.Saturation.Ingest.pair() })
 	each("ingest-to-receiver p50 / p99", func(run ExternalRun) string { return run.Saturation.EndToEnd.pair() })
-	for _, kind := range []string{kindWorker, kindAPI, kindTemporal, kindPostgres, kindBench} {
+	for _, kind := range r.kinds(kindWorker, kindAPI, kindServe, kindTemporal, kindPostgres, kindBench) {
 		each("CPU ms per delivery (CPU%): "+kind, func(run ExternalRun) string { return kindCPU(run, kind) })
 	}
 	each("CPU ms per delivery (CPU%): total", func(run ExternalRun) string {
@@ -55,7 +63,7 @@ func reportExternal(w io.Writer, r ExternalResult) {
 		}
 		return cpuShare(run.Saturation, t)
 	})
-	for _, kind := range []string{kindWorker, kindAPI, kindTemporal} {
+	for _, kind := range r.kinds(kindWorker, kindAPI, kindServe, kindTemporal) {
 		each("RSS at end (VmRSS): "+kind, func(run ExternalRun) string { return kindRSS(run, kind) })
 	}
 	each("refused starts (retried) / lost", func(run ExternalRun) string {
@@ -67,6 +75,20 @@ func reportExternal(w io.Writer, r ExternalResult) {
 		}
 		return "yes"
 	})
+}
+
+// kinds returns those of kinds that some run measured, in order.
+func (r ExternalResult) kinds(kinds ...string) []string {
+	var out []string
+	for _, k := range kinds {
+		for _, run := range r.Runs {
+			if slices.ContainsFunc(run.Processes, func(p ProcessUsage) bool { return p.Kind == k }) {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func repeat(s string, n int) []string {

@@ -192,4 +192,17 @@ func TestReportExternal(t *testing.T) {
 	require.Contains(t, s, "0.50 0.40 0.30 / 1.90 0.80 0.40")
 	require.Contains(t, s, "load average before: 0.5 0.4 0.3, after: 2 1 0.5")
 	require.Contains(t, s, "reaped")
+	require.NotContains(t, s, kindServe)
+
+	serve := run(2, []float64{150, 160})
+	serve.Serve = true
+	serve.Processes = append([]ProcessUsage{{Kind: kindServe, CPU: time.Second, RSSMB: []float64{150, 160}}}, serve.Processes[2:]...)
+	out.Reset()
+	reportExternal(&out, ExternalResult{Config: ExternalConfig{N: 2, Clients: 64, Serve: true}, Runs: []ExternalRun{serve}})
+	s = out.String()
+	require.Contains(t, s, "| 2 serve processes ")
+	require.Contains(t, s, "CPU ms per delivery (CPU%): hookd serve")
+	require.Contains(t, s, "500.0 ms (100%)")
+	require.NotContains(t, s, kindWorker, "no worker rows without workers")
+	require.NotContains(t, s, "hookd api ")
 }
