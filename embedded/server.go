@@ -67,10 +67,6 @@ type Tuning struct {
 	// statement on each call. By default each connection keeps its
 	// statements prepared (cacheStatements).
 	NoStatementCache bool
-	// AutoCheckpoint leaves SQLite's automatic WAL checkpoint inside the
-	// commit that crosses its threshold. By default a connection of its
-	// own checkpoints in the background (checkpointer).
-	AutoCheckpoint bool
 	// Dynamic overrides Temporal dynamic-config keys (for instance
 	// "system.enableActivityEagerExecution": true) on top of the defaults.
 	Dynamic map[string]any
@@ -78,11 +74,10 @@ type Tuning struct {
 
 // Server is a running embedded Temporal server (and Web UI).
 type Server struct {
-	temporal    temporal.Server
-	ui          *uiserver.Server
-	uiDone      chan error
-	checkpoints *checkpointer // nil with Tuning.AutoCheckpoint
-	opts        Options
+	temporal temporal.Server
+	ui       *uiserver.Server
+	uiDone   chan error
+	opts     Options
 }
 
 // Start validates the options, prepares the SQLite files and starts the
@@ -123,19 +118,9 @@ func Start(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("start temporal server: %w", err)
 	}
 	s := &Server{temporal: srv, opts: opts}
-	if !opts.Tuning.AutoCheckpoint {
-		stores := conf.Persistence.DataStores
-		if s.checkpoints, err = startCheckpointer(opts.Logger, stores["main"].SQL, stores["visibility"].SQL); err != nil {
-			_ = srv.Stop()
-			return nil, err
-		}
-	}
 	if opts.UIAddr != "" {
 		if err := s.startUI(); err != nil {
 			_ = srv.Stop()
-			if s.checkpoints != nil {
-				s.checkpoints.close()
-			}
 			return nil, err
 		}
 	}
@@ -152,9 +137,6 @@ func (s *Server) Stop() {
 	}
 	if err := s.temporal.Stop(); err != nil {
 		s.opts.Logger.Warn("stop temporal server", "error", err)
-	}
-	if s.checkpoints != nil {
-		s.checkpoints.close()
 	}
 }
 
@@ -256,9 +238,6 @@ func buildConfig(opts Options, host string, port int) (*config.Config, error) {
 	// connections contended for SQLite's write lock and cut throughput from
 	// 95 to 58 deliveries/s (docs/performance.md).
 	for _, sql := range []*config.SQL{main, vis} {
-		if !opts.Tuning.AutoCheckpoint {
-			noAutoCheckpoint(sql)
-		}
 		if err := prepare(sql); err != nil {
 			return nil, err
 		}

@@ -52,7 +52,6 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.cfg.WorkflowCacheSize, "workflow-cache", 0, "deliveries hookd's worker keeps in memory between tasks (0: hookd's default, "+strconv.Itoa(worker.DefaultWorkflowCacheSize)+")")
 	fs.BoolVar(&o.cfg.TemporalTuning.AllVisibilityIndexes, "all-visibility-indexes", false, "keep all 58 indexes of Temporal's visibility table (default: the 18 hookd and the Web UI use)")
 	fs.BoolVar(&o.cfg.TemporalTuning.StockFTSTrigger, "stock-fts-trigger", false, "keep Temporal's full-text update trigger as shipped (default: it runs only when a full-text column changes)")
-	fs.BoolVar(&o.cfg.TemporalTuning.AutoCheckpoint, "sqlite-autocheckpoint", false, "let SQLite checkpoint the WAL inside the commit that crosses its threshold (default: a connection of its own checkpoints in the background)")
 	fs.BoolVar(&o.cfg.TemporalTuning.NoStatementCache, "no-stmt-cache", false, "let Temporal's SQLite plugin compile every statement on each call (default: each connection keeps its statements prepared)")
 	fs.Var(dynamicFlag{&o.cfg.TemporalTuning.Dynamic}, "temporal-dynamic", "override a Temporal dynamic-config key of the embedded server, key=value (repeatable; value: bool, integer, duration or string)")
 	fs.BoolVar(&o.cfg.PlaintextPayloads, "plaintext-payloads", false, "run hookd with --payload-encryption=off (default: payloads encrypted), to measure what encryption costs")
