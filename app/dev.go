@@ -115,7 +115,6 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 	}
 	// Before the embedded server: its system workers size the shared cache.
 	worker.SizeWorkflowCache(cfg.WorkflowCacheSize)
-	tuneGC(cfg.Logger)
 	d := &Dev{cfg: cfg}
 	// Take the API port first, so a port in use fails before anything starts.
 	ln, apiURL, err := listen(cfg.HTTPAddr)
