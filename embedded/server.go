@@ -1,6 +1,7 @@
 // Package embedded runs a Temporal server and its Web UI inside the hookd
 // process, persisting to SQLite files in a data directory, so `hookd dev`
-// needs nothing else installed and keeps its work across restarts.
+// needs nothing else installed and keeps its work across restarts; or,
+// with Options.Postgres, to a PostgreSQL server.
 package embedded
 
 import (
@@ -31,8 +32,11 @@ import (
 
 // Options configures the embedded server.
 type Options struct {
-	// DataDir holds the SQLite files. Required.
+	// DataDir holds the SQLite files. Required without Postgres.
 	DataDir string
+	// Postgres, if set, persists Temporal in PostgreSQL instead of SQLite
+	// files in DataDir; the SQLite tuning does not apply to it.
+	Postgres *Postgres
 	// FrontendAddr is the gRPC address clients and the temporal CLI use,
 	// e.g. 127.0.0.1:7233. Required.
 	FrontendAddr string
@@ -84,7 +88,7 @@ type Server struct {
 // server and the UI. It returns once the frontend accepts connections.
 func Start(opts Options) (*Server, error) {
 	switch {
-	case opts.DataDir == "":
+	case opts.DataDir == "" && opts.Postgres == nil:
 		return nil, errors.New("embedded temporal: missing data dir")
 	case opts.FrontendAddr == "":
 		return nil, errors.New("embedded temporal: missing frontend address")
@@ -103,8 +107,10 @@ func Start(opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data dir: %w", err)
+	if opts.Postgres == nil {
+		if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("create data dir: %w", err)
+		}
 	}
 	conf, err := buildConfig(opts, host, port)
 	if err != nil {
@@ -229,7 +235,20 @@ func prepare(sql *config.SQL) error {
 	return nil
 }
 
-func buildConfig(opts Options, host string, port int) (*config.Config, error) {
+// prepareStores returns the main and visibility stores' configurations,
+// their databases created and their schemas current: PostgreSQL's with
+// Options.Postgres, else SQLite files in the data dir with their tuning.
+func prepareStores(opts Options) (main, vis *config.SQL, err error) {
+	if opts.Postgres != nil {
+		level := new(slog.LevelVar)
+		level.Set(opts.LogLevel)
+		return preparePostgres(context.Background(), *opts.Postgres, slogLogger{log: opts.Logger, level: level})
+	}
+	return prepareSQLite(opts)
+}
+
+// prepareSQLite prepares the SQLite files, as measured in DESIGN.md.
+func prepareSQLite(opts Options) (*config.SQL, *config.SQL, error) {
 	// Executions and visibility live in separate files: visibility writes
 	// then stop contending with history writes for one SQLite lock.
 	main := sqliteConfig(filepath.Join(opts.DataDir, "temporal.db"))
@@ -239,12 +258,12 @@ func buildConfig(opts Options, host string, port int) (*config.Config, error) {
 	// 95 to 58 deliveries/s (docs/performance.md).
 	for _, sql := range []*config.SQL{main, vis} {
 		if err := prepare(sql); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	n, err := tuneVisibility(context.Background(), vis.DatabaseName, opts.Tuning)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if n > 0 {
 		opts.Logger.Debug("dropped unused visibility indexes", "count", n)
@@ -252,14 +271,25 @@ func buildConfig(opts Options, host string, port int) (*config.Config, error) {
 	if !opts.Tuning.NoStatementCache {
 		for _, sql := range []*config.SQL{main, vis} {
 			if err := cacheStatements(sql); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
+	}
+	return main, vis, nil
+}
+
+func buildConfig(opts Options, host string, port int) (*config.Config, error) {
+	main, vis, err := prepareStores(opts)
+	if err != nil {
+		return nil, err
 	}
 	ns, err := sqliteschema.NewNamespaceConfig("active", opts.Namespace, false, opts.SearchAttributes)
 	if err != nil {
 		return nil, fmt.Errorf("namespace config: %w", err)
 	}
+	// The SQLite helper writes the namespace through Temporal's generic SQL
+	// plugin interface, so it serves PostgreSQL as well: the namespace and
+	// its search attributes exist before the frontend loads its cache.
 	if err := sqliteschema.CreateNamespaces(main, ns); err != nil {
 		return nil, fmt.Errorf("create namespace: %w", err)
 	}

@@ -1,0 +1,181 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to create the databases
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/log"
+	pgplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/postgresql"
+	"go.temporal.io/server/tools/common/schema"
+	toolsql "go.temporal.io/server/tools/sql"
+)
+
+// Postgres puts the embedded server's persistence in PostgreSQL instead of
+// SQLite files: the main store and visibility in two databases of one
+// server, each created with its schema on first start and brought to the
+// schema version this server ships on every start.
+type Postgres struct {
+	// URL is postgres://user:password@host:port/database?sslmode=...; its
+	// database (default "temporal") holds the main store. Query
+	// parameters are passed to the driver. The user must be allowed to
+	// create databases when they are missing.
+	URL string
+	// VisibilityDatabase holds visibility (default: the main database's
+	// name with "_visibility" appended).
+	VisibilityDatabase string
+}
+
+// Schemas embedded in go.temporal.io/server/schema, as temporal-sql-tool
+// names them with --schema-name.
+const (
+	pgMainSchema       = "postgresql/v12/temporal"
+	pgVisibilitySchema = "postgresql/v12/visibility"
+	pgDefaultDatabase  = "temporal"
+	pgDefaultPort      = "5432"
+)
+
+// Connection pools per store and service, as in Temporal's
+// config/development-postgres12.yaml. Each of the four services opens its
+// own pool per store, so at most 4 × (20 + 2) connections.
+const (
+	pgMainMaxConns       = 20
+	pgVisibilityMaxConns = 2
+	pgMaxConnLifetime    = time.Hour
+)
+
+// Redacted is u with its password masked, safe to log or print.
+func (p Postgres) Redacted() string {
+	u, err := url.Parse(p.URL)
+	if err != nil {
+		return "(unparsable PostgreSQL URL)"
+	}
+	return u.Redacted()
+}
+
+// sqlConfigs parses p into the two stores' configurations.
+func (p Postgres) sqlConfigs() (main, vis *config.SQL, err error) {
+	u, err := url.Parse(p.URL)
+	if err != nil {
+		// url's errors repeat the URL, password and all.
+		return nil, nil, errors.New("PostgreSQL URL: cannot parse it")
+	}
+	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
+		return nil, nil, fmt.Errorf("PostgreSQL URL: scheme %q, want postgres://", u.Scheme)
+	}
+	host, port := u.Hostname(), u.Port()
+	if host == "" {
+		return nil, nil, errors.New("PostgreSQL URL: missing host")
+	}
+	if port == "" {
+		port = pgDefaultPort
+	}
+	db := strings.TrimPrefix(u.Path, "/")
+	if db == "" {
+		db = pgDefaultDatabase
+	}
+	visDB := p.VisibilityDatabase
+	if visDB == "" {
+		visDB = db + "_visibility"
+	}
+	if visDB == db {
+		return nil, nil, errors.New("PostgreSQL: the visibility database must differ from the main one")
+	}
+	attrs := map[string]string{}
+	for k, v := range u.Query() {
+		attrs[k] = v[len(v)-1]
+	}
+	password, _ := u.User.Password()
+	store := func(name string, maxConns int) *config.SQL {
+		return &config.SQL{
+			PluginName:        pgplugin.PluginName,
+			DatabaseName:      name,
+			ConnectAddr:       net.JoinHostPort(host, port),
+			ConnectProtocol:   "tcp",
+			User:              u.User.Username(),
+			Password:          password,
+			ConnectAttributes: attrs,
+			MaxConns:          maxConns,
+			MaxIdleConns:      maxConns,
+			MaxConnLifetime:   pgMaxConnLifetime,
+		}
+	}
+	return store(db, pgMainMaxConns), store(visDB, pgVisibilityMaxConns), nil
+}
+
+// preparePostgres creates the two databases if missing and sets up or
+// updates their schemas, as temporal-sql-tool's create-database,
+// setup-schema -v 0.0 and update-schema do.
+func preparePostgres(ctx context.Context, p Postgres, logger log.Logger) (main, vis *config.SQL, err error) {
+	main, vis, err = p.sqlConfigs()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := createDatabases(ctx, p.URL, main.DatabaseName, vis.DatabaseName); err != nil {
+		return nil, nil, err
+	}
+	if err := updateSchema(main, pgMainSchema, logger); err != nil {
+		return nil, nil, err
+	}
+	if err := updateSchema(vis, pgVisibilitySchema, logger); err != nil {
+		return nil, nil, err
+	}
+	return main, vis, nil
+}
+
+// createDatabases creates those of names that do not exist yet, connected
+// to the server's "postgres" database.
+func createDatabases(ctx context.Context, rawURL string, names ...string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return errors.New("PostgreSQL URL: cannot parse it")
+	}
+	u.Path = "/postgres"
+	db, err := sql.Open("pgx", u.String())
+	if err != nil {
+		return fmt.Errorf("connect to PostgreSQL at %s: %w", u.Host, err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for _, name := range names {
+		var exists bool
+		if err := db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+			return fmt.Errorf("look up database %s at %s: %w", name, u.Host, err)
+		}
+		if exists {
+			continue
+		}
+		if _, err := db.ExecContext(ctx, `CREATE DATABASE "`+strings.ReplaceAll(name, `"`, `""`)+`"`); err != nil {
+			return fmt.Errorf("create database %s at %s: %w", name, u.Host, err)
+		}
+	}
+	return nil
+}
+
+// updateSchema brings cfg's database to the newest version of the
+// embedded schema schemaName: a new database gets the version tables at
+// 0.0, then every versioned change is applied in order; a database at the
+// newest version is left alone.
+func updateSchema(cfg *config.SQL, schemaName string, logger log.Logger) error {
+	conn, err := toolsql.NewConnection(cfg, logger)
+	if err != nil {
+		return fmt.Errorf("connect to database %s: %w", cfg.DatabaseName, err)
+	}
+	defer conn.Close()
+	if err := schema.NewSetupSchemaTask(conn, &schema.SetupConfig{InitialVersion: "0.0"}, logger).Run(); err != nil {
+		return fmt.Errorf("set up schema versioning of %s: %w", cfg.DatabaseName, err)
+	}
+	update := &schema.UpdateConfig{DBName: cfg.DatabaseName, SchemaName: schemaName}
+	if err := schema.NewUpdateSchemaTask(conn, update, logger).Run(); err != nil {
+		return fmt.Errorf("update schema of %s to %s: %w", cfg.DatabaseName, schemaName, err)
+	}
+	return nil
+}
