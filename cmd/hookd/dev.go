@@ -28,6 +28,7 @@ func devFlags(fs envFlags, o *devOptions) {
 	fs.duration(&o.DeadLetterRetention, "dead-letter-retention", "HOOKD_DEAD_LETTER_RETENTION", activities.DefaultDeadLetterRetention, "how long a dead letter waits for a redrive")
 	fs.level(&o.TemporalLogLevel, "temporal-log-level", "HOOKD_TEMPORAL_LOG_LEVEL", slog.LevelError, "log level of the embedded Temporal server")
 	fs.boolean(&o.OnlyTemporal, "only-temporal", "HOOKD_ONLY_TEMPORAL", false, "run only the embedded Temporal server and Web UI (for hookd worker and hookd api processes)")
+	fs.secret(&o.TemporalDatabaseURL, "temporal-database-url", "HOOKD_TEMPORAL_DATABASE_URL", "with --only-temporal: persist Temporal in PostgreSQL, postgres://user:password@host:port/temporal (that database and <database>_visibility, created with their schemas if missing) instead of SQLite files in the data dir")
 	o.Circuit = circuit.DefaultPolicy()
 	fs.duration(&o.Circuit.BaseCooldown, "circuit-cooldown", "HOOKD_CIRCUIT_COOLDOWN", circuit.DefaultPolicy().BaseCooldown, "how long an endpoint's circuit stays open after it trips (doubles on each re-open)")
 	fs.duration(&o.Circuit.MaxCooldown, "circuit-max-cooldown", "HOOKD_CIRCUIT_MAX_COOLDOWN", circuit.DefaultPolicy().MaxCooldown, "the cap on the doubling cooldown")
@@ -41,6 +42,9 @@ func (o *devOptions) check() error {
 	if o.Circuit.BaseCooldown <= 0 || o.Circuit.MaxCooldown < o.Circuit.BaseCooldown {
 		return usagef("--circuit-cooldown must be positive and at most --circuit-max-cooldown")
 	}
+	if o.TemporalDatabaseURL != "" && !o.OnlyTemporal {
+		return usagef("--temporal-database-url needs --only-temporal (plain hookd dev keeps Temporal in SQLite)")
+	}
 	o.Version = version
 	return nil
 }
@@ -53,7 +57,11 @@ func devCommand(e *clientEnv) *cobra.Command {
 		Long: `Run everything on this machine: an embedded Temporal server with its Web UI
 (state in SQLite files under the data dir, so it survives a restart), a
 worker and the HTTP API, all on 127.0.0.1. Deliveries may reach loopback
-receivers. Ctrl-C stops it.`,
+receivers. Ctrl-C stops it.
+
+With --only-temporal it runs only Temporal and the Web UI, for hookd worker
+and hookd api processes; add --temporal-database-url to persist Temporal in
+PostgreSQL instead of SQLite.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.check(); err != nil {
@@ -68,7 +76,7 @@ receivers. Ctrl-C stops it.`,
 
 func runDev(ctx context.Context, cfg devOptions, stdout io.Writer, logger *slog.Logger) error {
 	if cfg.OnlyTemporal {
-		return runOnlyTemporal(ctx, cfg.DevConfig, stdout, logger)
+		return runOnlyTemporal(ctx, cfg, stdout, logger)
 	}
 	cfg.Logger = logger
 	dev, err := app.StartDev(ctx, cfg.DevConfig)
