@@ -24,8 +24,9 @@ const activitySlack = 10 * time.Second
 // the remaining attempts, retried by Temporal on the endpoint's schedule.
 // An attempt the endpoint holds back (circuit open, endpoint disabled) is
 // deferred: the run waits, then attempts again as a local activity
-// (changeWakeAttempt). A delivery that fails permanently or exhausts the schedule is parked as a
-// dead letter and the run fails with the final state as details.
+// (changeWakeAttempt). A delivery that fails permanently or exhausts the
+// schedule is parked as a dead letter and the run fails with the final
+// state as details.
 func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, error) {
 	w := &run{req: req, state: delivery.Result{Status: delivery.StatusPending, Attempts: req.Resume}}
 	if err := workflow.SetQueryHandler(ctx, delivery.QueryState, func() (delivery.Result, error) { return w.state, nil }); err != nil {
@@ -80,7 +81,9 @@ func (w *run) boundedWait(ctx workflow.Context) bool {
 // retry waits, then makes the remaining attempts in a regular activity that
 // Temporal retries on the schedule. An attempt the endpoint's switch or
 // circuit defers completes the activity without counting; the run waits as
-// told, asks Admit until the endpoint takes attempts again, and retries.
+// told, then attempts in WakeAttempt (deferred again while the endpoint
+// still holds attempts back) and goes on to Retry only after a retryable
+// failure. Runs from before changeWakeAttempt ask Admit instead.
 func (w *run) retry(ctx workflow.Context, wait time.Duration, deferred bool) (delivery.Result, error) {
 	for {
 		if wait > 0 {
