@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -18,9 +19,10 @@ import (
 
 // cluster is one configuration of the external mode: PostgreSQL (hookd's
 // endpoint store), a Temporal server process (`hookd dev
-// --only-temporal`), workers and one API process, the way `make
-// test-scaleout` runs them, or `hookd serve` processes instead of workers
-// and API; all data under one temporary directory.
+// --only-temporal`, on SQLite files or, with TemporalPostgres, in the same
+// PostgreSQL), workers and one API process, the way `make test-scaleout`
+// runs them, or `hookd serve` processes instead of workers and API; all
+// data under one temporary directory.
 type cluster struct {
 	bin, dir string
 	pg       *pgtest.Server
@@ -60,9 +62,17 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 	if err != nil {
 		return c, err
 	}
-	if c.temporal, err = startChild(dir, cfg.Hookd, "temporal", nil, "dev", "--only-temporal",
+	args := []string{"dev", "--only-temporal",
 		"--data-dir", filepath.Join(dir, "temporal"), "--temporal-addr", temporalAddr,
-		"--ui-addr", "", "--retention", "168h", "--log-level", "warn"); err != nil {
+		"--ui-addr", "", "--retention", "168h", "--log-level", "warn"}
+	if cfg.TemporalPostgres {
+		u, err := temporalDatabaseURL(c.pg.URL)
+		if err != nil {
+			return c, err
+		}
+		args = append(args, "--temporal-database-url", u)
+	}
+	if c.temporal, err = startChild(dir, cfg.Hookd, "temporal", nil, args...); err != nil {
 		return c, err
 	}
 	if err := c.temporal.waitLine(ctx, "is running", 2*time.Minute); err != nil {
@@ -99,6 +109,18 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 	}
 	c.targets = []*hookdTarget{newExternalTarget(apiAddr, apiKey)}
 	return c, nil
+}
+
+// temporalDatabaseURL is serverURL (pgtest's "postgres" database) with
+// the database Temporal's server persists in: "temporal", and hookd dev
+// adds "temporal_visibility".
+func temporalDatabaseURL(serverURL string) (string, error) {
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		return "", fmt.Errorf("postgres url: %w", err)
+	}
+	u.Path = "/temporal"
+	return u.String(), nil
 }
 
 // newExternalTarget is an API client for a hookd process's API at addr.

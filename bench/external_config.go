@@ -27,6 +27,11 @@ type ExternalConfig struct {
 	// eager start) instead of N workers and one API; the events are
 	// spread over their APIs in turn, as a load balancer would.
 	Serve bool
+	// TemporalPostgres persists the Temporal server in the bench's
+	// PostgreSQL (databases temporal and temporal_visibility, beside
+	// hookd's endpoint store) instead of SQLite files; PostgreSQL's CPU
+	// then includes Temporal's persistence.
+	TemporalPostgres bool
 	// Timeout bounds the wait for the deliveries of one phase.
 	Timeout time.Duration
 	// Log receives progress.

@@ -18,8 +18,12 @@ func reportExternal(w io.Writer, r ExternalResult) {
 	if c.Serve {
 		hookd = "N `hookd serve` (worker and API in one; events posted to each in turn)"
 	}
-	fmt.Fprintf(w, "processes on this machine: PostgreSQL (endpoint store), one Temporal server (`hookd dev --only-temporal`, SQLite), "+
-		"%s, the bench (load generator + receiver); saturation: N=%d events, %d clients, POST /v1/events\n", hookd, c.N, c.Clients)
+	pg, temporal := "PostgreSQL (endpoint store)", "SQLite"
+	if c.TemporalPostgres {
+		pg, temporal = "PostgreSQL (endpoint store, and Temporal's persistence in databases temporal and temporal_visibility: its CPU includes both)", "persisted in that PostgreSQL"
+	}
+	fmt.Fprintf(w, "processes on this machine: %s, one Temporal server (`hookd dev --only-temporal`, %s), "+
+		"%s, the bench (load generator + receiver); saturation: N=%d events, %d clients, POST /v1/events\n", pg, temporal, hookd, c.N, c.Clients)
 	fmt.Fprintf(w, "CPU: utime+stime from /proc/PID/stat before and after the phase; PostgreSQL is the postmaster and its direct children, "+
 		"backends that exited meanwhile through the postmaster's reaped-children times (exited but not yet reaped ones are missed)\n\n")
 

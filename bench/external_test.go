@@ -114,6 +114,12 @@ func TestStatusKB(t *testing.T) {
 	require.Zero(t, procRSSMB(-1))
 }
 
+func TestTemporalDatabaseURL(t *testing.T) {
+	got, err := temporalDatabaseURL("postgres://hookd@127.0.0.1:24321/postgres?sslmode=disable")
+	require.NoError(t, err)
+	require.Equal(t, "postgres://hookd@127.0.0.1:24321/temporal?sslmode=disable", got)
+}
+
 func TestParseWorkerCounts(t *testing.T) {
 	got, err := ParseWorkerCounts("1,2")
 	require.NoError(t, err)
@@ -193,6 +199,12 @@ func TestReportExternal(t *testing.T) {
 	require.Contains(t, s, "load average before: 0.5 0.4 0.3, after: 2 1 0.5")
 	require.Contains(t, s, "reaped")
 	require.NotContains(t, s, kindServe)
+	require.Contains(t, s, "`hookd dev --only-temporal`, SQLite")
+
+	out.Reset()
+	reportExternal(&out, ExternalResult{Config: ExternalConfig{N: 2, Clients: 64, TemporalPostgres: true}, Runs: []ExternalRun{run(1, []float64{120})}})
+	require.Contains(t, out.String(), "Temporal's persistence in databases temporal and temporal_visibility")
+	require.NotContains(t, out.String(), "SQLite")
 
 	serve := run(2, []float64{150, 160})
 	serve.Serve = true

@@ -62,6 +62,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.StringVar(&o.ext.Hookd, "hookd", "bin/hookd", "hookd binary the external mode runs (make build writes it)")
 	workers := fs.String("workers", "1,2", "worker counts the external mode measures, one after the other, each with fresh state")
 	fs.BoolVar(&o.ext.Serve, "serve", false, "external mode: run that many `hookd serve` processes (worker and API in one, eager start) instead of workers and one API")
+	fs.BoolVar(&o.ext.TemporalPostgres, "temporal-postgres", false, "external mode: the Temporal server persists in the bench's PostgreSQL (databases temporal and temporal_visibility, beside hookd's endpoint store) instead of SQLite files")
 	fs.level(&o.logLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level of progress lines (stderr)")
 	err := fs.parse(args)
 	if err != nil {

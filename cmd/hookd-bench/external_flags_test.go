@@ -17,11 +17,11 @@ func TestParseBenchFlagsExternal(t *testing.T) {
 		t.Errorf("external %v, config %+v", o.external, e)
 	}
 
-	o, err = parseBenchFlags([]string{"-external", "-serve", "-workers", "1"}, io.Discard)
+	o, err = parseBenchFlags([]string{"-external", "-serve", "-temporal-postgres", "-workers", "1"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !o.ext.Serve || !slices.Equal(o.ext.Workers, []int{1}) {
+	if !o.ext.Serve || !o.ext.TemporalPostgres || !slices.Equal(o.ext.Workers, []int{1}) {
 		t.Errorf("serve: config %+v", o.ext)
 	}
 
@@ -29,7 +29,7 @@ func TestParseBenchFlagsExternal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.external || o.ext.Serve || o.ext.Hookd != "bin/hookd" || !slices.Equal(o.ext.Workers, []int{1, 2}) {
+	if o.external || o.ext.Serve || o.ext.TemporalPostgres || o.ext.Hookd != "bin/hookd" || !slices.Equal(o.ext.Workers, []int{1, 2}) {
 		t.Errorf("defaults: external %v, config %+v", o.external, o.ext)
 	}
 
