@@ -39,6 +39,8 @@ type Activities struct {
 	dedupWindow         time.Duration
 	disabledPoll        time.Duration
 	circuit             circuit.Policy
+	circuitSleep        time.Duration
+	sleepers            sleepers
 	observe             func(endpointID string, at delivery.Attempt)
 	events              Events
 	metrics             *metrics.Metrics
@@ -72,6 +74,10 @@ type Config struct {
 	// Circuit tunes the endpoints' circuit breakers; zero means
 	// circuit.DefaultPolicy().
 	Circuit circuit.Policy
+	// CircuitSleep is how long a delivery deferred by an open circuit
+	// sleeps when it is not one of the round's probers; zero means
+	// DefaultCircuitSleep. The circuit closing wakes it sooner.
+	CircuitSleep time.Duration
 	// Observe, if set, is told every attempt made (not deferrals), after
 	// it is made: the hook for metrics and health figures. It must not
 	// block.
@@ -105,5 +111,6 @@ func New(cfg Config) *Activities {
 		observe:             cfg.Observe,
 		metrics:             cfg.Metrics,
 		circuit:             cmp.Or(cfg.Circuit, circuit.DefaultPolicy()),
+		circuitSleep:        cmp.Or(cfg.CircuitSleep, DefaultCircuitSleep),
 	}
 }

@@ -44,7 +44,7 @@ func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.
 	// the attempt is deferred on what was read, without a write. Only the
 	// attempt that may be the probe takes the row and decides again.
 	if _, look := b.Admit(a.circuit, now, 0); !look.Allowed {
-		return circuitOpen(look.Wait, now)
+		return a.deferOpen(ep.ID, b, look.Wait, now)
 	}
 	var adm circuit.Admission
 	_, err = a.endpoints.UpdateCircuit(ctx, ep.ID, func(b circuit.Breaker) circuit.Breaker {
@@ -59,6 +59,18 @@ func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.
 		return circuitOpen(adm.Wait, now)
 	}
 	return gate{allowed: true}
+}
+
+// deferOpen defers an attempt that the circuit b of endpointID holds back
+// until wait. While the circuit is open, only the round's probers wait for
+// the cooldown's end; the rest sleep until the circuit closes wakes them
+// (sleepers), with a jitter of a tenth so the sleeps stay spread.
+func (a *Activities) deferOpen(endpointID string, b circuit.Breaker, wait, now time.Time) gate {
+	if b.State != circuit.Open || a.sleepers.prober(endpointID, wait) {
+		return circuitOpen(wait, now)
+	}
+	sleep := a.circuitSleep + time.Duration(float64(a.circuitSleep)/10*a.jitter())
+	return gate{wait: now.Add(sleep), reason: delivery.WaitCircuitOpen}
 }
 
 func (a *Activities) disabled(now time.Time) gate {
@@ -89,7 +101,7 @@ func (a *Activities) Admit(ctx context.Context, in delivery.AdmitInput) (deliver
 		g = a.disabled(now)
 	} else if b, err := a.endpoints.Circuit(ctx, ep.ID); err == nil {
 		if _, adm := b.Admit(a.circuit, now, 0); !adm.Allowed {
-			g = circuitOpen(adm.Wait, now)
+			g = a.deferOpen(ep.ID, b, adm.Wait, now)
 		}
 	}
 	if g.allowed {
@@ -133,6 +145,7 @@ func (a *Activities) record(ctx context.Context, endpointID string, g gate, at d
 	case circuit.Recovered:
 		a.log.Info("circuit closed", "endpoint_id", endpointID)
 		a.alert(opevents.EndpointRecovered, endpointID, after)
+		a.wakeWaiting(endpointID)
 	}
 }
 

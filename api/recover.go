@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"slices"
 	"time"
 
 	workflowpb "go.temporal.io/api/workflow/v1"
@@ -15,16 +13,7 @@ import (
 	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/store"
-	"github.com/hookd/hookd/visibility"
-)
-
-// How a recover spreads the endpoint's waiting deliveries: at most
-// recoverBurst are woken at a time, the groups spaced evenly over
-// recoverWindow, so every one is attempted within a few seconds without the
-// whole backlog hitting a receiver that just came back at once.
-const (
-	recoverBurst  = 10
-	recoverWindow = 4 * time.Second
+	"github.com/hookd/hookd/wake"
 )
 
 // recoverOut is the answer of POST /v1/endpoints/{id}/recover: what the
@@ -87,7 +76,7 @@ func (s *Server) recoverEndpoint(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out.Spread = spread(out.Woken).String()
+	out.Spread = wake.Spread(out.Woken).String()
 	s.log.Info("endpoint recovered", "endpoint_id", ep.ID, "by", out.By, "reason", out.Reason,
 		"previous_circuit", out.Circuit, "previous_failures", out.ConsecutiveFailures,
 		"reenabled", out.Reenabled, "woken", out.Woken)
@@ -101,33 +90,14 @@ func notFoundAs(err error, msg string) error {
 	return err
 }
 
-// wakeWaiting signals recover to the endpoint's waiting deliveries, oldest
-// first, each with its slot in the spread; it returns how many it reached.
-// A delivery that ended meanwhile is skipped.
+// wakeWaiting signals recover to the endpoint's waiting deliveries (package
+// wake); it returns how many it reached.
 func (s *Server) wakeWaiting(r *http.Request, endpointID string, out recoverOut) (int, error) {
-	var waiting []*workflowpb.WorkflowExecutionInfo
-	err := s.eachExecution(r.Context(), waitingQuery(endpointID), func(ex *workflowpb.WorkflowExecutionInfo) {
-		waiting = append(waiting, ex)
-	})
+	n, err := wake.Waiting(r.Context(), s.temporal, endpointID, delivery.RecoverSignal{By: out.By, Reason: out.Reason}, out.At)
 	if err != nil {
-		return 0, err
+		return n, fromTemporal(err, "wake waiting deliveries", "")
 	}
-	slices.SortFunc(waiting, func(a, b *workflowpb.WorkflowExecutionInfo) int {
-		return a.GetStartTime().AsTime().Compare(b.GetStartTime().AsTime())
-	})
-	woken := 0
-	for i, ex := range waiting {
-		sig := delivery.RecoverSignal{By: out.By, Reason: out.Reason, NotBefore: out.At.Add(slot(i, len(waiting)))}
-		err := s.temporal.SignalWorkflow(r.Context(), ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId(), delivery.SignalRecover, sig)
-		switch {
-		case temporalNotFound(err):
-			continue
-		case err != nil:
-			return woken, fromTemporal(err, "signal recover to "+ex.GetExecution().GetWorkflowId(), "")
-		}
-		woken++
-	}
-	return woken, nil
+	return n, nil
 }
 
 // eachExecution calls fn for every execution matching query, a page of
@@ -146,28 +116,4 @@ func (s *Server) eachExecution(ctx context.Context, query string, fn func(*workf
 			return nil
 		}
 	}
-}
-
-// waitingQuery finds an endpoint's deliveries that wait on its circuit or
-// its switch.
-func waitingQuery(endpointID string) string {
-	return visibility.Pending(endpointID) + fmt.Sprintf(" AND %s = '%s'", delivery.AttrStatus.GetName(), delivery.SearchStatusWaiting)
-}
-
-// slot is when, after the recover, the i-th of n waiting deliveries tries
-// again: groups of recoverBurst spaced evenly over recoverWindow.
-func slot(i, n int) time.Duration {
-	groups := (n + recoverBurst - 1) / recoverBurst
-	if groups <= 1 {
-		return 0
-	}
-	return time.Duration(i/recoverBurst) * (recoverWindow / time.Duration(groups))
-}
-
-// spread is when the last of n woken deliveries tries again.
-func spread(n int) time.Duration {
-	if n == 0 {
-		return 0
-	}
-	return slot(n-1, n)
 }

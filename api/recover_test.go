@@ -20,6 +20,7 @@ import (
 	"github.com/hookd/hookd/authz"
 	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/wake"
 )
 
 // postRecover calls the recover route and decodes the answer.
@@ -80,7 +81,7 @@ func TestRecoverClosesTheCircuitAndWakesTheWaiting(t *testing.T) {
 	}
 }
 
-// Many waiting deliveries are woken at most recoverBurst at a time, every
+// Many waiting deliveries are woken at most wake.Burst at a time, every
 // one within the recover window.
 func TestRecoverSpreadsABacklog(t *testing.T) {
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
@@ -104,7 +105,7 @@ func TestRecoverSpreadsABacklog(t *testing.T) {
 	}
 	assert.Len(t, perSlot, 10, "95 deliveries in 10 groups")
 	for slot, n := range perSlot {
-		assert.LessOrEqual(t, n, recoverBurst, "at %s", slot)
+		assert.LessOrEqual(t, n, wake.Burst, "at %s", slot)
 	}
 	assert.Equal(t, now, tc.signals[0].arg.(delivery.RecoverSignal).NotBefore, "the first group at once")
 	assert.Less(t, last.Sub(now), 5*time.Second, "the last group within 5s")

@@ -1,0 +1,102 @@
+package activities
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/wake"
+)
+
+// ProbersPerCooldown is how many of an endpoint's deliveries deferred by
+// its open circuit a worker process lets wake when the cooldown ends: one
+// takes the probe, the others find it taken and wait for the next round.
+// The rest sleep (CircuitSleep) and are woken when the circuit closes.
+// Before, every deferred delivery woke at every cooldown's end, so a
+// backlog of N cost N wake-ups per round: 60,000 parked took the whole
+// machine for minutes at each round (docs/performance.md).
+const ProbersPerCooldown = 8
+
+// DefaultCircuitSleep is how long a deferred delivery that is not a
+// prober sleeps. The circuit closing wakes it sooner; the sleep is only
+// the bound if that wake-up is missed (the process that closed the
+// circuit stopped, or visibility had not yet seen the delivery waiting).
+const DefaultCircuitSleep = time.Hour
+
+// sleepers chooses the probers of each endpoint's cooldown round and
+// wakes the sleepers when its circuit closes.
+type sleepers struct {
+	mu     sync.Mutex
+	rounds map[string]round // by endpoint ID
+	waking map[string]bool  // a wake-up of the endpoint's waiting deliveries is running
+}
+
+// round is one cooldown of an endpoint's circuit: it ends at until, and n
+// deferred deliveries wake then.
+type round struct {
+	until time.Time
+	n     int
+}
+
+// prober reports whether a delivery deferred until until (the end of
+// endpointID's cooldown) wakes then, as one of the round's probers.
+func (s *sleepers) prober(endpointID string, until time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rounds == nil {
+		s.rounds = map[string]round{}
+	}
+	r := s.rounds[endpointID]
+	if !r.until.Equal(until) {
+		r = round{until: until}
+	}
+	r.n++
+	s.rounds[endpointID] = r
+	return r.n <= ProbersPerCooldown
+}
+
+// closed forgets endpointID's rounds and reports whether the caller should
+// wake its waiting deliveries (false while another wake-up of them runs).
+func (s *sleepers) closed(endpointID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.rounds, endpointID)
+	if s.waking == nil {
+		s.waking = map[string]bool{}
+	}
+	if s.waking[endpointID] {
+		return false
+	}
+	s.waking[endpointID] = true
+	return true
+}
+
+func (s *sleepers) woken(endpointID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.waking, endpointID)
+}
+
+// wakeTimeout bounds one wake-up of an endpoint's waiting deliveries.
+const wakeTimeout = 10 * time.Minute
+
+// wakeWaiting tells endpointID's waiting deliveries, in the background,
+// that its circuit closed: each tries again within seconds instead of at
+// the end of its sleep.
+func (a *Activities) wakeWaiting(endpointID string) {
+	if a.temporal == nil || !a.sleepers.closed(endpointID) {
+		return
+	}
+	go func() {
+		defer a.sleepers.woken(endpointID)
+		ctx, cancel := context.WithTimeout(context.Background(), wakeTimeout)
+		defer cancel()
+		n, err := wake.Waiting(ctx, a.temporal, endpointID, delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"}, a.now())
+		if err != nil {
+			a.log.Warn("wake deliveries after the circuit closed", "endpoint_id", endpointID, "woken", n, "error", err)
+			return
+		}
+		a.log.Info("woke deliveries after the circuit closed", "endpoint_id", endpointID, "woken", n)
+	}()
+}

@@ -1,0 +1,118 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/hookd/hookd/circuit"
+	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/store"
+)
+
+// While the circuit is open, the first ProbersPerCooldown deferrals of a
+// round wait for the cooldown's end (one of them takes the probe); the
+// rest sleep about CircuitSleep, to be woken when the circuit closes. A
+// new round (the probe failed, the cooldown doubled) has probers again.
+func TestOpenCircuitWakesOnlyTheRoundsProbers(t *testing.T) {
+	rc := newScripted(t, 200)
+	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_1", URL: rc.URL, Enabled: true})
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	until := now.Add(time.Minute)
+	eps.setBreaker("ep_1", circuit.Breaker{State: circuit.Open, Failures: 5, OpenUntil: until, Cooldown: time.Minute})
+	a := newTestActivities(eps, nil, func() time.Time { return now })
+
+	var probers, sleepers int
+	for range ProbersPerCooldown + 5 {
+		at := firstAttempt(t, a, request("ep_1", 3))
+		require.Equal(t, delivery.OutcomeDeferred, at.Outcome)
+		assert.Equal(t, delivery.WaitCircuitOpen, at.DelayReason)
+		switch wait := at.NextAttempt.Sub(now); {
+		case wait >= time.Minute && wait <= time.Minute+time.Minute/5:
+			probers++
+		case wait >= DefaultCircuitSleep*9/10 && wait <= DefaultCircuitSleep*11/10:
+			sleepers++
+		default:
+			t.Fatalf("deferred by %s", wait)
+		}
+	}
+	assert.Equal(t, ProbersPerCooldown, probers)
+	assert.Equal(t, 5, sleepers)
+	assert.Empty(t, rc.seen(), "nothing sent")
+
+	// The old-version wake-up (Admit) thins the same round.
+	adm, err := a.Admit(context.Background(), delivery.AdmitInput{DeliveryID: "dlv_x", EndpointID: "ep_1"})
+	require.NoError(t, err)
+	assert.Greater(t, adm.WaitUntil.Sub(now), 50*time.Minute)
+
+	eps.setBreaker("ep_1", circuit.Breaker{State: circuit.Open, Failures: 6, OpenUntil: now.Add(2 * time.Minute), Cooldown: 2 * time.Minute})
+	at := firstAttempt(t, a, request("ep_1", 3))
+	assert.Less(t, at.NextAttempt.Sub(now), 3*time.Minute, "a new round's first deferral is a prober")
+}
+
+// wakeTemporal lists waiting deliveries and records the signals sent.
+type wakeTemporal struct {
+	client.Client
+	mu      sync.Mutex
+	queries []string
+	waiting []*workflowpb.WorkflowExecutionInfo
+	signals []string
+	done    chan struct{}
+}
+
+func (f *wakeTemporal) ListWorkflow(_ context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queries = append(f.queries, req.GetQuery())
+	return &workflowservice.ListWorkflowExecutionsResponse{Executions: f.waiting}, nil
+}
+
+func (f *wakeTemporal) SignalWorkflow(_ context.Context, id, _, name string, arg any) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sig := arg.(delivery.RecoverSignal)
+	f.signals = append(f.signals, fmt.Sprintf("%s %s %s %s", id, name, sig.By, sig.Reason))
+	if len(f.signals) == len(f.waiting) {
+		close(f.done)
+	}
+	return nil
+}
+
+// The probe that closes the circuit wakes every delivery waiting on the
+// endpoint with a recover signal, the sleepers among them.
+func TestCircuitClosingWakesTheWaiting(t *testing.T) {
+	rc := newScripted(t, 200)
+	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_1", URL: rc.URL, Enabled: true})
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	eps.setBreaker("ep_1", circuit.Breaker{State: circuit.Open, Failures: 5, OpenUntil: now, Cooldown: time.Minute})
+	tc := &wakeTemporal{done: make(chan struct{})}
+	for _, id := range []string{"dlv_a", "dlv_b", "dlv_c"} {
+		tc.waiting = append(tc.waiting, &workflowpb.WorkflowExecutionInfo{Execution: &commonpb.WorkflowExecution{WorkflowId: id, RunId: "run"}})
+	}
+	a := newTestActivities(eps, tc, func() time.Time { return now })
+
+	at := firstAttempt(t, a, request("ep_1", 3))
+	require.Equal(t, delivery.OutcomeSuccess, at.Outcome, "the probe")
+	select {
+	case <-tc.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting deliveries were not woken")
+	}
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	assert.Equal(t, []string{
+		"dlv_a recover hookd circuit closed", "dlv_b recover hookd circuit closed", "dlv_c recover hookd circuit closed",
+	}, tc.signals)
+	require.Len(t, tc.queries, 1)
+	assert.Contains(t, tc.queries[0], "HookdEndpointId = 'ep_1'")
+	assert.Contains(t, tc.queries[0], "HookdStatus = 'waiting'")
+}

@@ -1,0 +1,95 @@
+// Package wake tells the deliveries waiting on an endpoint (its circuit
+// open or its switch off) to try again now: one recover signal each,
+// oldest first, spread so a receiver that just came back is not hit by its
+// whole backlog in one instant. An operator's recover (the API) and a
+// circuit that closes (the activities) wake through it.
+package wake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/visibility"
+)
+
+// How the waiting deliveries are spread: at most Burst at a time, the
+// groups spaced evenly over Window, so every one is attempted within a few
+// seconds.
+const (
+	Burst  = 10
+	Window = 4 * time.Second
+)
+
+// Temporal is what wake uses of Temporal (client.Client).
+type Temporal interface {
+	ListWorkflow(ctx context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error)
+	SignalWorkflow(ctx context.Context, workflowID, runID, signalName string, arg any) error
+}
+
+// Query finds an endpoint's deliveries that wait on its circuit or its
+// switch.
+func Query(endpointID string) string {
+	return visibility.Pending(endpointID) + fmt.Sprintf(" AND %s = '%s'", delivery.AttrStatus.GetName(), delivery.SearchStatusWaiting)
+}
+
+// Waiting signals recover to every delivery of endpointID that waits, each
+// with sig and its slot after at as NotBefore, and returns how many it
+// reached. A delivery that ended meanwhile is skipped; any other failure
+// stops it, with the count so far.
+func Waiting(ctx context.Context, c Temporal, endpointID string, sig delivery.RecoverSignal, at time.Time) (int, error) {
+	var waiting []*workflowpb.WorkflowExecutionInfo
+	var token []byte
+	for {
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: Query(endpointID), PageSize: 1000, NextPageToken: token})
+		if err != nil {
+			return 0, fmt.Errorf("list waiting deliveries: %w", err)
+		}
+		waiting = append(waiting, resp.GetExecutions()...)
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			break
+		}
+	}
+	slices.SortFunc(waiting, func(a, b *workflowpb.WorkflowExecutionInfo) int {
+		return a.GetStartTime().AsTime().Compare(b.GetStartTime().AsTime())
+	})
+	woken := 0
+	for i, ex := range waiting {
+		sig.NotBefore = at.Add(Slot(i, len(waiting)))
+		err := c.SignalWorkflow(ctx, ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId(), delivery.SignalRecover, sig)
+		var nf *serviceerror.NotFound
+		switch {
+		case errors.As(err, &nf):
+			continue
+		case err != nil:
+			return woken, fmt.Errorf("signal recover to %s: %w", ex.GetExecution().GetWorkflowId(), err)
+		}
+		woken++
+	}
+	return woken, nil
+}
+
+// Slot is when, after the wake, the i-th of n waiting deliveries tries
+// again: groups of Burst spaced evenly over Window.
+func Slot(i, n int) time.Duration {
+	groups := (n + Burst - 1) / Burst
+	if groups <= 1 {
+		return 0
+	}
+	return time.Duration(i/Burst) * (Window / time.Duration(groups))
+}
+
+// Spread is when the last of n woken deliveries tries again.
+func Spread(n int) time.Duration {
+	if n == 0 {
+		return 0
+	}
+	return Slot(n-1, n)
+}
