@@ -84,8 +84,9 @@ type Server struct {
 	opts     Options
 }
 
-// Start validates the options, prepares the SQLite files and starts the
-// server and the UI. It returns once the frontend accepts connections.
+// Start validates the options, prepares the SQLite files (or the
+// PostgreSQL databases) and starts the server and the UI. It returns once
+// the frontend accepts connections.
 func Start(opts Options) (*Server, error) {
 	switch {
 	case opts.DataDir == "" && opts.Postgres == nil:
