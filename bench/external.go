@@ -49,6 +49,10 @@ type ExternalRun struct {
 	// and the bench process; with Serve, the serve processes (summed)
 	// instead of workers and API.
 	Processes []ProcessUsage
+	// PostgresByDatabase splits PostgreSQL's CPU by the database of each
+	// backend (pgByDatabase): with TemporalPostgres, hookd's endpoint
+	// store ("postgres") apart from Temporal's two databases.
+	PostgresByDatabase map[string]time.Duration
 	// StopErr is set when a child did not exit cleanly on SIGTERM.
 	StopErr error
 }
@@ -133,6 +137,7 @@ func runExternalOnce(ctx context.Context, cfg ExternalConfig, workers int) (run 
 	run.Saturation = sat
 	if serr == nil {
 		run.Processes = usageByKind(roots, before, after)
+		run.PostgresByDatabase = pgByDatabase("/proc", before[cl.pgPID], after[cl.pgPID])
 	}
 	run.Processes = append(run.Processes, ProcessUsage{Kind: kindBench, CPU: sat.Usage.CPU})
 	return run, errors.Join(lerr, serr)

@@ -60,6 +60,9 @@ func reportExternal(w io.Writer, r ExternalResult) {
 	for _, kind := range r.kinds(kindWorker, kindAPI, kindServe, kindTemporal, kindPostgres, kindBench) {
 		each("CPU ms per delivery (CPU%): "+kind, func(run ExternalRun) string { return kindCPU(run, kind) })
 	}
+	each("PostgreSQL CPU ms per delivery by database", func(run ExternalRun) string {
+		return formatByDatabase(run.PostgresByDatabase, len(run.Saturation.EndToEnd))
+	})
 	each("CPU ms per delivery (CPU%): total", func(run ExternalRun) string {
 		var t time.Duration
 		for _, p := range run.Processes {

@@ -218,3 +218,41 @@ func TestReportExternal(t *testing.T) {
 	require.NotContains(t, s, kindWorker, "no worker rows without workers")
 	require.NotContains(t, s, "hookd api ")
 }
+
+func TestPGByDatabase(t *testing.T) {
+	dir := t.TempDir()
+	title := map[int]string{
+		101: "postgres: hookd temporal 127.0.0.1(40001) idle",
+		102: "postgres: hookd temporal_visibility 127.0.0.1(40002) idle in transaction",
+		103: "postgres: hookd postgres 127.0.0.1(40003) idle",
+		104: "postgres: checkpointer ",
+		105: "postgres: hookd temporal [local] idle",
+	}
+	for pid, s := range title {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, fmt.Sprint(pid)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprint(pid), "cmdline"), []byte(s+"\x00"), 0o644))
+	}
+	const pm = 100
+	ps := func(pid int, cpu, reaped, start uint64) procStat {
+		return procStat{PID: pid, PPID: pm, UTime: cpu, CUTime: reaped, Start: start}
+	}
+	before, err := snapshotTree([]procStat{{PID: pm, PPID: 1, UTime: 10}, ps(101, 100, 0, 5), ps(102, 50, 0, 6), ps(104, 30, 0, 7)}, pm)
+	require.NoError(t, err)
+	after, err := snapshotTree([]procStat{{PID: pm, PPID: 1, UTime: 12, CUTime: 9}, // own +2, an exited backend's 9
+		ps(101, 160, 0, 5), ps(102, 70, 0, 6), ps(103, 8, 0, 8), ps(104, 31, 0, 7), ps(105, 4, 0, 9)}, pm)
+	require.NoError(t, err)
+	got := pgByDatabase(dir, before, after)
+	require.Equal(t, map[string]time.Duration{
+		"temporal":            ticks(60 + 4),
+		"temporal_visibility": ticks(20),
+		"postgres":            ticks(8),
+		pgOther:               ticks(2 + 9 + 1), // postmaster, the exited backend, the checkpointer
+	}, got)
+	var sum time.Duration
+	for _, d := range got {
+		sum += d
+	}
+	require.Equal(t, ticks(treeCPU(before, after)), sum, "the parts add up to the tree")
+	require.Equal(t, "temporal 320.0 ms, temporal_visibility 100.0 ms, postgres 40.0 ms, "+pgOther+" 60.0 ms", formatByDatabase(got, 2))
+	require.Equal(t, "-", formatByDatabase(nil, 2))
+}
