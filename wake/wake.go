@@ -45,35 +45,47 @@ func Query(endpointID string) string {
 // reached. A delivery that ended meanwhile is skipped; any other failure
 // stops it, with the count so far.
 func Waiting(ctx context.Context, c Temporal, endpointID string, sig delivery.RecoverSignal, at time.Time) (int, error) {
-	var waiting []*workflowpb.WorkflowExecutionInfo
+	// Only what the signals need is kept: a backlog of 100,000 listed
+	// whole (search attributes, memo) would hold hundreds of MB.
+	var waiting []run
 	var token []byte
 	for {
 		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: Query(endpointID), PageSize: 1000, NextPageToken: token})
 		if err != nil {
 			return 0, fmt.Errorf("list waiting deliveries: %w", err)
 		}
-		waiting = append(waiting, resp.GetExecutions()...)
+		for _, ex := range resp.GetExecutions() {
+			waiting = append(waiting, runOf(ex))
+		}
 		if token = resp.GetNextPageToken(); len(token) == 0 {
 			break
 		}
 	}
-	slices.SortFunc(waiting, func(a, b *workflowpb.WorkflowExecutionInfo) int {
-		return a.GetStartTime().AsTime().Compare(b.GetStartTime().AsTime())
-	})
+	slices.SortFunc(waiting, func(a, b run) int { return a.started.Compare(b.started) })
 	woken := 0
-	for i, ex := range waiting {
+	for i, r := range waiting {
 		sig.NotBefore = at.Add(Slot(i, len(waiting)))
-		err := c.SignalWorkflow(ctx, ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId(), delivery.SignalRecover, sig)
+		err := c.SignalWorkflow(ctx, r.workflowID, r.runID, delivery.SignalRecover, sig)
 		var nf *serviceerror.NotFound
 		switch {
 		case errors.As(err, &nf):
 			continue
 		case err != nil:
-			return woken, fmt.Errorf("signal recover to %s: %w", ex.GetExecution().GetWorkflowId(), err)
+			return woken, fmt.Errorf("signal recover to %s: %w", r.workflowID, err)
 		}
 		woken++
 	}
 	return woken, nil
+}
+
+// run is a waiting delivery's run, as much of it as a wake-up needs.
+type run struct {
+	workflowID, runID string
+	started           time.Time
+}
+
+func runOf(ex *workflowpb.WorkflowExecutionInfo) run {
+	return run{workflowID: ex.GetExecution().GetWorkflowId(), runID: ex.GetExecution().GetRunId(), started: ex.GetStartTime().AsTime()}
 }
 
 // Slot is when, after the wake, the i-th of n waiting deliveries tries
