@@ -78,9 +78,6 @@ func (s *sleepers) woken(endpointID string) {
 	delete(s.waking, endpointID)
 }
 
-// wakeTimeout bounds one wake-up of an endpoint's waiting deliveries.
-const wakeTimeout = 10 * time.Minute
-
 // wakeWaiting tells endpointID's waiting deliveries, in the background,
 // that its circuit closed: each tries again within seconds instead of at
 // the end of its sleep.
@@ -90,7 +87,10 @@ func (a *Activities) wakeWaiting(endpointID string) {
 	}
 	go func() {
 		defer a.sleepers.woken(endpointID)
-		ctx, cancel := context.WithTimeout(context.Background(), wakeTimeout)
+		// Bounded by the sleep itself: past it the sleepers wake anyway. A
+		// backlog of 100,000 takes longer than ten minutes to signal while
+		// the first of them drain.
+		ctx, cancel := context.WithTimeout(context.Background(), a.circuitSleep)
 		defer cancel()
 		n, err := wake.Waiting(ctx, a.temporal, endpointID, delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"}, a.now())
 		if err != nil {
