@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,8 +74,9 @@ func TestRecoverClosesTheCircuitAndWakesTheWaiting(t *testing.T) {
 	require.Len(t, tc.lists, 1)
 	assert.Equal(t, "WorkflowType = 'Delivery' AND ExecutionStatus = 'Running' AND HookdEndpointId = 'ep_off' AND HookdStatus = 'waiting'", tc.lists[0])
 	require.Len(t, tc.signals, 3)
+	byAge(tc.signals) // they are sent a few at a time
 	for i, sig := range tc.signals {
-		assert.Equal(t, fmt.Sprintf("dlv_%02d", i), sig.id, "oldest first")
+		assert.Equal(t, fmt.Sprintf("dlv_%02d", i), sig.id)
 		assert.Equal(t, fmt.Sprintf("run_%02d", i), sig.runID)
 		assert.Equal(t, delivery.SignalRecover, sig.name)
 		assert.Equal(t, delivery.RecoverSignal{By: by, Reason: "receiver fixed", NotBefore: now}, sig.arg)
@@ -97,10 +99,11 @@ func TestRecoverSpreadsABacklog(t *testing.T) {
 
 	perSlot := map[time.Time]int{}
 	var last time.Time
+	byAge(tc.signals)
 	for _, sig := range tc.signals {
 		nb := sig.arg.(delivery.RecoverSignal).NotBefore
 		perSlot[nb]++
-		assert.False(t, nb.Before(last), "slots do not go back in time")
+		assert.False(t, nb.Before(last), "an older delivery never gets a later slot")
 		last = nb
 	}
 	assert.Len(t, perSlot, 10, "95 deliveries in 10 groups")
@@ -110,6 +113,12 @@ func TestRecoverSpreadsABacklog(t *testing.T) {
 	assert.Equal(t, now, tc.signals[0].arg.(delivery.RecoverSignal).NotBefore, "the first group at once")
 	assert.Less(t, last.Sub(now), 5*time.Second, "the last group within 5s")
 	assert.Equal(t, last.Sub(now).String(), out["spread"])
+}
+
+// byAge orders the signals as their deliveries' ages (dlv_00 is the
+// oldest of waitingExecutions).
+func byAge(signals []sentSignal) {
+	slices.SortFunc(signals, func(a, b sentSignal) int { return strings.Compare(a.id, b.id) })
 }
 
 // A delivery that ended between the list and its signal is skipped; a
