@@ -65,6 +65,9 @@ type DevConfig struct {
 	// TemporalTuning departs from the embedded server's measured defaults
 	// (the benchmark's levers).
 	TemporalTuning embedded.Tuning
+	// TemporalPostgres, for StartTemporalOnly only, persists the embedded
+	// Temporal server in PostgreSQL instead of SQLite files.
+	TemporalPostgres *embedded.Postgres
 	// Payload is how payloads are encrypted in Temporal; by default with
 	// the keys in <DataDir>/payload-keys, created on first start.
 	Payload PayloadConfig

@@ -18,9 +18,11 @@ import (
 // `hookd worker` and `hookd api` processes can run against it on one
 // machine. It registers hookd's search attributes and sets the namespace
 // retention to cfg.Retention, as an operator would on a real cluster.
+// With cfg.TemporalPostgres set, Temporal persists in PostgreSQL instead of
+// SQLite files in cfg.DataDir.
 func StartTemporalOnly(ctx context.Context, cfg DevConfig) (*embedded.Server, error) {
 	switch {
-	case cfg.DataDir == "":
+	case cfg.DataDir == "" && cfg.TemporalPostgres == nil:
 		return nil, errors.New("missing data dir")
 	case cfg.TemporalAddr == "":
 		return nil, errors.New("missing Temporal address")
@@ -28,7 +30,7 @@ func StartTemporalOnly(ctx context.Context, cfg DevConfig) (*embedded.Server, er
 	cfg.Namespace = cmp.Or(cfg.Namespace, "default")
 	cfg.Retention = cmp.Or(cfg.Retention, namespace.DefaultRetention)
 	srv, err := embedded.Start(embedded.Options{
-		DataDir: cfg.DataDir, FrontendAddr: cfg.TemporalAddr, Namespace: cfg.Namespace,
+		DataDir: cfg.DataDir, Postgres: cfg.TemporalPostgres, FrontendAddr: cfg.TemporalAddr, Namespace: cfg.Namespace,
 		UIAddr: cfg.UIAddr, Logger: cfg.Logger, LogLevel: cfg.TemporalLogLevel,
 		SearchAttributes: delivery.SearchAttributes(),
 	})
