@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
@@ -64,50 +62,20 @@ func Waiting(ctx context.Context, c Temporal, endpointID string, sig delivery.Re
 		}
 	}
 	slices.SortFunc(waiting, func(a, b run) int { return a.started.Compare(b.started) })
-	return signalAll(ctx, c, waiting, sig, at)
-}
-
-// Signallers is how many signals are in flight at once. One at a time, a
-// wake-up of 10,000 took a minute and a half while the machine sat half
-// idle: the drain waited on the signals.
-const Signallers = 8
-
-// signalAll signals each run in order, Signallers at a time, each with its
-// slot; the first failure other than a run that ended stops it.
-func signalAll(ctx context.Context, c Temporal, runs []run, sig delivery.RecoverSignal, at time.Time) (int, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		next, woken atomic.Int64
-		wg          sync.WaitGroup
-		errOnce     sync.Once
-		failed      error
-	)
-	for range min(Signallers, len(runs)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(runs) || ctx.Err() != nil {
-					return
-				}
-				s := sig
-				s.NotBefore = at.Add(Slot(i, len(runs)))
-				err := c.SignalWorkflow(ctx, runs[i].workflowID, runs[i].runID, delivery.SignalRecover, s)
-				var nf *serviceerror.NotFound
-				switch {
-				case errors.As(err, &nf):
-				case err != nil:
-					errOnce.Do(func() { failed = fmt.Errorf("signal recover to %s: %w", runs[i].workflowID, err) })
-					cancel()
-					return
-				default:
-					woken.Add(1)
-				}
-			}
-		})
+	woken := 0
+	for i, r := range waiting {
+		sig.NotBefore = at.Add(Slot(i, len(waiting)))
+		err := c.SignalWorkflow(ctx, r.workflowID, r.runID, delivery.SignalRecover, sig)
+		var nf *serviceerror.NotFound
+		switch {
+		case errors.As(err, &nf):
+			continue
+		case err != nil:
+			return woken, fmt.Errorf("signal recover to %s: %w", r.workflowID, err)
+		}
+		woken++
 	}
-	wg.Wait()
-	return int(woken.Load()), failed
+	return woken, nil
 }
 
 // run is a waiting delivery's run, as much of it as a wake-up needs.
