@@ -19,10 +19,15 @@ import (
 const TestEventType = "hookd.test"
 
 // Bounds of the wait for a test delivery's first attempt: the endpoint's
-// own timeout plus testWaitSlack, polling the workflow every testPoll.
+// own timeout plus testWaitSlack, polling the workflow every testPoll, each
+// query given at most testQuery. A query that reaches the run while its
+// first workflow task is in flight waits in Temporal's buffer and is then
+// sent to the worker through matching; bounding it means one stuck there
+// is asked again rather than spending the whole wait.
 const (
 	testWaitSlack = 10 * time.Second
 	testPoll      = 50 * time.Millisecond
+	testQuery     = 2 * time.Second
 )
 
 // outcomeCircuitOpen is a test's outcome when the endpoint's circuit held
@@ -120,7 +125,7 @@ func (s *Server) TestEndpoint(ctx context.Context, id string) (TestResult, error
 	out := testOut{DeliveryID: res.Deliveries[0].ID, EventID: ev.ID, Outcome: outcomePending}
 	ctx, cancel := context.WithTimeout(ctx, delivery.AttemptTimeout(ep.Timeout)+testWaitSlack)
 	defer cancel()
-	state, known := s.firstAttempt(ctx, out.DeliveryID)
+	state, known, qerr := s.firstAttempt(ctx, out.DeliveryID)
 	if !known || len(state.Attempts) == 0 {
 		// Not known in time, or deferred (the endpoint's circuit is open):
 		// the delivery goes on and can be followed by its ID.
@@ -130,7 +135,7 @@ func (s *Server) TestEndpoint(ctx context.Context, id string) (TestResult, error
 				out.Outcome = outcomeCircuitOpen
 			}
 		}
-		s.log.Warn("test event: first attempt not made yet", "endpoint_id", ep.ID, "delivery_id", out.DeliveryID, "outcome", out.Outcome)
+		s.log.Warn("test event: first attempt not made yet", "endpoint_id", ep.ID, "delivery_id", out.DeliveryID, "outcome", out.Outcome, "last_query_error", qerr)
 		return out, nil
 	}
 	at := state.Attempts[0]
@@ -156,25 +161,38 @@ func testEvent(endpointID string, now time.Time) (ingest.Event, error) {
 }
 
 // firstAttempt polls the delivery workflow's state query until it holds
-// an attempt or says the delivery waits (a deferral), or ctx ends (false).
-// The query also answers for a closed run, so a delivery that completed
-// between two polls is read the same way.
-func (s *Server) firstAttempt(ctx context.Context, deliveryID string) (delivery.Result, bool) {
+// an attempt or says the delivery waits (a deferral), or ctx ends (false,
+// with the last query's error if it failed). The query also answers for a
+// closed run, so a delivery that completed between two polls is read the
+// same way.
+func (s *Server) firstAttempt(ctx context.Context, deliveryID string) (delivery.Result, bool, error) {
 	tick := time.NewTicker(testPoll)
 	defer tick.Stop()
+	var last error
 	for {
 		// Fails while the run's first workflow task is still running;
 		// the next poll asks again.
-		if v, err := s.temporal.QueryWorkflow(ctx, deliveryID, "", delivery.QueryState); err == nil {
-			var state delivery.Result
-			if v.Get(&state) == nil && (len(state.Attempts) > 0 || state.WaitReason != "") {
-				return state, true
-			}
+		state, err := s.queryState(ctx, deliveryID)
+		if err == nil && (len(state.Attempts) > 0 || state.WaitReason != "") {
+			return state, true, nil
 		}
+		last = err
 		select {
 		case <-ctx.Done():
-			return delivery.Result{}, false
+			return delivery.Result{}, false, last
 		case <-tick.C:
 		}
 	}
+}
+
+// queryState asks a delivery's run for its state, for at most testQuery.
+func (s *Server) queryState(ctx context.Context, deliveryID string) (delivery.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, testQuery)
+	defer cancel()
+	var state delivery.Result
+	v, err := s.temporal.QueryWorkflow(ctx, deliveryID, "", delivery.QueryState)
+	if err == nil {
+		err = v.Get(&state)
+	}
+	return state, err
 }

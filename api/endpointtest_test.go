@@ -81,6 +81,7 @@ type fakeTemporal struct {
 	reqs    []delivery.Request
 	states  []delivery.Result
 	queries int
+	hang    int // the first hang queries block until their ctx ends
 
 	// executions answer ListWorkflow; lists and signals record the calls.
 	executions []*workflowpb.WorkflowExecutionInfo
@@ -113,6 +114,12 @@ func (f *fakeTemporal) QueryWorkflow(ctx context.Context, id, _ string, query st
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.queries++
+	if f.queries <= f.hang {
+		f.mu.Unlock()
+		<-ctx.Done()
+		f.mu.Lock()
+		return nil, ctx.Err()
+	}
 	if query != delivery.QueryState || len(f.starts) == 0 || id != f.starts[len(f.starts)-1].ID {
 		return nil, errors.New("unexpected query")
 	}
@@ -242,6 +249,22 @@ func TestEndpointTestPendingAndDeferred(t *testing.T) {
 	assert.Equal(t, "circuit_open", out["outcome"], "the circuit opened after the route checked it")
 	assert.Equal(t, "circuit open", out["error"])
 	assert.Less(t, time.Since(start), time.Second)
+}
+
+// A query that does not come back (one Temporal buffered while the run's
+// first workflow task was in flight) is given up and asked again, rather
+// than spending the whole wait: the attempt is reported, not "pending".
+func TestEndpointTestAsksAgainAfterAStuckQuery(t *testing.T) {
+	tc := &fakeTemporal{hang: 1, states: []delivery.Result{
+		{Status: delivery.StatusDelivered, Attempts: []delivery.Attempt{{Number: 1, Status: 200, Outcome: delivery.OutcomeSuccess}}},
+	}}
+	s := newTestServer(t, tc)
+	start := time.Now()
+	code, out := postTest(t, s, context.Background(), "ep_on", "")
+	require.Equal(t, http.StatusOK, code, out)
+	assert.Equal(t, "success", out["outcome"])
+	assert.Equal(t, 2, tc.queries)
+	assert.Less(t, time.Since(start), testWaitSlack, "answered before the wait ran out")
 }
 
 // A test the endpoint's circuit would hold back is refused at once, and
