@@ -62,6 +62,8 @@ type Config struct {
 	// HeapProfile, if set, receives a heap profile taken once the storm's
 	// deliveries are all parked.
 	HeapProfile io.Writer
+	// DrainProfile, if set, receives a CPU profile of the storm's drain.
+	DrainProfile io.Writer
 	// Log receives progress; HookdLog receives hookd's own logs (default:
 	// discarded, since a storm logs every failed attempt).
 	Log, HookdLog *slog.Logger

@@ -97,6 +97,11 @@ func runStorm(ctx context.Context, cfg Config, h *hookdTarget, healthy func(cont
 	res.PeakMB = mb(memKB("VmHWM"))
 	res.Refused = rc.fail.Load()
 
+	if cfg.DrainProfile != nil {
+		if err := pprof.StartCPUProfile(cfg.DrainProfile); err != nil {
+			return res, fmt.Errorf("drain cpu profile: %w", err)
+		}
+	}
 	m := startMeter()
 	back := time.Now()
 	rc.down.Store(false)
@@ -105,6 +110,9 @@ func runStorm(ctx context.Context, cfg Config, h *hookdTarget, healthy func(cont
 	defer cancel()
 	recv, werr := rc.wait(wctx, ids)
 	res.DrainUsage = m.stop()
+	if cfg.DrainProfile != nil {
+		pprof.StopCPUProfile()
+	}
 	var first, last time.Time
 	for _, at := range recv {
 		if at.IsZero() {
