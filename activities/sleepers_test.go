@@ -110,7 +110,7 @@ func TestCircuitClosingWakesTheWaiting(t *testing.T) {
 	}
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	slices.Sort(tc.signals) // sent a few at a time
+	slices.Sort(tc.signals) // the order is the wake-up's, by age; compared here as a set
 	assert.Equal(t, []string{
 		"dlv_a recover hookd circuit closed", "dlv_b recover hookd circuit closed", "dlv_c recover hookd circuit closed",
 	}, tc.signals)

@@ -84,6 +84,7 @@ type run struct {
 	started           time.Time
 }
 
+// runOf keeps of a listed execution what its signal and its order need.
 func runOf(ex *workflowpb.WorkflowExecutionInfo) run {
 	return run{workflowID: ex.GetExecution().GetWorkflowId(), runID: ex.GetExecution().GetRunId(), started: ex.GetStartTime().AsTime()}
 }
