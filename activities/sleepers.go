@@ -88,11 +88,11 @@ func (a *Activities) wakeWaiting(endpointID string) {
 	go func() {
 		defer a.sleepers.woken(endpointID)
 		// Bounded by the sleep itself: past it the sleepers wake anyway. A
-		// backlog of 100,000 takes longer than ten minutes to signal while
-		// the first of them drain.
+		// backlog of 100,000 takes longer than ten minutes to wake, as
+		// fast as it drains.
 		ctx, cancel := context.WithTimeout(context.Background(), a.circuitSleep)
 		defer cancel()
-		n, err := wake.Waiting(ctx, a.temporal, endpointID, delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"}, a.now())
+		n, err := wake.Paced(ctx, a.temporal, endpointID, delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"})
 		if err != nil {
 			a.log.Warn("wake deliveries after the circuit closed", "endpoint_id", endpointID, "woken", n, "error", err)
 			return

@@ -60,7 +60,8 @@ func TestOpenCircuitWakesOnlyTheRoundsProbers(t *testing.T) {
 	assert.Less(t, at.NextAttempt.Sub(now), 3*time.Minute, "a new round's first deferral is a prober")
 }
 
-// wakeTemporal lists waiting deliveries and records the signals sent.
+// wakeTemporal lists waiting deliveries and records the recover updates
+// sent.
 type wakeTemporal struct {
 	client.Client
 	mu      sync.Mutex
@@ -77,19 +78,25 @@ func (f *wakeTemporal) ListWorkflow(_ context.Context, req *workflowservice.List
 	return &workflowservice.ListWorkflowExecutionsResponse{Executions: f.waiting}, nil
 }
 
-func (f *wakeTemporal) SignalWorkflow(_ context.Context, id, _, name string, arg any) error {
+// UpdateWorkflow records the recover update; the delivery takes it.
+func (f *wakeTemporal) UpdateWorkflow(_ context.Context, opts client.UpdateWorkflowOptions) (client.WorkflowUpdateHandle, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	sig := arg.(delivery.RecoverSignal)
-	f.signals = append(f.signals, fmt.Sprintf("%s %s %s %s", id, name, sig.By, sig.Reason))
+	sig := opts.Args[0].(delivery.RecoverSignal)
+	f.signals = append(f.signals, fmt.Sprintf("%s %s %s %s", opts.WorkflowID, opts.UpdateName, sig.By, sig.Reason))
 	if len(f.signals) == len(f.waiting) {
 		close(f.done)
 	}
-	return nil
+	return acceptedUpdate{}, nil
 }
 
+// acceptedUpdate is an update the workflow accepted and completed.
+type acceptedUpdate struct{ client.WorkflowUpdateHandle }
+
+func (acceptedUpdate) Get(context.Context, any) error { return nil }
+
 // The probe that closes the circuit wakes every delivery waiting on the
-// endpoint with a recover signal, the sleepers among them.
+// endpoint with a recover update, the sleepers among them.
 func TestCircuitClosingWakesTheWaiting(t *testing.T) {
 	rc := newScripted(t, 200)
 	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_1", URL: rc.URL, Enabled: true})

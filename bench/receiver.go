@@ -26,6 +26,10 @@ type receiver struct {
 	mu    sync.Mutex
 	first map[string]time.Time // event ID -> first 2xx
 	last  time.Time
+	// missing is what the running wait still waits for. Counting down as
+	// events arrive keeps the wait's polling cheap: rescanning 100,000 IDs
+	// every 20 ms took a third of a core from the process being measured.
+	missing map[string]struct{}
 }
 
 func startReceiver() (*receiver, error) {
@@ -53,6 +57,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, seen := rc.first[id]; !seen {
 		rc.first[id] = now
 		rc.last = now
+		delete(rc.missing, id)
 	}
 	rc.mu.Unlock()
 	w.WriteHeader(http.StatusOK)
@@ -74,21 +79,42 @@ func (rc *receiver) received(ids []string) (int, []time.Time) {
 }
 
 // wait polls until every one of ids arrived or ctx ends; it returns the
-// arrival times (zero for missing ones).
+// arrival times (zero for missing ones). One wait runs at a time.
 func (rc *receiver) wait(ctx context.Context, ids []string) ([]time.Time, error) {
+	rc.mu.Lock()
+	rc.missing = make(map[string]struct{}, len(ids))
+	for _, id := range ids {
+		if _, ok := rc.first[id]; !ok {
+			rc.missing[id] = struct{}{}
+		}
+	}
+	rc.mu.Unlock()
+	defer func() {
+		rc.mu.Lock()
+		rc.missing = nil
+		rc.mu.Unlock()
+	}()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		n, at := rc.received(ids)
-		if n == len(ids) {
+		if rc.left() == 0 {
+			_, at := rc.received(ids)
 			return at, nil
 		}
 		select {
 		case <-ctx.Done():
+			n, at := rc.received(ids)
 			return at, fmt.Errorf("%d of %d deliveries arrived: %w", n, len(ids), ctx.Err())
 		case <-tick.C:
 		}
 	}
+}
+
+// left is how many events the running wait still waits for.
+func (rc *receiver) left() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return len(rc.missing)
 }
 
 func (rc *receiver) close() { _ = rc.srv.Close() }

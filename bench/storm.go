@@ -108,7 +108,9 @@ func runStorm(ctx context.Context, cfg Config, h *hookdTarget, healthy func(cont
 	cfg.Log.Info("phase", "name", "storm drain")
 	wctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
+	go logDrain(wctx, cfg, rc, len(ids))
 	recv, werr := rc.wait(wctx, ids)
+	cancel()
 	res.DrainUsage = m.stop()
 	if cfg.DrainProfile != nil {
 		pprof.StopCPUProfile()
@@ -176,4 +178,22 @@ func logMemory(cfg Config, at string) {
 		"heap_alloc_mb", m(ms.HeapAlloc), "heap_held_mb", m(ms.HeapInuse+ms.HeapIdle-ms.HeapReleased),
 		"stacks_mb", m(ms.StackInuse), "go_sys_mb", m(ms.Sys), "goroutines", runtime.NumGoroutine(),
 		"gc_cycles", ms.NumGC)
+}
+
+// logDrain logs the drain's progress every 30 s until ctx ends, so a drain
+// that slows down as it goes shows where.
+func logDrain(ctx context.Context, cfg Config, rc *receiver, n int) {
+	tick := time.NewTicker(30 * time.Second)
+	defer tick.Stop()
+	prev := n
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		left := rc.left()
+		cfg.Log.Info("draining", "delivered", n-left, "of", n, "last_30s", fmt.Sprintf("%.1f/s", float64(prev-left)/30))
+		prev = left
+	}
 }

@@ -32,6 +32,12 @@ const (
 	// circuit or disabled switch that an operator recovered the endpoint:
 	// its wait ends early. Its optional argument is a RecoverSignal.
 	SignalRecover = "recover"
+	// UpdateRecover is the recover signal as an update, with the same
+	// argument: it is accepted only while the delivery waits, and it
+	// completes once the woken delivery has made its attempt, so a
+	// wake-up that waits on it goes only as fast as the deliveries drain.
+	// Unlike a signal it writes nothing until then.
+	UpdateRecover = "recover"
 
 	QueryState = "state"
 	QueryEntry = "entry"
@@ -87,6 +93,10 @@ const (
 	ErrTypePermanent = "permanent"
 	ErrTypeExhausted = "exhausted"
 )
+
+// ErrTypeNotWaiting rejects a recover update sent to a delivery that is
+// not waiting.
+const ErrTypeNotWaiting = "not_waiting"
 
 // RetryInput is the Retry and WakeAttempt activities' input: the request
 // and the attempts made before it.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,9 @@ func eventIDs(hits []hit) []string {
 // An event fans out to every enabled endpoint whose filter matches (exact,
 // prefix wildcard, empty = all), each with its own delivery; a disabled
 // endpoint and a non-matching one get nothing. Not parallel: the catch-all
-// endpoint would receive every other test's events while it exists.
+// endpoint would receive every other test's events while it exists. It
+// may still receive hookd's own events (hookd.endpoint.*) about the
+// endpoints of tests that ran before it, which it subscribes to too.
 func TestFanOutByFilter(t *testing.T) {
 	api := newAPI(t)
 	exact, wildcard, all, disabled, other := newReceiver(t, nil), newReceiver(t, nil), newReceiver(t, nil), newReceiver(t, nil), newReceiver(t, nil)
@@ -50,7 +53,7 @@ func TestFanOutByFilter(t *testing.T) {
 	require.Len(t, byEndpoint, 3)
 	ids := map[string]bool{}
 	for rc, ep := range map[*receiver]endpoint{exact: epExact, wildcard: epWild, all: epAll} {
-		hits := rc.Hits()
+		hits := slices.DeleteFunc(rc.Hits(), func(h hit) bool { return strings.HasPrefix(h.Header.Get("hookd-event-type"), "hookd.") })
 		require.Equal(t, []string{"fan-1"}, eventIDs(hits), "endpoint %v", ep.EventTypes)
 		id := verify(t, hits[0], ep.Secret)
 		require.Equal(t, byEndpoint[ep.ID], id)

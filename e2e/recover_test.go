@@ -24,6 +24,16 @@ type waitingDelivery struct {
 	} `json:"timeline"`
 }
 
+// downEndpoint creates an endpoint for eventType whose receiver is down
+// until told otherwise, retrying every second ten times.
+func downEndpoint(t *testing.T, api *apiClient, eventType string) (*countingDown, endpoint) {
+	t.Helper()
+	rc := &countingDown{ok: map[string]int{}}
+	srv := serve(t, http.HandlerFunc(rc.handler))
+	schedule := []string{"1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s"}
+	return rc, api.createEndpoint(map[string]any{"url": srv.URL, "event_types": []string{eventType}, "retry_schedule": schedule})
+}
+
 // An outage opens the circuit and it re-opens until its cooldown is 8s;
 // the receiver is fixed; a recover closes the circuit and every waiting
 // delivery arrives within 5 seconds, well before its recorded wait ends.
@@ -31,10 +41,7 @@ type waitingDelivery struct {
 func TestRecoverEndsTheWait(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)
-	rc := &countingDown{ok: map[string]int{}}
-	srv := serve(t, http.HandlerFunc(rc.handler))
-	schedule := []string{"1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s"}
-	ep := api.createEndpoint(map[string]any{"url": srv.URL, "event_types": []string{"rec.test"}, "retry_schedule": schedule})
+	rc, ep := downEndpoint(t, api, "rec.test")
 	var ids []string
 	for range 3 {
 		ids = append(ids, api.send(`{"type":"rec.test","payload":{}}`).Deliveries[0].ID)
@@ -107,4 +114,56 @@ func TestRecoverEndsTheWait(t *testing.T) {
 	}
 	assert.Equal(t, rec.By, sig.By)
 	assert.Equal(t, "receiver fixed", sig.Reason)
+}
+
+// More deliveries wait on an open circuit than a round wakes as probers:
+// the rest sleep for an hour. When the receiver is back, the probe closes
+// the circuit and the wake-up ends every sleeper's hour with a recover
+// update, so all arrive within seconds, once each.
+func TestCircuitClosingWakesTheSleepers(t *testing.T) {
+	t.Parallel()
+	api := newAPI(t)
+	rc, _ := downEndpoint(t, api, "sleep.test")
+	var ids []string
+	for range 20 {
+		ids = append(ids, api.send(`{"type":"sleep.test","payload":{}}`).Deliveries[0].ID)
+	}
+
+	var sleeper string
+	require.Eventually(t, func() bool {
+		for _, id := range ids {
+			var d waitingDelivery
+			if api.do("GET", "/v1/deliveries/"+id, nil, &d) == http.StatusOK && d.WaitReason == delivery.WaitCircuitOpen &&
+				time.Until(d.NextAttemptAt) > 30*time.Minute {
+				sleeper = id
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, 100*time.Millisecond, "a delivery sleeps until the circuit closes")
+
+	rc.mu.Lock()
+	rc.up = true
+	rc.mu.Unlock()
+	for _, id := range ids {
+		d := api.waitDelivery(id, 30*time.Second)
+		require.Equal(t, "delivered", d.Status, id)
+	}
+	rc.mu.Lock()
+	for _, id := range ids {
+		assert.Equal(t, 1, rc.ok[id], id)
+	}
+	rc.mu.Unlock()
+
+	// The sleeper's history holds the update that woke it.
+	it := shared.Client.GetWorkflowHistory(context.Background(), sleeper, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var sig delivery.RecoverSignal
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		if in := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest().GetInput(); in.GetName() == delivery.UpdateRecover {
+			require.NoError(t, shared.DataConverter().FromPayloads(in.GetArgs(), &sig))
+		}
+	}
+	assert.Equal(t, delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"}, sig)
 }

@@ -1,8 +1,10 @@
 // Package wake tells the deliveries waiting on an endpoint (its circuit
-// open or its switch off) to try again now: one recover signal each,
-// oldest first, spread so a receiver that just came back is not hit by its
-// whole backlog in one instant. An operator's recover (the API) and a
-// circuit that closes (the activities) wake through it.
+// open or its switch off) to try again now, oldest first, without hitting
+// a receiver that just came back with its whole backlog in one instant. A
+// circuit that closes (the activities) wakes them with Paced: recover
+// updates, a bounded number outstanding, each done once its delivery has
+// made its attempt. An operator's recover (the API) answers at once, so
+// it signals them with Waiting, each at its slot of a short spread.
 package wake
 
 import (
@@ -45,23 +47,10 @@ func Query(endpointID string) string {
 // reached. A delivery that ended meanwhile is skipped; any other failure
 // stops it, with the count so far.
 func Waiting(ctx context.Context, c Temporal, endpointID string, sig delivery.RecoverSignal, at time.Time) (int, error) {
-	// Only what the signals need is kept: a backlog of 100,000 listed
-	// whole (search attributes, memo) would hold hundreds of MB.
-	var waiting []run
-	var token []byte
-	for {
-		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: Query(endpointID), PageSize: 1000, NextPageToken: token})
-		if err != nil {
-			return 0, fmt.Errorf("list waiting deliveries: %w", err)
-		}
-		for _, ex := range resp.GetExecutions() {
-			waiting = append(waiting, runOf(ex))
-		}
-		if token = resp.GetNextPageToken(); len(token) == 0 {
-			break
-		}
+	waiting, err := list(ctx, c, endpointID)
+	if err != nil {
+		return 0, err
 	}
-	slices.SortFunc(waiting, func(a, b run) int { return a.started.Compare(b.started) })
 	woken := 0
 	for i, r := range waiting {
 		sig.NotBefore = at.Add(Slot(i, len(waiting)))
@@ -76,6 +65,28 @@ func Waiting(ctx context.Context, c Temporal, endpointID string, sig delivery.Re
 		woken++
 	}
 	return woken, nil
+}
+
+// list returns endpointID's waiting deliveries, oldest first.
+func list(ctx context.Context, c Temporal, endpointID string) ([]run, error) {
+	// Only what the wake-up needs is kept: a backlog of 100,000 listed
+	// whole (search attributes, memo) would hold hundreds of MB.
+	var waiting []run
+	var token []byte
+	for {
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: Query(endpointID), PageSize: 1000, NextPageToken: token})
+		if err != nil {
+			return nil, fmt.Errorf("list waiting deliveries: %w", err)
+		}
+		for _, ex := range resp.GetExecutions() {
+			waiting = append(waiting, runOf(ex))
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			break
+		}
+	}
+	slices.SortFunc(waiting, func(a, b run) int { return a.started.Compare(b.started) })
+	return waiting, nil
 }
 
 // run is a waiting delivery's run, as much of it as a wake-up needs.

@@ -3,6 +3,7 @@ package workflows
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +59,11 @@ type run struct {
 	req    delivery.Request
 	state  delivery.Result
 	status string // the HookdStatus search attribute, once set
+	// recovers carries accepted recover updates to the wait; waiting says
+	// a wait that ends on recover is under way (updates are rejected
+	// otherwise).
+	recovers workflow.Channel
+	waiting  bool
 }
 
 // maxHistory bounds a run's history in runs that predate
@@ -271,6 +277,12 @@ func (w *run) untilRecovered(ctx workflow.Context, d time.Duration) error {
 	recovers := workflow.GetSignalChannel(ctx, delivery.SignalRecover)
 	for recovers.ReceiveAsync(nil) {
 	}
+	updates, err := w.recoverUpdates(ctx)
+	if err != nil {
+		return err
+	}
+	w.waiting = true
+	defer func() { w.waiting = false }()
 	deadline := workflow.Now(ctx).Add(d)
 	tctx, cancel := workflow.WithCancel(ctx)
 	defer func() { cancel() }()
@@ -284,6 +296,7 @@ func (w *run) untilRecovered(ctx workflow.Context, d time.Duration) error {
 		sel := workflow.NewSelector(ctx)
 		sel.AddFuture(timer, func(f workflow.Future) { err = f.Get(ctx, nil) })
 		sel.AddReceive(recovers, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, &sig); recovered = true })
+		sel.AddReceive(updates, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, &sig); recovered = true })
 		sel.Select(ctx)
 		if !recovered {
 			return err
@@ -302,6 +315,38 @@ func (w *run) untilRecovered(ctx workflow.Context, d time.Duration) error {
 		tctx, cancel = workflow.WithCancel(ctx)
 		timer = workflow.NewTimer(tctx, deadline.Sub(now))
 	}
+}
+
+// errNotWaiting rejects a recover update that finds the delivery not
+// waiting (attempting, or about to end): a rejected update leaves nothing
+// in the history.
+var errNotWaiting = temporal.NewApplicationError("the delivery is not waiting", delivery.ErrTypeNotWaiting)
+
+// recoverUpdates registers, once per run, the handler of the recover
+// update, and returns the channel it hands accepted updates to. A run
+// that never waits registers nothing, and the handler writes no command,
+// so runs recorded before it replay unchanged.
+func (w *run) recoverUpdates(ctx workflow.Context) (workflow.ReceiveChannel, error) {
+	if w.recovers != nil {
+		return w.recovers, nil
+	}
+	ch := workflow.NewBufferedChannel(ctx, 16)
+	err := workflow.SetUpdateHandlerWithOptions(ctx, delivery.UpdateRecover,
+		func(ctx workflow.Context, sig delivery.RecoverSignal) error {
+			ch.SendAsync(sig) // a full buffer means the wait already ends
+			return nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, _ delivery.RecoverSignal) error {
+			if !w.waiting {
+				return errNotWaiting
+			}
+			return nil
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("recover update handler: %w", err)
+	}
+	w.recovers = ch
+	return ch, nil
 }
 
 func firstOr(s []time.Duration) time.Duration {

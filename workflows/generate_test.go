@@ -114,7 +114,7 @@ func TestGenerateHistories(t *testing.T) {
 	// The circuit is open for an hour: the delivery waits until an
 	// operator recovers the endpoint (the recover-ends-wait version; the
 	// kept history was recorded before the wake-attempt change).
-	for name, hist := range map[string]string{"success-recovered": histDeliveryRecovered, "success-wake-recovered": histDeliveryWakeRecovered} {
+	for name, hist := range map[string]string{"success-recovered": histDeliveryRecovered, "success-wake-recovered": histDeliveryWakeRecovered, "success-wake-updated": histDeliveryWakeUpdated} {
 		fakes.setOpenUntil(time.Now().Add(time.Hour))
 		req = newRequest(name, short)
 		run = startDelivery(ctx, t, c, req)
@@ -124,7 +124,16 @@ func TestGenerateHistories(t *testing.T) {
 			return err == nil && v.Get(&state) == nil && state.WaitReason != ""
 		}, 10*time.Second, 50*time.Millisecond, "the first attempt is deferred")
 		fakes.setOpenUntil(time.Time{})
-		require.NoError(t, c.SignalWorkflow(ctx, req.DeliveryID, "", delivery.SignalRecover, delivery.RecoverSignal{By: "histories_test", Reason: "receiver fixed"}))
+		sig := delivery.RecoverSignal{By: "histories_test", Reason: "receiver fixed"}
+		if hist == histDeliveryWakeUpdated {
+			h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+				WorkflowID: req.DeliveryID, UpdateName: delivery.UpdateRecover, Args: []any{sig}, WaitForStage: client.WorkflowUpdateStageCompleted,
+			})
+			require.NoError(t, err)
+			require.NoError(t, h.Get(ctx, nil))
+		} else {
+			require.NoError(t, c.SignalWorkflow(ctx, req.DeliveryID, "", delivery.SignalRecover, sig))
+		}
 		requireDelivered(ctx, t, run, 1)
 		saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), hist)
 	}

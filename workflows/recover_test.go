@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/hookd/hookd/delivery"
 )
@@ -97,6 +99,94 @@ func TestStateForgetsAWaitThatIsOver(t *testing.T) {
 	assert.Equal(t, delivery.WaitCircuitOpen, deferred.WaitReason)
 	assert.Zero(t, retrying.WaitUntil)
 	assert.Empty(t, retrying.WaitReason)
+	calls, _, _ := env.fakes.snapshot()
+	calls = sent(calls)
+	require.Len(t, calls, 2)
+	assert.Equal(t, t0.Add(11*time.Minute), calls[1].at, "the retry on the schedule")
+}
+
+// updateOutcome records what became of a recover update.
+type updateOutcome struct {
+	accepted, completed bool
+	rejected            error
+}
+
+func (o *updateOutcome) callbacks() *testsuite.TestUpdateCallback {
+	return &testsuite.TestUpdateCallback{
+		OnAccept:   func() { o.accepted = true },
+		OnReject:   func(err error) { o.rejected = err },
+		OnComplete: func(_ any, err error) { o.completed = err == nil },
+	}
+}
+
+// The recover update ends a deferral's wait as the signal does: the woken
+// delivery attempts at once, and the update completes.
+func TestRecoverUpdateEndsADeferralsWait(t *testing.T) {
+	env := newTestEnv(t)
+	env.fakes.outcome = outcomes(success)
+	env.fakes.setOpenUntil(t0.Add(time.Hour))
+	var got updateOutcome
+	env.RegisterDelayedCallback(func() {
+		env.fakes.setOpenUntil(time.Time{})
+		env.UpdateWorkflow(delivery.UpdateRecover, "wake-1", got.callbacks(), delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"})
+	}, 10*time.Minute)
+
+	env.ExecuteWorkflow(delivery.WorkflowDelivery, newRequest("recover-update", []time.Duration{time.Minute}))
+	require.True(t, env.IsWorkflowCompleted())
+	deliveryResult(t, env, delivery.StatusDelivered)
+
+	assert.True(t, got.accepted, "accepted while waiting")
+	assert.True(t, got.completed)
+	assert.NoError(t, got.rejected)
+	calls, _, _ := env.fakes.snapshot()
+	calls = sent(calls)
+	require.Len(t, calls, 1)
+	assert.Equal(t, delivery.ActivityWakeAttempt, calls[0].activity)
+	assert.Equal(t, t0.Add(10*time.Minute), calls[0].at, "attempted when woken, not at the cooldown's end")
+}
+
+// A recover update that finds the delivery not waiting on its endpoint
+// (here: waiting on its retry schedule) is rejected, so it writes nothing
+// and the schedule holds.
+func TestRecoverUpdateRejectedWhenNotWaiting(t *testing.T) {
+	env := newTestEnv(t)
+	env.fakes.outcome = outcomes(retryable, success)
+	var got updateOutcome
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(delivery.UpdateRecover, "wake-early", got.callbacks(), delivery.RecoverSignal{By: "early"})
+	}, 10*time.Second)
+
+	env.ExecuteWorkflow(delivery.WorkflowDelivery, newRequest("recover-update-early", []time.Duration{time.Minute}))
+	require.True(t, env.IsWorkflowCompleted())
+	deliveryResult(t, env, delivery.StatusDelivered)
+
+	require.Error(t, got.rejected)
+	assert.False(t, got.accepted)
+	calls, _, _ := env.fakes.snapshot()
+	calls = sent(calls)
+	require.Len(t, calls, 2)
+	assert.Equal(t, t0.Add(time.Minute), calls[1].at, "the retry kept its schedule")
+}
+
+// Once a wait has registered the handler, an update that arrives after
+// the wait ended (the delivery retrying on its schedule) is rejected as
+// not waiting.
+func TestRecoverUpdateRejectedAfterTheWait(t *testing.T) {
+	env := newTestEnv(t)
+	env.fakes.outcome = outcomes(retryable, success)
+	env.fakes.setOpenUntil(t0.Add(10 * time.Minute)) // the first attempt waits out the cooldown
+	var got updateOutcome
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(delivery.UpdateRecover, "wake-late", got.callbacks(), delivery.RecoverSignal{By: "late"})
+	}, 10*time.Minute+10*time.Second)
+
+	env.ExecuteWorkflow(delivery.WorkflowDelivery, newRequest("recover-update-late", []time.Duration{time.Minute}))
+	require.True(t, env.IsWorkflowCompleted())
+	deliveryResult(t, env, delivery.StatusDelivered)
+
+	var appErr *temporal.ApplicationError
+	require.ErrorAs(t, got.rejected, &appErr)
+	assert.Equal(t, delivery.ErrTypeNotWaiting, appErr.Type())
 	calls, _, _ := env.fakes.snapshot()
 	calls = sent(calls)
 	require.Len(t, calls, 2)

@@ -53,6 +53,7 @@ const (
 	histDeliveryWake          = "delivery-wake.json"           // deferred by the first attempt and two wake-ups, delivered
 	histDeliveryWakeRetry     = "delivery-wake-retry.json"     // woken, failed retryably, delivered by Retry
 	histDeliveryWakeRecovered = "delivery-wake-recovered.json" // a recover signal ended the wait
+	histDeliveryWakeUpdated   = "delivery-wake-updated.json"   // a recover update ended the wait
 	// Recorded with durations as strings and the payload as JSON (the
 	// histories above hold nanoseconds and the body as a string).
 	histDeliveryReadable   = "delivery-failed-readable.json"
@@ -64,7 +65,7 @@ var histories = []string{
 	histDeliveryRedriven, histDeliveryFailed, histDeadLetterExpired, histDeliveryDeferredV0,
 	histDeliveryDeferred, histDeliveryContinued, histDeliveryContinuedLast, histDeliveryCircuitOpenV0,
 	histDeliveryRecoveredV0, histDeliveryRecovered, histDeliveryReadable, histDeadLetterReadable,
-	histDeliveryWake, histDeliveryWakeRetry, histDeliveryWakeRecovered,
+	histDeliveryWake, histDeliveryWakeRetry, histDeliveryWakeRecovered, histDeliveryWakeUpdated,
 }
 
 // replay replays a recorded history against the workflows register registers.
