@@ -270,8 +270,8 @@ func (w *run) pause(ctx workflow.Context, d time.Duration) error {
 	return w.untilRecovered(ctx, d)
 }
 
-// untilRecovered waits d, or until a recover signal says to try again: at
-// once, or at its NotBefore if that comes sooner. A recover signal that
+// untilRecovered waits d, or until a recover signal or update says to try
+// again: at once, or at its NotBefore if that comes sooner. A recover that
 // arrived before this wait began concerned an earlier one and is dropped.
 func (w *run) untilRecovered(ctx workflow.Context, d time.Duration) error {
 	recovers := workflow.GetSignalChannel(ctx, delivery.SignalRecover)
@@ -280,6 +280,8 @@ func (w *run) untilRecovered(ctx workflow.Context, d time.Duration) error {
 	updates, err := w.recoverUpdates(ctx)
 	if err != nil {
 		return err
+	}
+	for updates.ReceiveAsync(nil) { // accepted as an earlier wait ended
 	}
 	w.waiting = true
 	defer func() { w.waiting = false }()
