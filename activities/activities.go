@@ -40,6 +40,7 @@ type Activities struct {
 	disabledPoll        time.Duration
 	circuit             circuit.Policy
 	circuitSleep        time.Duration
+	wakeSettle          time.Duration
 	sleepers            sleepers
 	observe             func(endpointID string, at delivery.Attempt)
 	events              Events
@@ -112,5 +113,6 @@ func New(cfg Config) *Activities {
 		metrics:             cfg.Metrics,
 		circuit:             cmp.Or(cfg.Circuit, circuit.DefaultPolicy()),
 		circuitSleep:        cmp.Or(cfg.CircuitSleep, DefaultCircuitSleep),
+		wakeSettle:          WakeSettle,
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/wake"
 )
@@ -78,9 +79,17 @@ func (s *sleepers) woken(endpointID string) {
 	delete(s.waking, endpointID)
 }
 
+// WakeSettle is how long after the closing wake-up's first list a second
+// list looks for deliveries it missed: one deferred by the circuit as read
+// an instant before it closed is not yet visible as waiting when the first
+// list runs, and without a second look it sleeps out its hour.
+const WakeSettle = 5 * time.Second
+
 // wakeWaiting tells endpointID's waiting deliveries, in the background,
 // that its circuit closed: each tries again within seconds instead of at
-// the end of its sleep.
+// the end of its sleep. Once WakeSettle has passed since the first list it
+// looks again, if the circuit is still closed, for those visibility had
+// not yet shown waiting.
 func (a *Activities) wakeWaiting(endpointID string) {
 	if a.temporal == nil || !a.sleepers.closed(endpointID) {
 		return
@@ -92,11 +101,33 @@ func (a *Activities) wakeWaiting(endpointID string) {
 		// fast as it drains.
 		ctx, cancel := context.WithTimeout(context.Background(), a.circuitSleep)
 		defer cancel()
-		n, err := wake.Paced(ctx, a.temporal, endpointID, delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"})
+		sig := delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"}
+		first := time.Now()
+		n, err := wake.Paced(ctx, a.temporal, endpointID, sig)
+		if err == nil && a.stillClosed(ctx, endpointID, first) {
+			var late int
+			late, err = wake.Paced(ctx, a.temporal, endpointID, sig)
+			n += late
+		}
 		if err != nil {
 			a.log.Warn("wake deliveries after the circuit closed", "endpoint_id", endpointID, "woken", n, "error", err)
 			return
 		}
 		a.log.Info("woke deliveries after the circuit closed", "endpoint_id", endpointID, "woken", n)
 	}()
+}
+
+// stillClosed waits until a.wakeSettle has passed since first and reports
+// whether endpointID's circuit is closed then: if it opened again, the
+// deliveries still waiting wait for its next close.
+func (a *Activities) stillClosed(ctx context.Context, endpointID string, first time.Time) bool {
+	t := time.NewTimer(time.Until(first.Add(a.wakeSettle)))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	}
+	b, err := a.endpoints.Circuit(ctx, endpointID)
+	return err == nil && (b.State == circuit.Closed || b.State == "")
 }

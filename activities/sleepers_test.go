@@ -60,22 +60,26 @@ func TestOpenCircuitWakesOnlyTheRoundsProbers(t *testing.T) {
 	assert.Less(t, at.NextAttempt.Sub(now), 3*time.Minute, "a new round's first deferral is a prober")
 }
 
-// wakeTemporal lists waiting deliveries and records the recover updates
-// sent.
+// wakeTemporal lists waiting deliveries, lists[i] at the i-th list and
+// none after them, and records the recover updates sent; the deliveries
+// take them.
 type wakeTemporal struct {
 	client.Client
 	mu      sync.Mutex
 	queries []string
-	waiting []*workflowpb.WorkflowExecutionInfo
+	lists   [][]*workflowpb.WorkflowExecutionInfo
 	signals []string
-	done    chan struct{}
 }
 
 func (f *wakeTemporal) ListWorkflow(_ context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.queries = append(f.queries, req.GetQuery())
-	return &workflowservice.ListWorkflowExecutionsResponse{Executions: f.waiting}, nil
+	var listed []*workflowpb.WorkflowExecutionInfo
+	if n := len(f.queries); n <= len(f.lists) {
+		listed = f.lists[n-1]
+	}
+	return &workflowservice.ListWorkflowExecutionsResponse{Executions: listed}, nil
 }
 
 // UpdateWorkflow records the recover update; the delivery takes it.
@@ -84,10 +88,14 @@ func (f *wakeTemporal) UpdateWorkflow(_ context.Context, opts client.UpdateWorkf
 	defer f.mu.Unlock()
 	sig := opts.Args[0].(delivery.RecoverSignal)
 	f.signals = append(f.signals, fmt.Sprintf("%s %s %s %s", opts.WorkflowID, opts.UpdateName, sig.By, sig.Reason))
-	if len(f.signals) == len(f.waiting) {
-		close(f.done)
-	}
 	return acceptedUpdate{}, nil
+}
+
+// seen returns the lists' queries and the updates sent so far.
+func (f *wakeTemporal) seen() (queries, signals []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.queries), slices.Clone(f.signals)
 }
 
 // acceptedUpdate is an update the workflow accepted and completed.
@@ -95,33 +103,66 @@ type acceptedUpdate struct{ client.WorkflowUpdateHandle }
 
 func (acceptedUpdate) Get(context.Context, any) error { return nil }
 
+// executions are running deliveries with these IDs.
+func executions(ids ...string) []*workflowpb.WorkflowExecutionInfo {
+	var out []*workflowpb.WorkflowExecutionInfo
+	for _, id := range ids {
+		out = append(out, &workflowpb.WorkflowExecutionInfo{Execution: &commonpb.WorkflowExecution{WorkflowId: id, RunId: "run"}})
+	}
+	return out
+}
+
 // The probe that closes the circuit wakes every delivery waiting on the
-// endpoint with a recover update, the sleepers among them.
+// endpoint with a recover update, the sleepers among them; a second look,
+// WakeSettle after the first, wakes one that visibility showed waiting
+// only after the first list (deferred an instant before the close).
 func TestCircuitClosingWakesTheWaiting(t *testing.T) {
 	rc := newScripted(t, 200)
 	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_1", URL: rc.URL, Enabled: true})
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	eps.setBreaker("ep_1", circuit.Breaker{State: circuit.Open, Failures: 5, OpenUntil: now, Cooldown: time.Minute})
-	tc := &wakeTemporal{done: make(chan struct{})}
-	for _, id := range []string{"dlv_a", "dlv_b", "dlv_c"} {
-		tc.waiting = append(tc.waiting, &workflowpb.WorkflowExecutionInfo{Execution: &commonpb.WorkflowExecution{WorkflowId: id, RunId: "run"}})
-	}
+	tc := &wakeTemporal{lists: [][]*workflowpb.WorkflowExecutionInfo{executions("dlv_a", "dlv_b", "dlv_c"), executions("dlv_late")}}
 	a := newTestActivities(eps, tc, func() time.Time { return now })
+	a.wakeSettle = 50 * time.Millisecond
 
 	at := firstAttempt(t, a, request("ep_1", 3))
 	require.Equal(t, delivery.OutcomeSuccess, at.Outcome, "the probe")
-	select {
-	case <-tc.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the waiting deliveries were not woken")
-	}
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	slices.Sort(tc.signals) // the order is the wake-up's, by age; compared here as a set
+	var queries, signals []string
+	require.Eventually(t, func() bool {
+		queries, signals = tc.seen()
+		return len(signals) == 4
+	}, 10*time.Second, 5*time.Millisecond, "the waiting deliveries were not woken")
+	slices.Sort(signals[:3]) // the order is the wake-up's, by age; compared here as a set
 	assert.Equal(t, []string{
 		"dlv_a recover hookd circuit closed", "dlv_b recover hookd circuit closed", "dlv_c recover hookd circuit closed",
-	}, tc.signals)
-	require.Len(t, tc.queries, 1)
-	assert.Contains(t, tc.queries[0], "HookdEndpointId = 'ep_1'")
-	assert.Contains(t, tc.queries[0], "HookdStatus = 'waiting'")
+		"dlv_late recover hookd circuit closed",
+	}, signals)
+	require.Len(t, queries, 2, "a second look, and no more")
+	assert.Contains(t, queries[0], "HookdEndpointId = 'ep_1'")
+	assert.Contains(t, queries[0], "HookdStatus = 'waiting'")
+	assert.Equal(t, queries[0], queries[1])
+}
+
+// If the circuit opened again before the second look, the closing wake-up
+// does not take it: the deliveries still waiting wait for the next close.
+func TestCircuitReopenedSkipsTheSecondLook(t *testing.T) {
+	rc := newScripted(t, 200)
+	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_1", URL: rc.URL, Enabled: true})
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	eps.setBreaker("ep_1", circuit.Breaker{State: circuit.Open, Failures: 5, OpenUntil: now, Cooldown: time.Minute})
+	tc := &wakeTemporal{lists: [][]*workflowpb.WorkflowExecutionInfo{executions("dlv_a"), executions("dlv_late")}}
+	a := newTestActivities(eps, tc, func() time.Time { return now })
+	a.wakeSettle = 200 * time.Millisecond
+
+	require.Equal(t, delivery.OutcomeSuccess, firstAttempt(t, a, request("ep_1", 3)).Outcome, "the probe")
+	require.Eventually(t, func() bool { _, signals := tc.seen(); return len(signals) == 1 }, 10*time.Second, 5*time.Millisecond)
+	eps.setBreaker("ep_1", circuit.Breaker{State: circuit.Open, Failures: 5, OpenUntil: now.Add(time.Minute), Cooldown: time.Minute})
+	require.Eventually(t, func() bool {
+		a.sleepers.mu.Lock()
+		defer a.sleepers.mu.Unlock()
+		return !a.sleepers.waking["ep_1"]
+	}, 10*time.Second, 5*time.Millisecond, "the wake-up ends")
+	queries, signals := tc.seen()
+	assert.Len(t, queries, 1)
+	assert.Equal(t, []string{"dlv_a recover hookd circuit closed"}, signals)
 }

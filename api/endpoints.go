@@ -13,6 +13,7 @@ import (
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/signing"
 	"github.com/hookd/hookd/store"
+	"github.com/hookd/hookd/wake"
 )
 
 // endpointJSON is an endpoint as the API shows it. Secret is set only by
@@ -293,10 +294,14 @@ func (s *Server) updateEndpoint(w http.ResponseWriter, r *http.Request) {
 }
 
 // UpdateEndpoint applies the patch to the endpoint, if the scope of ctx
-// may see it.
+// may see it. A patch that enables a disabled endpoint also wakes the
+// deliveries it held, as a recover does, instead of leaving them to their
+// next check.
 func (s *Server) UpdateEndpoint(ctx context.Context, id string, p EndpointPatch) (EndpointView, error) {
 	ep, err := s.endpointIn(ctx, id)
+	var wasEnabled bool
 	if err == nil {
+		wasEnabled = ep.Enabled
 		err = s.apply(p, ep)
 	}
 	if err == nil {
@@ -306,7 +311,23 @@ func (s *Server) UpdateEndpoint(ctx context.Context, id string, p EndpointPatch)
 	if err != nil {
 		return EndpointView{}, err
 	}
+	if ep.Enabled && !wasEnabled {
+		s.wakeHeld(ctx, ep.ID, ep.UpdatedAt)
+	}
 	return toJSON(ep), nil
+}
+
+// wakeHeld signals recover to the deliveries a disabled endpoint held,
+// now that it is enabled. The change is stored either way: a delivery not
+// reached checks the switch again within a minute.
+func (s *Server) wakeHeld(ctx context.Context, endpointID string, at time.Time) {
+	by := authz.FromContext(ctx).Actor()
+	n, err := wake.Waiting(ctx, s.temporal, endpointID, delivery.RecoverSignal{By: by, Reason: "endpoint enabled"}, at)
+	if err != nil {
+		s.log.Warn("wake held deliveries", "endpoint_id", endpointID, "woken", n, "error", err)
+		return
+	}
+	s.log.Info("endpoint enabled", "endpoint_id", endpointID, "by", by, "woken", n)
 }
 
 func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) {

@@ -150,3 +150,47 @@ func TestRecoverRefusals(t *testing.T) {
 	assert.Empty(t, tc.signals)
 	assert.Empty(t, s.store.(*fakeStore).circuits, "nothing changed")
 }
+
+// patchEndpoint calls PATCH on the endpoint and returns the status.
+func patchEndpoint(t *testing.T, s *Server, id, body string) int {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPatch, "/v1/endpoints/"+id, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer k")
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	return rec.Code
+}
+
+// Enabling a disabled endpoint wakes the deliveries it held, with who and
+// "endpoint enabled"; a patch that leaves the switch as it was wakes
+// nothing, and a wake-up that fails leaves the change stored.
+func TestEnablingWakesTheHeld(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	tc := &fakeTemporal{executions: waitingExecutions(2, now.Add(-time.Hour))}
+	s := newTestServer(t, tc)
+	s.now = func() time.Time { return now }
+	st := s.store.(*fakeStore)
+
+	require.Equal(t, http.StatusOK, patchEndpoint(t, s, "ep_on", `{"description": "still on"}`))
+	require.Equal(t, http.StatusOK, patchEndpoint(t, s, "ep_on", `{"enabled": true}`))
+	assert.Empty(t, tc.lists, "already enabled: nothing held")
+
+	require.Equal(t, http.StatusOK, patchEndpoint(t, s, "ep_off", `{"enabled": true}`))
+	assert.True(t, st.endpoints["ep_off"].Enabled)
+	require.Len(t, tc.lists, 1)
+	assert.Contains(t, tc.lists[0], "HookdEndpointId = 'ep_off' AND HookdStatus = 'waiting'")
+	require.Len(t, tc.signals, 2)
+	byAge(tc.signals)
+	by := "api-key:" + authz.HashToken("k")[:8]
+	for i, sig := range tc.signals {
+		assert.Equal(t, fmt.Sprintf("dlv_%02d", i), sig.id)
+		assert.Equal(t, delivery.SignalRecover, sig.name)
+		assert.Equal(t, delivery.RecoverSignal{By: by, Reason: "endpoint enabled", NotBefore: now}, sig.arg)
+	}
+
+	require.Equal(t, http.StatusOK, patchEndpoint(t, s, "ep_off", `{"enabled": false}`))
+	assert.Len(t, tc.lists, 1, "disabling wakes nothing")
+	tc.signalErr = map[string]error{"dlv_00": errors.New("frontend unavailable")}
+	require.Equal(t, http.StatusOK, patchEndpoint(t, s, "ep_off", `{"enabled": true}`), "the switch is stored; the held check it within a minute")
+	assert.True(t, st.endpoints["ep_off"].Enabled)
+}

@@ -1,12 +1,16 @@
 package e2e
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/app"
 )
 
 type health struct {
@@ -148,4 +152,35 @@ func TestDisabledEndpointWaits(t *testing.T) {
 	require.Equal(t, "delivered", d.Status)
 	require.Equal(t, 2, d.Attempts)
 	require.Equal(t, map[string]int{id: 1}, sw.delivered())
+}
+
+// Enabling a disabled endpoint wakes the deliveries it held at once: on a
+// hookd checking a disabled endpoint once a minute (the default), the held
+// delivery arrives within seconds of the PATCH, and its history says who
+// woke it and why.
+func TestEnablingWakesTheHeld(t *testing.T) {
+	t.Parallel()
+	d := devAt(t, t.TempDir(), freeAddr(), app.PayloadConfig{}, "")
+	t.Cleanup(func() { d.Stop(context.Background()) })
+	api := &apiClient{t: t, dev: d}
+	sw := newSwitchable(http.StatusServiceUnavailable)
+	ep := api.createEndpoint(map[string]any{"url": sw.server(t).URL, "event_types": []string{"held.test"}, "retry_schedule": []string{"1s"}})
+	id := api.send(`{"type":"held.test","payload":{}}`).Deliveries[0].ID
+	var st deliveryState
+	require.Eventually(t, func() bool {
+		return api.do("GET", "/v1/deliveries/"+id, nil, &st) == http.StatusOK && st.Attempts == 1
+	}, 10*time.Second, 20*time.Millisecond)
+	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"enabled": false}, nil))
+	require.Eventually(t, func() bool {
+		return api.do("GET", "/v1/deliveries/"+id, nil, &st) == http.StatusOK && st.WaitReason == "endpoint disabled"
+	}, 30*time.Second, 20*time.Millisecond)
+
+	sw.failStatus.Store(0)
+	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"enabled": true}, nil))
+	st = api.waitDelivery(id, 10*time.Second) // the check is a minute away
+	require.Equal(t, "delivered", st.Status)
+	require.Equal(t, map[string]int{id: 1}, sw.delivered())
+	sig := recoverSignalIn(t, d, id)
+	assert.Equal(t, "endpoint enabled", sig.Reason)
+	assert.NotEmpty(t, sig.By)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/hookd/hookd/app"
 	"github.com/hookd/hookd/delivery"
 )
 
@@ -103,17 +104,25 @@ func TestRecoverEndsTheWait(t *testing.T) {
 	assert.Zero(t, h.ConsecutiveFailures)
 
 	// Each woken delivery's history holds who recovered it and why.
-	it := shared.Client.GetWorkflowHistory(context.Background(), ids[0], "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	sig := recoverSignalIn(t, shared, ids[0])
+	assert.Equal(t, rec.By, sig.By)
+	assert.Equal(t, "receiver fixed", sig.Reason)
+}
+
+// recoverSignalIn returns the last recover signal in the history of the
+// delivery id on d (zero if none).
+func recoverSignalIn(t *testing.T, d *app.Dev, id string) delivery.RecoverSignal {
+	t.Helper()
+	it := d.Client.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var sig delivery.RecoverSignal
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)
 		if a := ev.GetWorkflowExecutionSignaledEventAttributes(); a != nil && a.GetSignalName() == delivery.SignalRecover {
-			require.NoError(t, shared.DataConverter().FromPayloads(a.GetInput(), &sig))
+			require.NoError(t, d.DataConverter().FromPayloads(a.GetInput(), &sig))
 		}
 	}
-	assert.Equal(t, rec.By, sig.By)
-	assert.Equal(t, "receiver fixed", sig.Reason)
+	return sig
 }
 
 // More deliveries wait on an open circuit than a round wakes as probers:
