@@ -52,6 +52,19 @@ type naivePoster struct {
 	signer signing.Signer
 }
 
+// newNaivePoster is the naive poster with a fresh signing key.
+func newNaivePoster() (*naivePoster, error) {
+	secret, err := signing.NewSecret()
+	if err != nil {
+		return nil, err
+	}
+	key, err := signing.DecodeSecret(secret)
+	if err != nil {
+		return nil, err
+	}
+	return &naivePoster{hc: &http.Client{Timeout: 10 * time.Second}, signer: signing.Signer{HMACKeys: [][]byte{key}}}, nil
+}
+
 // Post signs the body as Standard Webhooks and POSTs it.
 func (p *naivePoster) Post(ctx context.Context, in naiveInput) error {
 	now := time.Now()
@@ -88,15 +101,10 @@ func runBaseline(ctx context.Context, cfg Config) (BaselineResult, error) {
 		return res, err
 	}
 	defer rc.close()
-	secret, err := signing.NewSecret()
+	poster, err := newNaivePoster()
 	if err != nil {
 		return res, err
 	}
-	key, err := signing.DecodeSecret(secret)
-	if err != nil {
-		return res, err
-	}
-	poster := &naivePoster{hc: &http.Client{Timeout: 10 * time.Second}, signer: signing.Signer{HMACKeys: [][]byte{key}}}
 	ts.NewWorker(naiveQueue, func(r worker.Registry) {
 		r.RegisterWorkflowWithOptions(naiveDelivery, workflow.RegisterOptions{Name: "NaiveDelivery"})
 		r.RegisterActivityWithOptions(poster.Post, activity.RegisterOptions{Name: naivePostName})

@@ -16,6 +16,7 @@ type Result struct {
 	LoadBefore, LoadAfter string
 	Hookd                 HookdResult
 	Baseline              *BaselineResult
+	Shapes                *ShapesResult
 }
 
 // Run measures hookd, then the naive baseline (so each phase's peak RSS is
@@ -38,6 +39,13 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 		settle(ctx)
 		b, err := runBaseline(ctx, cfg)
 		res.Baseline = &b
+		if err != nil {
+			return finish(err)
+		}
+	}
+	if cfg.ShapesN > 0 {
+		s, err := runShapes(ctx, cfg)
+		res.Shapes = &s
 		if err != nil {
 			return finish(err)
 		}
@@ -114,6 +122,28 @@ func report(w io.Writer, r Result) {
 		}
 		kv(w, "drain rate (first to last arrival)", fmt.Sprintf("%.1f deliveries/s (%.0f%% of saturation)", s.DrainRate, 100*ratioOf(s.DrainRate, h.Saturation.Rate)))
 		kv(w, "CPU% / peak RSS while draining", fmt.Sprintf("%s / %s", pct(s.DrainUsage), peak(s.DrainUsage)))
+	}
+	if s := r.Shapes; s != nil {
+		reportShapes(w, *s)
+	}
+}
+
+// reportShapes writes the workflow-shape experiment: CPU per delivery of
+// each shape and its ratio to the 1:1 shape's.
+func reportShapes(w io.Writer, s ShapesResult) {
+	fmt.Fprintf(w, "\nworkflow shapes on the embedded server, without hookd's API, store or codec (fan-out x%d)\n\n", s.Width)
+	fmt.Fprintf(w, "| %-44s | %-22s | %-22s |\n| --- | --- | --- |\n", "shape", "deliveries/s (CPU%)", "CPU ms per delivery")
+	one := cpuPerDelivery(s.OneToOne)
+	for _, r := range []struct {
+		name string
+		res  LoadResult
+	}{
+		{"1:1, a workflow per delivery", s.OneToOne},
+		{"fan-out, a workflow per delivery", s.PerDelivery},
+		{"fan-out, a workflow per event", s.PerEvent},
+	} {
+		fmt.Fprintf(w, "| %-44s | %-22s | %-22s |\n", r.name, fmt.Sprintf("%.1f (%s)", r.res.Rate, pct(r.res.Usage)),
+			fmt.Sprintf("%s (%.2fx 1:1)", cpuPer(r.res), ratioOf(cpuPerDelivery(r.res), one)))
 	}
 }
 

@@ -31,6 +31,10 @@ type Config struct {
 	// FanoutN events each go to FanoutWidth endpoints (one receiver each)
 	// in the fan-out phase, posted like saturation's; zero skips it.
 	FanoutN, FanoutWidth int
+	// ShapesN deliveries in each shape of the workflow-shape experiment
+	// (ShapesResult), fan-out FanoutWidth wide; zero (the default) skips
+	// it.
+	ShapesN int
 	// HistorySample is how many completed deliveries' histories are read.
 	HistorySample int
 	// BaselineN deliveries through the naive baseline by BaselineStarters
@@ -99,6 +103,7 @@ func (c Config) withDefaults() (Config, error) {
 	fill(&c.HistorySample, d.HistorySample)
 	fill(&c.FanoutN, d.FanoutN)
 	fill(&c.FanoutWidth, d.FanoutWidth)
+	c.ShapesN = max(c.ShapesN, 0)
 	fill(&c.BaselineN, d.BaselineN)
 	fill(&c.BaselineStarters, d.BaselineStarters)
 	fill(&c.StormN, d.StormN)
