@@ -66,6 +66,9 @@ type Config struct {
 	// HeapProfile, if set, receives a heap profile taken once the storm's
 	// deliveries are all parked.
 	HeapProfile io.Writer
+	// FanoutProfile, if set, receives a CPU profile of hookd's fan-out
+	// phase.
+	FanoutProfile io.Writer
 	// DrainProfile, if set, receives a CPU profile of the storm's drain.
 	DrainProfile io.Writer
 	// Log receives progress; HookdLog receives hookd's own logs (default:

@@ -28,6 +28,6 @@ func runFanout(ctx context.Context, cfg Config, h *hookdTarget) (LoadResult, err
 	}
 	return runLoadTo(ctx, cfg, rcs, loadSpec{
 		name: fmt.Sprintf("hookd fan-out x%d", cfg.FanoutWidth), ids: eventIDs("fanout", cfg.FanoutN),
-		start: h.apiStarter(fanoutType), clients: cfg.Clients, batch: cfg.Batch,
+		start: h.apiStarter(fanoutType), clients: cfg.Clients, batch: cfg.Batch, profile: cfg.FanoutProfile,
 	})
 }
