@@ -33,4 +33,11 @@ bench-parked-curve: bench-build
 bench-external: build bench-build
 	./bin/hookd-bench -external -hookd bin/hookd $(BENCH_FLAGS)
 
-.PHONY: bench-build bench-parked-curve bench-external
+# make bench-shapes: what Temporal costs per delivery with a workflow per
+# delivery (1:1 and fan-out x10) against one workflow per event making its
+# deliveries as local activities, on the embedded server without hookd
+# (issue 20, target 2), beside hookd's own 1:1 and fan-out phases.
+bench-shapes: bench-build
+	./bin/hookd-bench -n 3000 -baseline-n -1 -light-duration=-1s -storm-n -1 -shapes-n 3000 $(BENCH_FLAGS)
+
+.PHONY: bench-build bench-parked-curve bench-external bench-shapes
