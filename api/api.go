@@ -8,6 +8,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 	"github.com/hookd/hookd/ingest"
 	"github.com/hookd/hookd/metrics"
 	"github.com/hookd/hookd/store"
+	"github.com/hookd/hookd/wake"
 )
 
 // DefaultMaxPayload is the largest event payload accepted.
@@ -58,6 +60,10 @@ type Config struct {
 	DataConverter converter.DataConverter
 	// Metrics counts duplicate ingests; nil counts nothing.
 	Metrics *metrics.Metrics
+	// RecoverImmediate is the largest backlog a recover signals at once;
+	// a larger one is woken at the drain's pace. Zero means
+	// wake.Immediate.
+	RecoverImmediate int
 }
 
 // Server serves the API.
@@ -74,7 +80,9 @@ type Server struct {
 	dc         converter.DataConverter
 	stats      func(context.Context, string) (any, error)
 	now        func() time.Time
-	router     chi.Router
+
+	recoverImmediate int
+	router           chi.Router
 }
 
 // New validates cfg and returns the API server.
@@ -99,6 +107,8 @@ func New(cfg Config) (*Server, error) {
 		dc:         cfg.DataConverter,
 		stats:      cfg.Stats,
 		now:        time.Now,
+
+		recoverImmediate: cmp.Or(cfg.RecoverImmediate, wake.Immediate),
 	}
 	auth, err := authz.NewAuthenticator(cfg.APIKeys, cfg.Store)
 	if err != nil {

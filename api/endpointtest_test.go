@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -88,6 +89,7 @@ type fakeTemporal struct {
 	lists      []string
 	signals    []sentSignal
 	signalErr  map[string]error // by workflow ID
+	updates    []sentSignal     // UpdateWorkflow calls, each accepted
 }
 
 // sentSignal is one SignalWorkflow call.
@@ -149,6 +151,26 @@ func (f *fakeTemporal) SignalWorkflow(_ context.Context, id, runID, name string,
 	f.signals = append(f.signals, sentSignal{id, runID, name, arg})
 	return nil
 }
+
+// UpdateWorkflow records the update; the workflow accepts and completes it.
+func (f *fakeTemporal) UpdateWorkflow(_ context.Context, opts client.UpdateWorkflowOptions) (client.WorkflowUpdateHandle, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.updates = append(f.updates, sentSignal{opts.WorkflowID, opts.RunID, opts.UpdateName, opts.Args[0]})
+	return completedUpdate{}, nil
+}
+
+// sent returns the updates sent so far.
+func (f *fakeTemporal) sent() []sentSignal {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.updates)
+}
+
+// completedUpdate is an update the workflow accepted and completed.
+type completedUpdate struct{ client.WorkflowUpdateHandle }
+
+func (completedUpdate) Get(context.Context, any) error { return nil }
 
 // resultValue is a query answer holding a delivery.Result.
 type resultValue delivery.Result

@@ -30,9 +30,11 @@ type recoverOut struct {
 	// Reenabled says the endpoint was disabled and is enabled again.
 	Reenabled bool `json:"reenabled"`
 	// Woken counts the waiting deliveries told to try again, all within
-	// Spread of At.
+	// Spread of At; or, Paced, the backlog (over wake.Immediate) being
+	// woken in the background as fast as it drains.
 	Woken  int    `json:"woken"`
-	Spread string `json:"spread"`
+	Spread string `json:"spread,omitempty"`
+	Paced  bool   `json:"paced"`
 }
 
 // recoverEndpoint is an operator's "the receiver is fixed": it enables the
@@ -72,11 +74,10 @@ func (s *Server) recoverEndpoint(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, notFoundAs(err, "endpoint not found"))
 		return
 	}
-	if out.Woken, err = s.wakeWaiting(r, ep.ID, out); err != nil {
+	if err := s.wakeWaiting(r, ep.ID, &out); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	out.Spread = wake.Spread(out.Woken).String()
 	s.log.Info("endpoint recovered", "endpoint_id", ep.ID, "by", out.By, "reason", out.Reason,
 		"previous_circuit", out.Circuit, "previous_failures", out.ConsecutiveFailures,
 		"reenabled", out.Reenabled, "woken", out.Woken)
@@ -90,15 +91,46 @@ func notFoundAs(err error, msg string) error {
 	return err
 }
 
-// wakeWaiting signals recover to the endpoint's waiting deliveries (package
-// wake); it returns how many it reached.
-func (s *Server) wakeWaiting(r *http.Request, endpointID string, out recoverOut) (int, error) {
-	n, err := wake.Waiting(r.Context(), s.temporal, endpointID, delivery.RecoverSignal{By: out.By, Reason: out.Reason}, out.At)
+// wakeWaiting tells the endpoint's waiting deliveries to try again and
+// records how in out. Up to wake.Immediate are signalled now, each at its
+// slot of a short spread; a larger backlog is woken in the background
+// with recover updates, as fast as it drains (wake.Backlog.Pace), so that
+// 100,000 woken at once do not crowd out their own attempts. The
+// background wake-up outlives the request, not the process: a delivery
+// it does not reach tries again at the end of its wait, its circuit now
+// closed.
+func (s *Server) wakeWaiting(r *http.Request, endpointID string, out *recoverOut) error {
+	waiting, err := wake.List(r.Context(), s.temporal, endpointID)
 	if err != nil {
-		return n, fromTemporal(err, "wake waiting deliveries", "")
+		return fromTemporal(err, "list waiting deliveries", "")
 	}
-	return n, nil
+	sig := delivery.RecoverSignal{By: out.By, Reason: out.Reason}
+	if len(waiting) <= s.recoverImmediate {
+		out.Woken, err = waiting.Signal(r.Context(), s.temporal, sig, out.At)
+		out.Spread = wake.Spread(out.Woken).String()
+		if err != nil {
+			return fromTemporal(err, "wake waiting deliveries", "")
+		}
+		return nil
+	}
+	out.Woken, out.Paced = len(waiting), true
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), recoverPaceBound)
+		defer cancel()
+		n, err := waiting.Pace(ctx, s.temporal, sig)
+		if err != nil {
+			s.log.Warn("wake waiting deliveries after recover", "endpoint_id", endpointID, "woken", n, "of", len(waiting), "error", err)
+			return
+		}
+		s.log.Info("woke waiting deliveries after recover", "endpoint_id", endpointID, "woken", n, "of", len(waiting))
+	}()
+	return nil
 }
+
+// recoverPaceBound bounds a recover's background wake-up: past it the
+// deliveries it has not reached wake at the end of their own waits (an
+// hour at most for one deferred by the circuit).
+const recoverPaceBound = time.Hour
 
 // eachExecution calls fn for every execution matching query, a page of
 // 1,000 at a time.

@@ -67,7 +67,7 @@ func TestRecoverClosesTheCircuitAndWakesTheWaiting(t *testing.T) {
 	assert.Equal(t, map[string]any{
 		"endpoint_id": "ep_off", "by": by, "reason": "receiver fixed", "at": now.Format(time.RFC3339Nano),
 		"previous_circuit": "open", "previous_consecutive_failures": 7.0, "reenabled": true,
-		"woken": 3.0, "spread": "0s",
+		"woken": 3.0, "spread": "0s", "paced": false,
 	}, out)
 	assert.True(t, st.endpoints["ep_off"].Enabled, "enabled again")
 	assert.Equal(t, circuit.Breaker{State: circuit.Closed}, st.circuits["ep_off"], "closed, failures and cooldown reset")
@@ -113,6 +113,40 @@ func TestRecoverSpreadsABacklog(t *testing.T) {
 	assert.Equal(t, now, tc.signals[0].arg.(delivery.RecoverSignal).NotBefore, "the first group at once")
 	assert.Less(t, last.Sub(now), 5*time.Second, "the last group within 5s")
 	assert.Equal(t, last.Sub(now).String(), out["spread"])
+}
+
+// A backlog over the immediate bound is not signalled in the request: the
+// answer says how many and that they are paced, and the background
+// wake-up sends each the recover update with who and why.
+func TestRecoverPacesALargeBacklog(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	tc := &fakeTemporal{executions: waitingExecutions(8, now.Add(-time.Hour))}
+	s := newTestServer(t, tc)
+	s.now = func() time.Time { return now }
+	s.recoverImmediate = 5
+
+	code, out := postRecover(t, s, "ep_on", `{"reason": "backlog"}`)
+	require.Equal(t, http.StatusOK, code, out)
+	assert.Equal(t, 8.0, out["woken"])
+	assert.Equal(t, true, out["paced"])
+	assert.NotContains(t, out, "spread", "no fixed spread: as fast as they drain")
+	var updates []sentSignal
+	require.Eventually(t, func() bool { updates = tc.sent(); return len(updates) == 8 }, 10*time.Second, 5*time.Millisecond)
+	assert.Empty(t, tc.signals)
+	by := "api-key:" + authz.HashToken("k")[:8]
+	byAge(updates)
+	for i, u := range updates {
+		assert.Equal(t, fmt.Sprintf("dlv_%02d", i), u.id)
+		assert.Equal(t, delivery.UpdateRecover, u.name)
+		assert.Equal(t, delivery.RecoverSignal{By: by, Reason: "backlog"}, u.arg)
+	}
+
+	// At the bound it still signals, within the spread.
+	tc.executions = waitingExecutions(5, now.Add(-time.Hour))
+	code, out = postRecover(t, s, "ep_on", "")
+	require.Equal(t, http.StatusOK, code, out)
+	assert.Equal(t, false, out["paced"])
+	assert.Len(t, tc.signals, 5)
 }
 
 // byAge orders the signals as their deliveries' ages (dlv_00 is the

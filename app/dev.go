@@ -58,8 +58,12 @@ type DevConfig struct {
 	// DisabledPoll is how often deliveries to a disabled endpoint check
 	// again (zero: one minute).
 	DisabledPoll time.Duration
-	Version      string
-	Logger       *slog.Logger
+	// RecoverImmediate is the largest backlog an endpoint recover signals
+	// at once; a larger one is woken at the drain's pace (zero:
+	// wake.Immediate).
+	RecoverImmediate int
+	Version          string
+	Logger           *slog.Logger
 	// TemporalLogLevel filters the embedded server's own logs.
 	TemporalLogLevel slog.Level
 	// TemporalTuning departs from the embedded server's measured defaults
@@ -225,6 +229,8 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		Stats:         d.obs.Stats,
 		Metrics:       d.obs.metrics,
 		DataConverter: d.codec.DataConverter(),
+
+		RecoverImmediate: cfg.RecoverImmediate,
 	})
 	if err != nil {
 		return nil, err

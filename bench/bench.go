@@ -114,6 +114,9 @@ func report(w io.Writer, r Result) {
 		kv(w, "real attempts refused (503)", fmt.Sprint(s.Refused))
 		kv(w, "RSS once parked / Go heap in use", fmt.Sprintf("%.0f MB / %.0f MB", s.ParkedRSSMB, s.HeapMB))
 		kv(w, "peak RSS while down (ingest + parked)", fmt.Sprintf("%.0f MB", s.PeakMB))
+		if rec := s.Recovered; rec != nil {
+			kv(w, "drain started by", fmt.Sprintf("recover (API): %d woken, paced %v, answered in %s", rec.Woken, rec.Paced, rec.Took.Round(time.Millisecond)))
+		}
 		kv(w, "receiver back -> first delivery", s.FirstAfter.Round(time.Millisecond).String())
 		kv(w, "receiver back -> all delivered", s.Drain.Round(time.Millisecond).String())
 		if p := s.WhileParked; p.N > 0 {

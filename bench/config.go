@@ -47,6 +47,12 @@ type Config struct {
 	StormN        int
 	StormSchedule []string
 	StormHold     time.Duration
+	// StormRecover starts the drain with an operator's recover of the
+	// endpoint (the API) instead of waiting for the circuit's next probe.
+	StormRecover bool
+	// RecoverImmediate is hookd's bound on the backlog a recover signals
+	// at once (zero: hookd's default); a large value measures signals.
+	RecoverImmediate int
 	// StormHealthyN deliveries to a healthy endpoint are posted at
 	// saturation once the storm's are all parked; zero skips it.
 	StormHealthyN int

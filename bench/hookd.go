@@ -48,6 +48,7 @@ func startHookd(ctx context.Context, cfg Config) (*hookdTarget, error) {
 		WorkflowCacheSize: cfg.WorkflowCacheSize,
 		Version:           "bench",
 		Payload:           app.PayloadConfig{Off: cfg.PlaintextPayloads},
+		RecoverImmediate:  cfg.RecoverImmediate,
 	})
 	if err != nil {
 		_ = os.RemoveAll(dir)

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"runtime"
 	"runtime/pprof"
 	"time"
@@ -31,12 +32,23 @@ type StormResult struct {
 	FirstAfter, Drain time.Duration
 	// DrainRate is deliveries/s from the first to the last arrival.
 	DrainRate float64
+	// Recovered, with StormRecover, is what the recover answered: how
+	// many it woke, and whether it paced them.
+	Recovered *StormRecovered
 	// DrainUsage is CPU and peak memory while draining.
 	DrainUsage usage
 	// WhileParked is a healthy saturation (StormHealthyN deliveries to
 	// another endpoint) run once all were parked: what the parked ones
 	// cost everyone else.
 	WhileParked LoadResult
+}
+
+// StormRecovered is the recover's answer that started a drain.
+type StormRecovered struct {
+	Woken int  `json:"woken"`
+	Paced bool `json:"paced"`
+	// Took is the recover request's duration.
+	Took time.Duration `json:"-"`
 }
 
 const stormType = "bench.storm"
@@ -105,7 +117,15 @@ func runStorm(ctx context.Context, cfg Config, h *hookdTarget, healthy func(cont
 	m := startMeter()
 	back := time.Now()
 	rc.down.Store(false)
-	cfg.Log.Info("phase", "name", "storm drain")
+	cfg.Log.Info("phase", "name", "storm drain", "recover", cfg.StormRecover)
+	if cfg.StormRecover {
+		res.Recovered = &StormRecovered{}
+		if err := h.call(ctx, http.MethodPost, "/v1/endpoints/"+epID+"/recover", map[string]string{"reason": "bench"}, res.Recovered, http.StatusOK); err != nil {
+			return res, fmt.Errorf("storm recover: %w", err)
+		}
+		res.Recovered.Took = time.Since(back)
+		cfg.Log.Info("recovered", "woken", res.Recovered.Woken, "paced", res.Recovered.Paced, "took", res.Recovered.Took.Round(time.Millisecond))
+	}
 	wctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	go logDrain(wctx, cfg, rc, len(ids))

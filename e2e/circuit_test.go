@@ -30,6 +30,23 @@ type countingDown struct {
 	ok       map[string]int
 }
 
+// back brings the receiver up: it answers 200 from now on.
+func (c *countingDown) back() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.up = true
+}
+
+// deliveredOnce asserts that each of ids reached the receiver exactly once.
+func (c *countingDown) deliveredOnce(t *testing.T, ids []string) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, id := range ids {
+		assert.Equal(t, 1, c.ok[id], id)
+	}
+}
+
 func (c *countingDown) handler(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -79,9 +96,7 @@ func TestCircuitBreaker(t *testing.T) {
 	}, 15*time.Second, 20*time.Millisecond)
 	secondEnd := *h.CooldownEndsAt
 
-	rc.mu.Lock()
-	rc.up = true
-	rc.mu.Unlock()
+	rc.back()
 	var sent []attempt
 	for _, id := range ids {
 		d := api.waitDelivery(id, 30*time.Second)

@@ -2,16 +2,20 @@ package e2e
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/hookd/hookd/app"
 	"github.com/hookd/hookd/delivery"
+	"github.com/hookd/hookd/wake"
 )
 
 // waitingDelivery is what GET /v1/deliveries/{id} says of a waiting one.
@@ -70,9 +74,7 @@ func TestRecoverEndsTheWait(t *testing.T) {
 	assert.Equal(t, "circuit", refused.Error.Field)
 	assert.Contains(t, refused.Error.Message, "circuit is open")
 
-	rc.mu.Lock()
-	rc.up = true
-	rc.mu.Unlock()
+	rc.back()
 	var rec struct {
 		PreviousCircuit string `json:"previous_circuit"`
 		Woken           int    `json:"woken"`
@@ -93,11 +95,7 @@ func TestRecoverEndsTheWait(t *testing.T) {
 		assert.Less(t, last.Start.Sub(recovered), 5*time.Second, "%s attempted within 5s of the recover", id)
 		assert.True(t, last.Start.Before(waits[id].Add(-time.Second)), "%s attempted before its wait would have ended", id)
 	}
-	rc.mu.Lock()
-	for _, id := range ids {
-		assert.Equal(t, 1, rc.ok[id], id)
-	}
-	rc.mu.Unlock()
+	rc.deliveredOnce(t, ids)
 	var h health
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &h))
 	assert.Equal(t, "closed", h.Circuit)
@@ -151,28 +149,70 @@ func TestCircuitClosingWakesTheSleepers(t *testing.T) {
 		return false
 	}, 30*time.Second, 100*time.Millisecond, "a delivery sleeps until the circuit closes")
 
-	rc.mu.Lock()
-	rc.up = true
-	rc.mu.Unlock()
+	rc.back()
 	for _, id := range ids {
 		d := api.waitDelivery(id, 30*time.Second)
 		require.Equal(t, "delivered", d.Status, id)
 	}
-	rc.mu.Lock()
-	for _, id := range ids {
-		assert.Equal(t, 1, rc.ok[id], id)
-	}
-	rc.mu.Unlock()
+	rc.deliveredOnce(t, ids)
 
 	// The sleeper's history holds the update that woke it.
-	it := shared.Client.GetWorkflowHistory(context.Background(), sleeper, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	assert.Equal(t, delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"}, recoverUpdateIn(t, shared, sleeper))
+}
+
+// recoverUpdateIn returns the last recover update accepted in the history
+// of the delivery id on d (zero if none).
+func recoverUpdateIn(t *testing.T, d *app.Dev, id string) delivery.RecoverSignal {
+	t.Helper()
+	it := d.Client.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var sig delivery.RecoverSignal
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)
 		if in := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest().GetInput(); in.GetName() == delivery.UpdateRecover {
-			require.NoError(t, shared.DataConverter().FromPayloads(in.GetArgs(), &sig))
+			require.NoError(t, d.DataConverter().FromPayloads(in.GetArgs(), &sig))
 		}
 	}
-	assert.Equal(t, delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"}, sig)
+	return sig
+}
+
+// A recover of a backlog larger than it signals at once answers at once,
+// paced, and wakes the backlog in the background with recover updates:
+// every delivery arrives within seconds (the circuit's own cooldown is a
+// minute), once each, and its history says who recovered it and why. A
+// hookd of its own, signalling at most 3 at once.
+func TestRecoverPacesALargeBacklog(t *testing.T) {
+	t.Parallel()
+	d, err := app.StartDev(context.Background(), app.DevConfig{
+		DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", TemporalAddr: freeAddr(), Version: "test",
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), TemporalLogLevel: slog.LevelError,
+		WorkflowCacheSize: e2eWorkflowCache, RecoverImmediate: 3,
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { d.Stop(context.Background()) })
+	api := &apiClient{t: t, dev: d}
+	rc, ep := downEndpoint(t, api, "pace.test")
+	var ids []string
+	for range 8 {
+		ids = append(ids, api.send(`{"type":"pace.test","payload":{}}`).Deliveries[0].ID)
+	}
+	require.Eventually(t, func() bool {
+		n, err := d.Client.CountWorkflow(context.Background(), &workflowservice.CountWorkflowExecutionsRequest{Query: wake.Query(ep.ID)})
+		return err == nil && n.GetCount() == int64(len(ids))
+	}, 45*time.Second, 100*time.Millisecond, "every delivery waits on the open circuit")
+
+	rc.back()
+	var rec struct {
+		Woken int    `json:"woken"`
+		Paced bool   `json:"paced"`
+		By    string `json:"by"`
+	}
+	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/recover", map[string]string{"reason": "backlog"}, &rec))
+	assert.Equal(t, len(ids), rec.Woken)
+	assert.True(t, rec.Paced)
+	for _, id := range ids {
+		require.Equal(t, "delivered", api.waitDelivery(id, 10*time.Second).Status, id)
+	}
+	rc.deliveredOnce(t, ids)
+	assert.Equal(t, delivery.RecoverSignal{By: rec.By, Reason: "backlog"}, recoverUpdateIn(t, d, ids[len(ids)-1]))
 }

@@ -36,10 +36,16 @@ const InFlight = 16
 // A server that refuses updates gets signals instead; any other failure
 // stops the wake-up, with the count so far.
 func Paced(ctx context.Context, c Updater, endpointID string, sig delivery.RecoverSignal) (int, error) {
-	waiting, err := list(ctx, c, endpointID)
+	waiting, err := List(ctx, c, endpointID)
 	if err != nil {
 		return 0, err
 	}
+	return waiting.Pace(ctx, c, sig)
+}
+
+// Pace wakes every delivery of the backlog with the recover update, in
+// order, InFlight at a time, and returns how many it woke; see Paced.
+func (b Backlog) Pace(ctx context.Context, c Updater, sig delivery.RecoverSignal) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -48,14 +54,14 @@ func Paced(ctx context.Context, c Updater, endpointID string, sig delivery.Recov
 		once        sync.Once
 		failed      error
 	)
-	for range min(InFlight, len(waiting)) {
+	for range min(InFlight, len(b)) {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(waiting) || ctx.Err() != nil {
+				if i >= len(b) || ctx.Err() != nil {
 					return
 				}
-				ok, err := recoverOne(ctx, c, waiting[i], sig)
+				ok, err := recoverOne(ctx, c, b[i], sig)
 				if err != nil {
 					once.Do(func() { failed = err })
 					cancel()

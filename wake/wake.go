@@ -3,8 +3,9 @@
 // a receiver that just came back with its whole backlog in one instant. A
 // circuit that closes (the activities) wakes them with Paced: recover
 // updates, a bounded number outstanding, each done once its delivery has
-// made its attempt. An operator's recover (the API) answers at once, so
-// it signals them with Waiting, each at its slot of a short spread.
+// made its attempt. An operator's recover (the API) answers at once: it
+// signals a backlog of up to Immediate, each at its slot of a short
+// spread, and paces a larger one in the background.
 package wake
 
 import (
@@ -42,36 +43,22 @@ func Query(endpointID string) string {
 	return visibility.Pending(endpointID) + fmt.Sprintf(" AND %s = '%s'", delivery.AttrStatus.GetName(), delivery.SearchStatusWaiting)
 }
 
-// Waiting signals recover to every delivery of endpointID that waits, each
-// with sig and its slot after at as NotBefore, and returns how many it
-// reached. A delivery that ended meanwhile is skipped; any other failure
-// stops it, with the count so far.
-func Waiting(ctx context.Context, c Temporal, endpointID string, sig delivery.RecoverSignal, at time.Time) (int, error) {
-	waiting, err := list(ctx, c, endpointID)
-	if err != nil {
-		return 0, err
-	}
-	woken := 0
-	for i, r := range waiting {
-		sig.NotBefore = at.Add(Slot(i, len(waiting)))
-		err := c.SignalWorkflow(ctx, r.workflowID, r.runID, delivery.SignalRecover, sig)
-		var nf *serviceerror.NotFound
-		switch {
-		case errors.As(err, &nf):
-			continue
-		case err != nil:
-			return woken, fmt.Errorf("signal recover to %s: %w", r.workflowID, err)
-		}
-		woken++
-	}
-	return woken, nil
-}
+// Immediate is the largest backlog an operator's recover signals at once,
+// each delivery at its slot of Window: about the rate hookd drains at on
+// two cores. A larger one is woken at the drain's pace instead
+// (Backlog.Pace): signalled all within seconds, 100,000 woken deliveries
+// crowd out their own attempts (docs/performance.md).
+const Immediate = 500
 
-// list returns endpointID's waiting deliveries, oldest first.
-func list(ctx context.Context, c Temporal, endpointID string) ([]run, error) {
+// Backlog is an endpoint's waiting deliveries, oldest first, as much of
+// each as a wake-up needs.
+type Backlog []run
+
+// List returns endpointID's waiting deliveries, oldest first.
+func List(ctx context.Context, c Temporal, endpointID string) (Backlog, error) {
 	// Only what the wake-up needs is kept: a backlog of 100,000 listed
 	// whole (search attributes, memo) would hold hundreds of MB.
-	var waiting []run
+	var waiting Backlog
 	var token []byte
 	for {
 		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: Query(endpointID), PageSize: 1000, NextPageToken: token})
@@ -87,6 +74,37 @@ func list(ctx context.Context, c Temporal, endpointID string) ([]run, error) {
 	}
 	slices.SortFunc(waiting, func(a, b run) int { return a.started.Compare(b.started) })
 	return waiting, nil
+}
+
+// Waiting signals recover to every delivery of endpointID that waits; see
+// Backlog.Signal.
+func Waiting(ctx context.Context, c Temporal, endpointID string, sig delivery.RecoverSignal, at time.Time) (int, error) {
+	waiting, err := List(ctx, c, endpointID)
+	if err != nil {
+		return 0, err
+	}
+	return waiting.Signal(ctx, c, sig, at)
+}
+
+// Signal signals recover to every delivery of the backlog, each with sig
+// and its slot after at as NotBefore, and returns how many it reached. A
+// delivery that ended meanwhile is skipped; any other failure stops it,
+// with the count so far.
+func (b Backlog) Signal(ctx context.Context, c Temporal, sig delivery.RecoverSignal, at time.Time) (int, error) {
+	woken := 0
+	for i, r := range b {
+		sig.NotBefore = at.Add(Slot(i, len(b)))
+		err := c.SignalWorkflow(ctx, r.workflowID, r.runID, delivery.SignalRecover, sig)
+		var nf *serviceerror.NotFound
+		switch {
+		case errors.As(err, &nf):
+			continue
+		case err != nil:
+			return woken, fmt.Errorf("signal recover to %s: %w", r.workflowID, err)
+		}
+		woken++
+	}
+	return woken, nil
 }
 
 // run is a waiting delivery's run, as much of it as a wake-up needs.

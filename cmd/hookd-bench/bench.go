@@ -48,6 +48,8 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.cfg.BaselineStarters, "baseline-starters", d.BaselineStarters, "concurrent ExecuteWorkflow callers of the baseline")
 	fs.IntVar(&o.cfg.StormN, "storm-n", d.StormN, "deliveries parked in the retry storm (negative skips it)")
 	schedule := fs.String("storm-schedule", strings.Join(d.StormSchedule, ","), "retry schedule of the storm's endpoint")
+	fs.BoolVar(&o.cfg.StormRecover, "storm-recover", false, "start the storm's drain with POST /v1/endpoints/{id}/recover instead of waiting for the circuit's next probe")
+	fs.IntVar(&o.cfg.RecoverImmediate, "recover-immediate", 0, "largest backlog hookd's recover signals at once (zero: hookd's default); more is woken at the drain's pace")
 	fs.IntVar(&o.cfg.StormHealthyN, "storm-healthy-n", d.StormHealthyN, "healthy deliveries posted at saturation while the storm's are parked (negative skips it)")
 	fs.DurationVar(&o.cfg.StormHold, "storm-hold", 0, "keep the receiver down this long after all deliveries parked")
 	fs.DurationVar(&o.cfg.Circuit.BaseCooldown, "circuit-cooldown", 0, "hookd's circuit cooldown (0: hookd's default, "+circuit.DefaultPolicy().BaseCooldown.String()+")")

@@ -253,6 +253,8 @@ func printRecovered(e *clientEnv, r *apiclient.Recovered) {
 	switch {
 	case r.Woken == 0:
 		fmt.Fprintln(e.stdout, "No delivery was waiting on it.")
+	case r.Paced:
+		fmt.Fprintf(e.stdout, "%s: woken in the background, oldest first, as fast as they drain.\n", waiting)
 	case r.Spread == "" || r.Spread == "0s":
 		fmt.Fprintf(e.stdout, "%s: attempted now.\n", waiting)
 	default:

@@ -213,6 +213,16 @@ func TestEndpointsRecover(t *testing.T) {
 	assert.Contains(t, out, `"woken": 12`)
 }
 
+// A backlog too large to signal at once is paced, and the CLI says so.
+func TestEndpointsRecoverPaced(t *testing.T) {
+	f := newFakeAPI(t)
+	f.on("POST /v1/endpoints/{id}/recover", 200, `{"endpoint_id":"ep_1","previous_circuit":"open","previous_consecutive_failures":5,"woken":100000,"paced":true}`)
+	out, _, err := cli("endpoints", "recover", "ep_1")
+	require.NoError(t, err)
+	assert.Equal(t, "Recovered endpoint ep_1 (circuit was open with 5 consecutive failures).\n"+
+		"100000 waiting deliveries: woken in the background, oldest first, as fast as they drain.\n", out)
+}
+
 func TestSendReadsThePayloadFromAFile(t *testing.T) {
 	f := newFakeAPI(t)
 	f.on("POST /v1/events", 202, `{"event_id":"evt_1","deliveries":[{"id":"dlv_a","endpoint_id":"ep_1"},{"id":"dlv_b","endpoint_id":"ep_2"}],"duplicate":false}`)
