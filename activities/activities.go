@@ -15,6 +15,7 @@ import (
 	"github.com/hookd/hookd/metrics"
 	"github.com/hookd/hookd/opevents"
 	"github.com/hookd/hookd/store"
+	"github.com/hookd/hookd/wake"
 )
 
 // Endpoints is what the activities use of the endpoint store.
@@ -113,6 +114,6 @@ func New(cfg Config) *Activities {
 		metrics:             cfg.Metrics,
 		circuit:             cmp.Or(cfg.Circuit, circuit.DefaultPolicy()),
 		circuitSleep:        cmp.Or(cfg.CircuitSleep, DefaultCircuitSleep),
-		wakeSettle:          WakeSettle,
+		wakeSettle:          wake.Settle,
 	}
 }

@@ -79,15 +79,9 @@ func (s *sleepers) woken(endpointID string) {
 	delete(s.waking, endpointID)
 }
 
-// WakeSettle is how long after the closing wake-up's first list a second
-// list looks for deliveries it missed: one deferred by the circuit as read
-// an instant before it closed is not yet visible as waiting when the first
-// list runs, and without a second look it sleeps out its hour.
-const WakeSettle = 5 * time.Second
-
 // wakeWaiting tells endpointID's waiting deliveries, in the background,
 // that its circuit closed: each tries again within seconds instead of at
-// the end of its sleep. Once WakeSettle has passed since the first list it
+// the end of its sleep. Once wake.Settle has passed since the first list it
 // looks again, if the circuit is still closed, for those visibility had
 // not yet shown waiting.
 func (a *Activities) wakeWaiting(endpointID string) {
@@ -121,12 +115,8 @@ func (a *Activities) wakeWaiting(endpointID string) {
 // whether endpointID's circuit is closed then: if it opened again, the
 // deliveries still waiting wait for its next close.
 func (a *Activities) stillClosed(ctx context.Context, endpointID string, first time.Time) bool {
-	t := time.NewTimer(time.Until(first.Add(a.wakeSettle)))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
+	if !wake.Until(ctx, first.Add(a.wakeSettle)) {
 		return false
-	case <-t.C:
 	}
 	b, err := a.endpoints.Circuit(ctx, endpointID)
 	return err == nil && (b.State == circuit.Closed || b.State == "")

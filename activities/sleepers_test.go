@@ -114,7 +114,7 @@ func executions(ids ...string) []*workflowpb.WorkflowExecutionInfo {
 
 // The probe that closes the circuit wakes every delivery waiting on the
 // endpoint with a recover update, the sleepers among them; a second look,
-// WakeSettle after the first, wakes one that visibility showed waiting
+// wake.Settle after the first, wakes one that visibility showed waiting
 // only after the first list (deferred an instant before the close).
 func TestCircuitClosingWakesTheWaiting(t *testing.T) {
 	rc := newScripted(t, 200)

@@ -82,6 +82,7 @@ type Server struct {
 	now        func() time.Time
 
 	recoverImmediate int
+	wakeSettle       time.Duration
 	router           chi.Router
 }
 
@@ -109,6 +110,7 @@ func New(cfg Config) (*Server, error) {
 		now:        time.Now,
 
 		recoverImmediate: cmp.Or(cfg.RecoverImmediate, wake.Immediate),
+		wakeSettle:       wake.Settle,
 	}
 	auth, err := authz.NewAuthenticator(cfg.APIKeys, cfg.Store)
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/signing"
 	"github.com/hookd/hookd/store"
-	"github.com/hookd/hookd/wake"
 )
 
 // endpointJSON is an endpoint as the API shows it. Secret is set only by
@@ -317,17 +316,17 @@ func (s *Server) UpdateEndpoint(ctx context.Context, id string, p EndpointPatch)
 	return toJSON(ep), nil
 }
 
-// wakeHeld signals recover to the deliveries a disabled endpoint held,
-// now that it is enabled. The change is stored either way: a delivery not
-// reached checks the switch again within a minute.
+// wakeHeld wakes the deliveries a disabled endpoint held, now that it is
+// enabled (wakeBacklog). The change is stored either way: a delivery not
+// reached checks the switch again at the end of its wait.
 func (s *Server) wakeHeld(ctx context.Context, endpointID string, at time.Time) {
 	by := authz.FromContext(ctx).Actor()
-	n, err := wake.Waiting(ctx, s.temporal, endpointID, delivery.RecoverSignal{By: by, Reason: "endpoint enabled"}, at)
+	w, err := s.wakeBacklog(ctx, endpointID, delivery.RecoverSignal{By: by, Reason: "endpoint enabled"}, at)
 	if err != nil {
-		s.log.Warn("wake held deliveries", "endpoint_id", endpointID, "woken", n, "error", err)
+		s.log.Warn("wake held deliveries", "endpoint_id", endpointID, "woken", w.Woken, "error", err)
 		return
 	}
-	s.log.Info("endpoint enabled", "endpoint_id", endpointID, "by", by, "woken", n)
+	s.log.Info("endpoint enabled", "endpoint_id", endpointID, "by", by, "woken", w.Woken, "paced", w.Paced)
 }
 
 func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) {

@@ -84,8 +84,10 @@ type fakeTemporal struct {
 	queries int
 	hang    int // the first hang queries block until their ctx ends
 
-	// executions answer ListWorkflow; lists and signals record the calls.
+	// executions answer ListWorkflow (later, if set, every list after
+	// the first); lists and signals record the calls.
 	executions []*workflowpb.WorkflowExecutionInfo
+	later      []*workflowpb.WorkflowExecutionInfo
 	lists      []string
 	signals    []sentSignal
 	signalErr  map[string]error // by workflow ID
@@ -139,7 +141,17 @@ func (f *fakeTemporal) ListWorkflow(_ context.Context, req *workflowservice.List
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.lists = append(f.lists, req.GetQuery())
+	if f.later != nil && len(f.lists) > 1 {
+		return &workflowservice.ListWorkflowExecutionsResponse{Executions: f.later}, nil
+	}
 	return &workflowservice.ListWorkflowExecutionsResponse{Executions: f.executions}, nil
+}
+
+// listed returns the queries listed so far.
+func (f *fakeTemporal) listed() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.lists)
 }
 
 func (f *fakeTemporal) SignalWorkflow(_ context.Context, id, runID, name string, arg any) error {
@@ -190,6 +202,8 @@ func newTestServer(t *testing.T, tc *fakeTemporal) *Server {
 	s, err := New(Config{Temporal: tc, Store: st, APIKeys: []string{"k"}, Namespace: "default",
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	require.NoError(t, err)
+	// No second look within a test that does not ask for one.
+	s.wakeSettle = time.Hour
 	return s
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/store"
-	"github.com/hookd/hookd/wake"
 )
 
 // recoverOut is the answer of POST /v1/endpoints/{id}/recover: what the
@@ -91,46 +90,16 @@ func notFoundAs(err error, msg string) error {
 	return err
 }
 
-// wakeWaiting tells the endpoint's waiting deliveries to try again and
-// records how in out. Up to wake.Immediate are signalled now, each at its
-// slot of a short spread; a larger backlog is woken in the background
-// with recover updates, as fast as it drains (wake.Backlog.Pace), so that
-// 100,000 woken at once do not crowd out their own attempts. The
-// background wake-up outlives the request, not the process: a delivery
-// it does not reach tries again at the end of its wait, its circuit now
-// closed.
+// wakeWaiting tells the endpoint's waiting deliveries to try again
+// (wakeBacklog) and records how in out.
 func (s *Server) wakeWaiting(r *http.Request, endpointID string, out *recoverOut) error {
-	waiting, err := wake.List(r.Context(), s.temporal, endpointID)
-	if err != nil {
-		return fromTemporal(err, "list waiting deliveries", "")
+	w, err := s.wakeBacklog(r.Context(), endpointID, delivery.RecoverSignal{By: out.By, Reason: out.Reason}, out.At)
+	out.Woken, out.Paced = w.Woken, w.Paced
+	if !w.Paced {
+		out.Spread = w.Spread.String()
 	}
-	sig := delivery.RecoverSignal{By: out.By, Reason: out.Reason}
-	if len(waiting) <= s.recoverImmediate {
-		out.Woken, err = waiting.Signal(r.Context(), s.temporal, sig, out.At)
-		out.Spread = wake.Spread(out.Woken).String()
-		if err != nil {
-			return fromTemporal(err, "wake waiting deliveries", "")
-		}
-		return nil
-	}
-	out.Woken, out.Paced = len(waiting), true
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), recoverPaceBound)
-		defer cancel()
-		n, err := waiting.Pace(ctx, s.temporal, sig)
-		if err != nil {
-			s.log.Warn("wake waiting deliveries after recover", "endpoint_id", endpointID, "woken", n, "of", len(waiting), "error", err)
-			return
-		}
-		s.log.Info("woke waiting deliveries after recover", "endpoint_id", endpointID, "woken", n, "of", len(waiting))
-	}()
-	return nil
+	return err
 }
-
-// recoverPaceBound bounds a recover's background wake-up: past it the
-// deliveries it has not reached wake at the end of their own waits (an
-// hour at most for one deferred by the circuit).
-const recoverPaceBound = time.Hour
 
 // eachExecution calls fn for every execution matching query, a page of
 // 1,000 at a time.

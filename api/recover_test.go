@@ -149,6 +149,36 @@ func TestRecoverPacesALargeBacklog(t *testing.T) {
 	assert.Len(t, tc.signals, 5)
 }
 
+// wake.Settle after its first list, a wake-up looks again and wakes a
+// delivery visibility had not yet shown waiting, if the endpoint still
+// takes attempts: not once its circuit opened again.
+func TestWakeLooksAgainForTheLate(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	late := &workflowpb.WorkflowExecutionInfo{Execution: &commonpb.WorkflowExecution{WorkflowId: "dlv_late", RunId: "run_late"}}
+	tc := &fakeTemporal{executions: waitingExecutions(2, now.Add(-time.Hour)), later: []*workflowpb.WorkflowExecutionInfo{late}}
+	s := newTestServer(t, tc)
+	s.now = func() time.Time { return now }
+	s.wakeSettle = 20 * time.Millisecond
+
+	code, out := postRecover(t, s, "ep_on", `{"reason": "fixed"}`)
+	require.Equal(t, http.StatusOK, code, out)
+	assert.Equal(t, 2.0, out["woken"], "the first list's")
+	var updates []sentSignal
+	require.Eventually(t, func() bool { updates = tc.sent(); return len(updates) == 1 }, 10*time.Second, 5*time.Millisecond)
+	assert.Equal(t, "dlv_late", updates[0].id)
+	assert.Equal(t, delivery.RecoverSignal{By: "api-key:" + authz.HashToken("k")[:8], Reason: "fixed"}, updates[0].arg)
+	assert.Len(t, tc.listed(), 2)
+
+	// Enabling looks again too, unless the circuit opened meanwhile.
+	st := s.store.(*fakeStore)
+	st.circuits["ep_off"] = circuit.Breaker{State: circuit.Open, Failures: 5, OpenUntil: now.Add(time.Minute)}
+	s.wakeSettle = 200 * time.Millisecond
+	require.Equal(t, http.StatusOK, patchEndpoint(t, s, "ep_off", `{"enabled": true}`))
+	time.Sleep(500 * time.Millisecond)
+	assert.Len(t, tc.listed(), 3, "no second look at a circuit that is open")
+	assert.Len(t, tc.sent(), 1)
+}
+
 // byAge orders the signals as their deliveries' ages (dlv_00 is the
 // oldest of waitingExecutions).
 func byAge(signals []sentSignal) {

@@ -56,7 +56,7 @@ type DevConfig struct {
 	// between workflow tasks (zero: worker.DefaultWorkflowCacheSize).
 	WorkflowCacheSize int
 	// DisabledPoll is how often deliveries to a disabled endpoint check
-	// again (zero: one minute).
+	// again (zero: activities.DefaultDisabledPoll, an hour).
 	DisabledPoll time.Duration
 	// RecoverImmediate is the largest backlog an endpoint recover signals
 	// at once; a larger one is woken at the drain's pace (zero:

@@ -102,25 +102,30 @@ func TestRecoverEndsTheWait(t *testing.T) {
 	assert.Zero(t, h.ConsecutiveFailures)
 
 	// Each woken delivery's history holds who recovered it and why.
-	sig := recoverSignalIn(t, shared, ids[0])
+	sig, via := recoverIn(t, shared, ids[0])
+	assert.Equal(t, "signal", via)
 	assert.Equal(t, rec.By, sig.By)
 	assert.Equal(t, "receiver fixed", sig.Reason)
 }
 
-// recoverSignalIn returns the last recover signal in the history of the
-// delivery id on d (zero if none).
-func recoverSignalIn(t *testing.T, d *app.Dev, id string) delivery.RecoverSignal {
+// recoverIn returns the last recover signal or accepted recover update
+// in the history of the delivery id on d, and which it was ("" if none).
+func recoverIn(t *testing.T, d *app.Dev, id string) (sig delivery.RecoverSignal, via string) {
 	t.Helper()
 	it := d.Client.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	var sig delivery.RecoverSignal
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)
 		if a := ev.GetWorkflowExecutionSignaledEventAttributes(); a != nil && a.GetSignalName() == delivery.SignalRecover {
 			require.NoError(t, d.DataConverter().FromPayloads(a.GetInput(), &sig))
+			via = "signal"
+		}
+		if in := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest().GetInput(); in.GetName() == delivery.UpdateRecover {
+			require.NoError(t, d.DataConverter().FromPayloads(in.GetArgs(), &sig))
+			via = "update"
 		}
 	}
-	return sig
+	return sig, via
 }
 
 // More deliveries wait on an open circuit than a round wakes as probers:
@@ -157,23 +162,9 @@ func TestCircuitClosingWakesTheSleepers(t *testing.T) {
 	rc.deliveredOnce(t, ids)
 
 	// The sleeper's history holds the update that woke it.
-	assert.Equal(t, delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"}, recoverUpdateIn(t, shared, sleeper))
-}
-
-// recoverUpdateIn returns the last recover update accepted in the history
-// of the delivery id on d (zero if none).
-func recoverUpdateIn(t *testing.T, d *app.Dev, id string) delivery.RecoverSignal {
-	t.Helper()
-	it := d.Client.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	var sig delivery.RecoverSignal
-	for it.HasNext() {
-		ev, err := it.Next()
-		require.NoError(t, err)
-		if in := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest().GetInput(); in.GetName() == delivery.UpdateRecover {
-			require.NoError(t, d.DataConverter().FromPayloads(in.GetArgs(), &sig))
-		}
-	}
-	return sig
+	sig, via := recoverIn(t, shared, sleeper)
+	assert.Equal(t, "update", via)
+	assert.Equal(t, delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"}, sig)
 }
 
 // A recover of a backlog larger than it signals at once answers at once,
@@ -214,5 +205,7 @@ func TestRecoverPacesALargeBacklog(t *testing.T) {
 		require.Equal(t, "delivered", api.waitDelivery(id, 10*time.Second).Status, id)
 	}
 	rc.deliveredOnce(t, ids)
-	assert.Equal(t, delivery.RecoverSignal{By: rec.By, Reason: "backlog"}, recoverUpdateIn(t, d, ids[len(ids)-1]))
+	sig, via := recoverIn(t, d, ids[len(ids)-1])
+	assert.Equal(t, "update", via)
+	assert.Equal(t, delivery.RecoverSignal{By: rec.By, Reason: "backlog"}, sig)
 }

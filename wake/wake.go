@@ -50,6 +50,25 @@ func Query(endpointID string) string {
 // crowd out their own attempts (docs/performance.md).
 const Immediate = 500
 
+// Settle is how long after a wake-up's first list a second list looks for
+// deliveries it missed: one deferred on the circuit or the switch as read
+// an instant before the change is not yet visible as waiting when the
+// first list runs, and without a second look it sleeps out its wait.
+const Settle = 5 * time.Second
+
+// Until waits until t or the end of ctx, and reports whether t came first:
+// how a wake-up waits out Settle before its second look.
+func Until(ctx context.Context, t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}
+
 // Backlog is an endpoint's waiting deliveries, oldest first, as much of
 // each as a wake-up needs.
 type Backlog []run
