@@ -14,10 +14,9 @@ import (
 // DefaultDisabledPoll is how often a delivery to a disabled endpoint checks
 // whether it was enabled again. Enabling the endpoint wakes its held
 // deliveries at once (the API), so the check is only the bound when that
-// wake-up is missed. Checked every minute, 2,000 held deliveries took 44%
-// of a 2-core machine's CPU (about 13 ms a check) for as long as the
-// endpoint stayed off, and 10,000 would have needed more than both cores
-// (docs/performance.md).
+// wake-up is missed. Checked every minute, 2,000 held deliveries took 67%
+// of a 2-core machine's CPU for as long as the endpoint stayed off, and
+// 10,000 saturated it (hookd-bench -held-n; docs/performance.md).
 const DefaultDisabledPoll = time.Hour
 
 // gate is the admission of one attempt.

@@ -126,6 +126,18 @@ func report(w io.Writer, r Result) {
 		kv(w, "drain rate (first to last arrival)", fmt.Sprintf("%.1f deliveries/s (%.0f%% of saturation)", s.DrainRate, 100*ratioOf(s.DrainRate, h.Saturation.Rate)))
 		kv(w, "CPU% / peak RSS while draining", fmt.Sprintf("%s / %s", pct(s.DrainUsage), peak(s.DrainUsage)))
 	}
+	if hd := h.Held; hd != nil {
+		poll := "hookd's default"
+		if hd.Poll > 0 {
+			poll = hd.Poll.String()
+		}
+		fmt.Fprintf(w, "\nheld by a disabled endpoint: %d deliveries, checking the switch at %s\n\n", hd.N, poll)
+		fmt.Fprintf(w, "| %-44s | %-22s |\n| --- | --- |\n", "measure", "hookd")
+		kv(w, "CPU% / RSS while held", fmt.Sprintf("%s / %s over %s", pct(hd.Usage), peak(hd.Usage), hd.Usage.Wall.Round(time.Second)))
+		if hd.N > 0 && hd.Usage.Wall > 0 {
+			kv(w, "CPU ms per held delivery per minute", fmt.Sprintf("%.2f", float64(hd.Usage.CPU)/float64(time.Millisecond)/float64(hd.N)/hd.Usage.Wall.Minutes()))
+		}
+	}
 	if s := r.Shapes; s != nil {
 		reportShapes(w, *s)
 	}

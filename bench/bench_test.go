@@ -45,7 +45,7 @@ func TestSmoke(t *testing.T) {
 	var out bytes.Buffer
 	res, err := Run(ctx, Config{
 		N: 20, Clients: 4, FanoutN: 5, FanoutWidth: 3, LightRate: 20, LightDuration: 500 * time.Millisecond, HistorySample: 3,
-		BaselineN: 10, BaselineStarters: 4, ShapesN: 12,
+		BaselineN: 10, BaselineStarters: 4, ShapesN: 12, HeldN: 10, HeldWindow: time.Second,
 		StormN: 10, StormHealthyN: 8, StormSchedule: []string{"1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s"},
 		Circuit: circuit.Policy{Threshold: 5, BaseCooldown: time.Second, MaxCooldown: 2 * time.Second},
 		Timeout: time.Minute,
@@ -63,6 +63,9 @@ func TestSmoke(t *testing.T) {
 	require.Positive(t, res.Hookd.Storm.DrainRate)
 	require.Equal(t, 8, len(res.Hookd.Storm.WhileParked.EndToEnd), "healthy deliveries while parked")
 	require.Contains(t, out.String(), "deliveries/s at saturation")
+	require.NotNil(t, res.Hookd.Held)
+	require.Positive(t, res.Hookd.Held.Usage.Wall, "the held phase measured")
+	require.Contains(t, out.String(), "held by a disabled endpoint: 10 deliveries")
 	require.NotNil(t, res.Shapes)
 	for _, r := range []LoadResult{res.Shapes.OneToOne, res.Shapes.PerDelivery, res.Shapes.PerEvent} {
 		require.Equal(t, 12, len(r.EndToEnd), "every shape makes its 12 deliveries")

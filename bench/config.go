@@ -47,6 +47,13 @@ type Config struct {
 	StormN        int
 	StormSchedule []string
 	StormHold     time.Duration
+	// HeldN deliveries are held by a disabled endpoint for HeldWindow
+	// while the process is measured; zero skips it. DisabledPoll is how
+	// often hookd's held deliveries check the switch (zero: hookd's
+	// default).
+	HeldN        int
+	HeldWindow   time.Duration
+	DisabledPoll time.Duration
 	// StormRecover starts the drain with an operator's recover of the
 	// endpoint (the API) instead of waiting for the circuit's next probe.
 	StormRecover bool
@@ -117,6 +124,10 @@ func (c Config) withDefaults() (Config, error) {
 	fill(&c.BaselineStarters, d.BaselineStarters)
 	fill(&c.StormN, d.StormN)
 	fill(&c.StormHealthyN, d.StormHealthyN)
+	c.HeldN = max(c.HeldN, 0)
+	if c.HeldWindow <= 0 {
+		c.HeldWindow = 90 * time.Second
+	}
 	if c.Ingest == "" {
 		c.Ingest = d.Ingest
 	}

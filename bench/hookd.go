@@ -49,6 +49,7 @@ func startHookd(ctx context.Context, cfg Config) (*hookdTarget, error) {
 		Version:           "bench",
 		Payload:           app.PayloadConfig{Off: cfg.PlaintextPayloads},
 		RecoverImmediate:  cfg.RecoverImmediate,
+		DisabledPoll:      cfg.DisabledPoll,
 	})
 	if err != nil {
 		_ = os.RemoveAll(dir)

@@ -12,6 +12,7 @@ type HookdResult struct {
 	Fanout  LoadResult
 	History HistoryResult
 	Storm   *StormResult
+	Held    *HeldResult
 }
 
 const eventType = "bench.order.paid"
@@ -74,6 +75,14 @@ func runHookd(ctx context.Context, cfg Config) (HookdResult, error) {
 		}
 		storm, err := runStorm(ctx, cfg, h, healthy)
 		res.Storm = &storm
+		if err != nil {
+			return res, err
+		}
+	}
+	if cfg.HeldN > 0 {
+		settle(ctx)
+		held, err := runHeld(ctx, cfg, h)
+		res.Held = &held
 		if err != nil {
 			return res, err
 		}

@@ -58,16 +58,11 @@ const stormType = "bench.storm"
 // are parked, then brings the receiver back and measures the drain.
 func runStorm(ctx context.Context, cfg Config, h *hookdTarget, healthy func(context.Context, string, int) (LoadResult, error)) (StormResult, error) {
 	res := StormResult{N: cfg.StormN, Schedule: cfg.StormSchedule}
-	rc, err := startReceiver()
+	rc, epID, err := downEndpoint(ctx, cfg, h, stormType)
 	if err != nil {
 		return res, err
 	}
 	defer rc.close()
-	rc.down.Store(true)
-	epID, err := h.createEndpoint(ctx, rc.URL, stormType, cfg.StormSchedule)
-	if err != nil {
-		return res, err
-	}
 	ids := eventIDs("storm", cfg.StormN)
 	cfg.Log.Info("phase", "name", "storm ingest", "events", len(ids))
 	resetPeak()
@@ -159,6 +154,22 @@ func runStorm(ctx context.Context, cfg Config, h *hookdTarget, healthy func(cont
 		return res, fmt.Errorf("storm drain: %w", werr)
 	}
 	return res, nil
+}
+
+// downEndpoint starts a receiver answering 503 and an endpoint for
+// eventType that delivers to it on the storm's schedule.
+func downEndpoint(ctx context.Context, cfg Config, h *hookdTarget, eventType string) (*receiver, string, error) {
+	rc, err := startReceiver()
+	if err != nil {
+		return nil, "", err
+	}
+	rc.down.Store(true)
+	epID, err := h.createEndpoint(ctx, rc.URL, eventType, cfg.StormSchedule)
+	if err != nil {
+		rc.close()
+		return nil, "", err
+	}
+	return rc, epID, nil
 }
 
 // waitParked polls visibility until n deliveries to the endpoint are
