@@ -98,9 +98,11 @@ func (a *Activities) wakeWaiting(endpointID string) {
 		sig := delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"}
 		first := time.Now()
 		n, err := wake.Paced(ctx, a.temporal, endpointID, sig)
-		if err == nil && a.stillClosed(ctx, endpointID, first) {
+		if err == nil {
 			var late int
-			late, err = wake.Paced(ctx, a.temporal, endpointID, sig)
+			late, err = wake.Again(ctx, a.temporal, endpointID, sig, first, a.wakeSettle, func(ctx context.Context) bool {
+				return a.closedCircuit(ctx, endpointID)
+			})
 			n += late
 		}
 		if err != nil {
@@ -111,13 +113,9 @@ func (a *Activities) wakeWaiting(endpointID string) {
 	}()
 }
 
-// stillClosed waits until a.wakeSettle has passed since first and reports
-// whether endpointID's circuit is closed then: if it opened again, the
-// deliveries still waiting wait for its next close.
-func (a *Activities) stillClosed(ctx context.Context, endpointID string, first time.Time) bool {
-	if !wake.Until(ctx, first.Add(a.wakeSettle)) {
-		return false
-	}
+// closedCircuit reports whether endpointID's circuit is closed: if it
+// opened again, the deliveries still waiting wait for its next close.
+func (a *Activities) closedCircuit(ctx context.Context, endpointID string) bool {
 	b, err := a.endpoints.Circuit(ctx, endpointID)
 	return err == nil && (b.State == circuit.Closed || b.State == "")
 }

@@ -28,10 +28,8 @@ const wakeBound = time.Hour
 // a short spread after at; a larger backlog is woken in the background
 // with recover updates as fast as it drains (wake.Backlog.Pace), so that
 // 100,000 woken at once do not crowd out their own attempts. Either way,
-// wake.Settle after the list it looks once more, in the background, for
-// deliveries that visibility did not yet show waiting (deferred on the
-// switch or the circuit as read an instant before the change), if the
-// endpoint still takes attempts then. The background work outlives the
+// it then takes a second look in the background (wake.Again), if the
+// endpoint still takes attempts. The background work outlives the
 // request, not the process: a delivery it does not reach tries again at
 // the end of its own wait.
 func (s *Server) wakeBacklog(ctx context.Context, endpointID string, sig delivery.RecoverSignal, at time.Time) (wakeOut, error) {
@@ -60,11 +58,10 @@ func (s *Server) wakeRest(endpointID string, backlog wake.Backlog, sig delivery.
 	defer cancel()
 	n, err := backlog.Pace(ctx, s.temporal, sig)
 	late := 0
-	if err == nil && s.takesAttempts(ctx, endpointID, listed.Add(s.wakeSettle)) {
-		var again wake.Backlog
-		if again, err = wake.List(ctx, s.temporal, endpointID); err == nil {
-			late, err = again.Pace(ctx, s.temporal, sig)
-		}
+	if err == nil {
+		late, err = wake.Again(ctx, s.temporal, endpointID, sig, listed, s.wakeSettle, func(ctx context.Context) bool {
+			return s.takesAttempts(ctx, endpointID)
+		})
 	}
 	if err != nil {
 		s.log.Warn("wake waiting deliveries", "endpoint_id", endpointID, "by", sig.By, "woken", n+late, "error", err)
@@ -75,13 +72,9 @@ func (s *Server) wakeRest(endpointID string, backlog wake.Backlog, sig delivery.
 	}
 }
 
-// takesAttempts waits until at and reports whether endpointID is then
-// enabled with its circuit closed. If not, its waiting deliveries wait
-// for the next change.
-func (s *Server) takesAttempts(ctx context.Context, endpointID string, at time.Time) bool {
-	if !wake.Until(ctx, at) {
-		return false
-	}
+// takesAttempts reports whether endpointID is enabled with its circuit
+// closed. If not, its waiting deliveries wait for the next change.
+func (s *Server) takesAttempts(ctx context.Context, endpointID string) bool {
 	ep, err := s.store.GetEndpoint(ctx, endpointID)
 	if err != nil || !ep.Enabled {
 		return false

@@ -50,15 +50,25 @@ func Query(endpointID string) string {
 // crowd out their own attempts (docs/performance.md).
 const Immediate = 500
 
-// Settle is how long after a wake-up's first list a second list looks for
-// deliveries it missed: one deferred on the circuit or the switch as read
-// an instant before the change is not yet visible as waiting when the
-// first list runs, and without a second look it sleeps out its wait.
+// Settle is how long after a wake-up's first list its second look (Again)
+// lists again.
 const Settle = 5 * time.Second
 
-// Until waits until t or the end of ctx, and reports whether t came first:
-// how a wake-up waits out Settle before its second look.
-func Until(ctx context.Context, t time.Time) bool {
+// Again is a wake-up's second look: once settle has passed since listed,
+// if still reports that the endpoint takes attempts then, it wakes what a
+// new list finds waiting (Paced) and returns how many. The first list
+// misses a delivery deferred on the circuit or the switch as read an
+// instant before the change, since visibility does not yet show it
+// waiting; without a second look it sleeps out its wait.
+func Again(ctx context.Context, c Updater, endpointID string, sig delivery.RecoverSignal, listed time.Time, settle time.Duration, still func(context.Context) bool) (int, error) {
+	if !until(ctx, listed.Add(settle)) || !still(ctx) {
+		return 0, nil
+	}
+	return Paced(ctx, c, endpointID, sig)
+}
+
+// until waits until t or the end of ctx, and reports whether t came first.
+func until(ctx context.Context, t time.Time) bool {
 	timer := time.NewTimer(time.Until(t))
 	defer timer.Stop()
 	select {

@@ -29,11 +29,11 @@ func TestSlots(t *testing.T) {
 	assert.Equal(t, Window/2, Slot(Burst, 2*Burst), "the second of two groups halfway")
 }
 
-// Until reports whether its time came before the context ended.
+// until reports whether its time came before the context ended.
 func TestUntil(t *testing.T) {
-	require.True(t, Until(context.Background(), time.Now().Add(10*time.Millisecond)))
-	require.True(t, Until(context.Background(), time.Now().Add(-time.Second)), "a time past")
+	require.True(t, until(context.Background(), time.Now().Add(10*time.Millisecond)))
+	require.True(t, until(context.Background(), time.Now().Add(-time.Second)), "a time past")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	require.False(t, Until(ctx, time.Now().Add(time.Hour)))
+	require.False(t, until(ctx, time.Now().Add(time.Hour)))
 }
