@@ -174,7 +174,8 @@ func TestDisabledEndpointWaits(t *testing.T) {
 // delivery arrives within seconds of the PATCH, and its history says who
 // woke it and why.
 func TestEnablingWakesTheHeld(t *testing.T) {
-	t.Parallel()
+	// Not parallel, as the codec tests: its own server runs before the
+	// shared instance's parallel tests, not beside them.
 	d := devAt(t, t.TempDir(), freeAddr(), app.PayloadConfig{}, "")
 	t.Cleanup(func() { d.Stop(context.Background()) })
 	api := &apiClient{t: t, dev: d}

@@ -173,7 +173,8 @@ func TestCircuitClosingWakesTheSleepers(t *testing.T) {
 // minute), once each, and its history says who recovered it and why. A
 // hookd of its own, signalling at most 3 at once.
 func TestRecoverPacesALargeBacklog(t *testing.T) {
-	t.Parallel()
+	// Not parallel, as the codec tests: its own server runs before the
+	// shared instance's parallel tests, not beside them.
 	d, err := app.StartDev(context.Background(), app.DevConfig{
 		DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", TemporalAddr: freeAddr(), Version: "test",
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), TemporalLogLevel: slog.LevelError,
