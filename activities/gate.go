@@ -41,7 +41,7 @@ func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.
 		a.log.Warn("read circuit", "endpoint_id", ep.ID, "error", err)
 		return gate{allowed: true}
 	}
-	if b.State != circuit.Open && b.State != circuit.HalfOpen {
+	if b.IsClosed() {
 		return gate{allowed: true, quiet: b.Quiet()}
 	}
 	// Look before locking: while the cooldown or a probe's lease runs,

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/wake"
 )
@@ -117,5 +116,5 @@ func (a *Activities) wakeWaiting(endpointID string) {
 // opened again, the deliveries still waiting wait for its next close.
 func (a *Activities) closedCircuit(ctx context.Context, endpointID string) bool {
 	b, err := a.endpoints.Circuit(ctx, endpointID)
-	return err == nil && (b.State == circuit.Closed || b.State == "")
+	return err == nil && b.IsClosed()
 }

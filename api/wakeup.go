@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/hookd/hookd/circuit"
 	"github.com/hookd/hookd/delivery"
 	"github.com/hookd/hookd/wake"
 )
@@ -80,5 +79,5 @@ func (s *Server) takesAttempts(ctx context.Context, endpointID string) bool {
 		return false
 	}
 	b, err := s.store.Circuit(ctx, endpointID)
-	return err == nil && b.State != circuit.Open && b.State != circuit.HalfOpen
+	return err == nil && b.IsClosed()
 }

@@ -43,10 +43,16 @@ type Breaker struct {
 	ProbeUntil time.Time
 }
 
+// IsClosed reports whether the breaker lets attempts flow: closed, or
+// never written.
+func (b Breaker) IsClosed() bool {
+	return b.State == Closed || b.State == ""
+}
+
 // Quiet reports whether the breaker is closed with no failures counted:
 // the common case, in which a success changes nothing and needs no write.
 func (b Breaker) Quiet() bool {
-	return (b.State == Closed || b.State == "") && b.Failures == 0
+	return b.IsClosed() && b.Failures == 0
 }
 
 // Admission is the answer to one attempt asking to go through.

@@ -99,3 +99,13 @@ func TestLateFailuresDoNotReopen(t *testing.T) {
 		t.Fatalf("late failure changed the open circuit: %v %+v", ch, b)
 	}
 }
+
+// A breaker never written is closed, as one recorded closed; open and
+// half-open are not.
+func TestIsClosed(t *testing.T) {
+	for state, want := range map[State]bool{"": true, Closed: true, Open: false, HalfOpen: false} {
+		if got := (Breaker{State: state}).IsClosed(); got != want {
+			t.Errorf("%q: IsClosed() = %v, want %v", state, got, want)
+		}
+	}
+}
