@@ -24,13 +24,13 @@ test:
 FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzVerify -fuzztime $(FUZZTIME) ./signing
-	$(GO) test -run '^$$' -fuzz FuzzEventValidation -fuzztime $(FUZZTIME) ./api
-	$(GO) test -run '^$$' -fuzz FuzzEndpointValidation -fuzztime $(FUZZTIME) ./api
+	$(GO) test -run '^$$' -fuzz FuzzEventValidation -fuzztime $(FUZZTIME) ./internal/api
+	$(GO) test -run '^$$' -fuzz FuzzEndpointValidation -fuzztime $(FUZZTIME) ./internal/api
 
 # The reliability scenarios at full size (500 in flight at kill -9, ...);
 # `make test` runs them small.
 test-reliability:
-	HOOKD_RELIABILITY=full $(GO) test -count=1 -timeout 15m -v -run . ./reliability | grep -v '^=== '
+	HOOKD_RELIABILITY=full $(GO) test -count=1 -timeout 15m -v -run . ./internal/reliability | grep -v '^=== '
 
 vet:
 	$(GO) vet ./...
@@ -41,5 +41,5 @@ fmt:
 clean:
 	rm -rf bin
 
-include bench/bench.mk
+include cmd/hookd-bench/bench.mk
 include deploy/scaleout.mk

@@ -6,7 +6,7 @@
 # two workers (one killed with SIGKILL mid-run) and one API; 1000 deliveries.
 # `HOOKD_SCALEOUT=smoke` runs it with 100; `make test` runs only the in-process version.
 test-scaleout:
-	HOOKD_SCALEOUT=1 $(GO) test -count=1 -timeout 15m -v -run TestScaleOut ./scaleout/
+	HOOKD_SCALEOUT=1 $(GO) test -count=1 -timeout 15m -v -run TestScaleOut ./internal/scaleout/
 
 # Checks the Dockerfile, Kubernetes manifests and compose file against hookd's flags.
 test-deploy:

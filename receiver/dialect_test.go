@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/hookd/hookd/store/pgtest"
+	"github.com/hookd/hookd/internal/store/pgtest"
 )
 
 // TestDialects runs the inbox and worker SQL against each dialect's real

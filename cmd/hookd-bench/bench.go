@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hookd/hookd/bench"
-	"github.com/hookd/hookd/circuit"
-	"github.com/hookd/hookd/worker"
+	"github.com/hookd/hookd/cmd/hookd-bench/internal/bench"
+	"github.com/hookd/hookd/internal/circuit"
+	"github.com/hookd/hookd/internal/worker"
 )
 
 // benchOptions are hookd-bench's settings: the run's and the command's own.

@@ -2,18 +2,16 @@
 // embedded Temporal server, its Web UI, a worker and the HTTP API in one
 // process; `hookd worker|api|serve` run against a Temporal cluster; other
 // subcommands run a reference receiver and talk to the API. The command
-// tree is built on cobra (cli.go): nested help, shell completion
-// (`hookd completion bash|zsh|fish`), exit status 2 for usage errors and 1
-// for failures, each reported as one line on stderr.
+// tree lives in internal/cli.
 package main
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/hookd/hookd/internal/cli"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -21,11 +19,7 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := newEnv(os.Stdin, os.Stdout, os.Stderr).execute(ctx, os.Args[1:])
+	code := cli.Main(ctx, version, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
-}
-
-func newLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }

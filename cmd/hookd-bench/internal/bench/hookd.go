@@ -1,0 +1,204 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hookd/hookd/internal/app"
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/ingest"
+	"github.com/hookd/hookd/internal/store"
+)
+
+// hookdTarget is an in-process `hookd dev` under test, and an HTTP client
+// for its API.
+type hookdTarget struct {
+	dev *app.Dev
+	dir string
+	hc  *http.Client
+}
+
+// startHookd starts the embedded default in a fresh data directory.
+func startHookd(ctx context.Context, cfg Config) (*hookdTarget, error) {
+	dir, err := os.MkdirTemp("", "hookd-bench-")
+	if err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	dev, err := app.StartDev(ctx, app.DevConfig{
+		DataDir:           dir,
+		HTTPAddr:          "127.0.0.1:0",
+		TemporalAddr:      addr,
+		Logger:            cfg.HookdLog,
+		TemporalLogLevel:  slog.LevelError,
+		Circuit:           cfg.Circuit,
+		TemporalTuning:    cfg.TemporalTuning,
+		WorkflowCacheSize: cfg.WorkflowCacheSize,
+		Version:           "bench",
+		Payload:           app.PayloadConfig{Off: cfg.PlaintextPayloads},
+		RecoverImmediate:  cfg.RecoverImmediate,
+		DisabledPoll:      cfg.DisabledPoll,
+	})
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("start hookd: %w", err)
+	}
+	tr := &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512, IdleConnTimeout: time.Minute}
+	return &hookdTarget{dev: dev, dir: dir, hc: &http.Client{Transport: tr, Timeout: time.Minute}}, nil
+}
+
+func (h *hookdTarget) stop() {
+	h.dev.Stop(context.Background())
+	_ = os.RemoveAll(h.dir)
+}
+
+// call sends a JSON request to the API and decodes the answer into out.
+func (h *hookdTarget) call(ctx context.Context, method, path string, body, out any, want int) error {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, method, h.dev.APIURL+path, bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+h.dev.APIKey)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := h.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if resp.StatusCode != want {
+		return fmt.Errorf("%s %s: status %d: %.200s", method, path, resp.StatusCode, data)
+	}
+	if out == nil {
+		return nil
+	}
+	return json.Unmarshal(data, out)
+}
+
+// createEndpoint subscribes url to eventType with the given schedule (nil:
+// hookd's default) and returns the endpoint ID.
+func (h *hookdTarget) createEndpoint(ctx context.Context, url, eventType string, schedule []string) (string, error) {
+	body := map[string]any{"url": url, "event_types": []string{eventType}}
+	if schedule != nil {
+		body["retry_schedule"] = schedule
+	}
+	var ep struct {
+		ID string `json:"id"`
+	}
+	if err := h.call(ctx, http.MethodPost, "/v1/endpoints", body, &ep, http.StatusCreated); err != nil {
+		return "", fmt.Errorf("create endpoint: %w", err)
+	}
+	return ep.ID, nil
+}
+
+// payload is a small order-like JSON object, the same for every event.
+var payload = json.RawMessage(`{"order_id":"ord_4711","amount":1299,"currency":"EUR","customer":{"id":"cus_42","email":"buyer@example.com"},"items":[{"sku":"sku-1","qty":2},{"sku":"sku-2","qty":1}]}`)
+
+type eventBody struct {
+	EventID string          `json:"event_id"`
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// apiStarter posts events through the API: one per POST /v1/events, or
+// several per POST /v1/events/batch.
+func (h *hookdTarget) apiStarter(eventType string) starter {
+	return func(ctx context.Context, ids []string) error {
+		if len(ids) == 1 {
+			return h.call(ctx, http.MethodPost, "/v1/events", eventBody{ids[0], eventType, payload}, nil, http.StatusAccepted)
+		}
+		in := struct {
+			Events []eventBody `json:"events"`
+		}{}
+		for _, id := range ids {
+			in.Events = append(in.Events, eventBody{id, eventType, payload})
+		}
+		var out struct {
+			Results []struct {
+				Status int `json:"status"`
+			} `json:"results"`
+		}
+		if err := h.call(ctx, http.MethodPost, "/v1/events/batch", in, &out, http.StatusOK); err != nil {
+			return err
+		}
+		for _, r := range out.Results {
+			if r.Status != http.StatusAccepted {
+				return fmt.Errorf("batch event: status %d", r.Status)
+			}
+		}
+		return nil
+	}
+}
+
+// directStarter starts deliveries in-process through ingest.Publisher,
+// skipping HTTP, the endpoint lookup and the event record, with eager
+// start on or off.
+func (h *hookdTarget) directStarter(eventType, endpointID string, eager bool) starter {
+	p := &ingest.Publisher{Temporal: h.dev.Client, Records: unrecorded{}, EagerStart: eager}
+	eps := []*store.Endpoint{{ID: endpointID}}
+	body := string(payload)
+	return func(ctx context.Context, ids []string) error {
+		for _, id := range ids {
+			if _, err := p.PublishTo(ctx, ingest.Event{ID: id, Type: eventType, Body: body}, eps); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// unrecorded claims every event without recording it: the direct
+// starters measure the delivery starts alone.
+type unrecorded struct{}
+
+func (unrecorded) ClaimEvent(_ context.Context, ev *store.Event) (*store.Event, bool, error) {
+	return ev, true, nil
+}
+
+func (unrecorded) GetEndpoint(context.Context, string) (*store.Endpoint, error) {
+	return nil, store.ErrNotFound
+}
+
+// deliveryIDs are the workflow IDs of the events' deliveries to endpointID.
+func deliveryIDs(events []string, endpointID string) []string {
+	out := make([]string, len(events))
+	for i, id := range events {
+		out[i] = delivery.ID(id, endpointID)
+	}
+	return out
+}
+
+// eventIDs names n events of a phase uniquely within the run.
+func eventIDs(phase string, n int) []string {
+	out := make([]string, n)
+	stamp := time.Now().UnixNano()
+	for i := range out {
+		out[i] = fmt.Sprintf("bench_%s_%d_%d", strings.ReplaceAll(phase, " ", "_"), stamp, i)
+	}
+	return out
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}

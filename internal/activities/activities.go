@@ -1,0 +1,119 @@
+package activities
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/hookd/hookd/internal/circuit"
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/metrics"
+	"github.com/hookd/hookd/internal/opevents"
+	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/internal/wake"
+)
+
+// Endpoints is what the activities use of the endpoint store.
+type Endpoints interface {
+	GetEndpoint(ctx context.Context, id string) (*store.Endpoint, error)
+	Secrets(ctx context.Context, endpointID string, now time.Time) ([]store.Secret, error)
+	store.Circuits
+}
+
+// Activities holds the dependencies of hookd's activities. Register a
+// *Activities with a worker; its exported methods are the activities.
+type Activities struct {
+	endpoints Endpoints
+	http      *http.Client
+	temporal  client.Client
+	userAgent string
+	log       *slog.Logger
+	now       func() time.Time
+	jitter    func() float64 // uniform in [-1, 1)
+
+	deadLetterRetention time.Duration
+	dedupWindow         time.Duration
+	disabledPoll        time.Duration
+	circuit             circuit.Policy
+	circuitSleep        time.Duration
+	wakeSettle          time.Duration
+	sleepers            sleepers
+	observe             func(endpointID string, at delivery.Attempt)
+	events              Events
+	metrics             *metrics.Metrics
+}
+
+// Events takes hookd's operational events (opevents.Publisher). Publish
+// must not block: attempts call it, and the first attempt holds its
+// workflow task.
+type Events interface {
+	Publish(eventType string, h opevents.Health)
+}
+
+// Config holds what New needs. Endpoints, HTTP and Temporal are required.
+type Config struct {
+	Endpoints Endpoints
+	// HTTP sends the attempts; it must not follow redirects (see NewHTTPClient).
+	HTTP     *http.Client
+	Temporal client.Client
+	Version  string
+	Logger   *slog.Logger
+	// DeadLetterRetention is how long dead letters wait for a redrive;
+	// zero means DefaultDeadLetterRetention.
+	DeadLetterRetention time.Duration
+	// DedupWindow is how long an event's record lasts (the namespace
+	// retention); a dead letter ends within it. Zero: dead letters wait
+	// the whole DeadLetterRetention.
+	DedupWindow time.Duration
+	// DisabledPoll is how often a delivery to a disabled endpoint checks
+	// again; zero means DefaultDisabledPoll.
+	DisabledPoll time.Duration
+	// Circuit tunes the endpoints' circuit breakers; zero means
+	// circuit.DefaultPolicy().
+	Circuit circuit.Policy
+	// CircuitSleep is how long a delivery deferred by an open circuit
+	// sleeps when it is not one of the round's probers; zero means
+	// DefaultCircuitSleep. The circuit closing wakes it sooner.
+	CircuitSleep time.Duration
+	// Observe, if set, is told every attempt made (not deferrals), after
+	// it is made: the hook for metrics and health figures. It must not
+	// block.
+	Observe func(endpointID string, at delivery.Attempt)
+	// Events takes hookd's operational events (endpoint unhealthy,
+	// recovered); nil disables them.
+	Events Events
+	// Metrics counts redrive starts; nil counts nothing.
+	Metrics *metrics.Metrics
+}
+
+// New returns the activities.
+func New(cfg Config) *Activities {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Activities{
+		endpoints: cfg.Endpoints,
+		http:      cfg.HTTP,
+		temporal:  cfg.Temporal,
+		userAgent: "hookd/" + cfg.Version,
+		log:       logger,
+		now:       time.Now,
+		jitter:    func() float64 { return rand.Float64()*2 - 1 },
+
+		deadLetterRetention: cmp.Or(cfg.DeadLetterRetention, DefaultDeadLetterRetention),
+		dedupWindow:         cfg.DedupWindow,
+		disabledPoll:        cmp.Or(cfg.DisabledPoll, DefaultDisabledPoll),
+		events:              cfg.Events,
+		observe:             cfg.Observe,
+		metrics:             cfg.Metrics,
+		circuit:             cmp.Or(cfg.Circuit, circuit.DefaultPolicy()),
+		circuitSleep:        cmp.Or(cfg.CircuitSleep, DefaultCircuitSleep),
+		wakeSettle:          wake.Settle,
+	}
+}

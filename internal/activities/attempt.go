@@ -1,0 +1,142 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/signing"
+	"github.com/hookd/hookd/internal/store"
+)
+
+// Response bodies are read up to readCap; at most keepCap is kept.
+const (
+	readCap = 64 << 10
+	keepCap = 1 << 10
+)
+
+// attempt makes attempt number n of req and decides what comes next. It
+// never returns the endpoint's URL or secrets, not even inside errors.
+func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) delivery.Attempt {
+	start := a.now()
+	at := delivery.Attempt{Number: n, Start: start}
+	ep, signer, err := a.load(ctx, req.EndpointID, start)
+	var g gate
+	if err == nil {
+		if g = a.admit(ctx, req, ep, start); !g.allowed {
+			return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: g.wait, DelayReason: g.reason}
+		}
+	}
+	var (
+		status     response
+		retryAfter string
+	)
+	if err == nil {
+		status, retryAfter, err = a.send(ctx, req, ep, signer, n, start)
+	}
+	switch {
+	case err != nil:
+		at.Outcome, at.ErrorClass, at.Error = classifyError(err)
+	default:
+		at.Status = status.code
+		at.Response = status.body
+		at.Outcome, at.ErrorClass = classifyStatus(status.code)
+	}
+	if at.Outcome == delivery.OutcomeRetryable && n < req.Attempts() {
+		at.NextDelay, at.DelayReason = a.nextDelay(req.Schedule[n-1], retryAfter, start)
+		at.NextAttempt = a.now().Add(at.NextDelay)
+	}
+	at.Duration = a.now().Sub(start)
+	if ep != nil {
+		a.record(ctx, ep.ID, g, at)
+	}
+	if a.observe != nil {
+		a.observe(req.EndpointID, at)
+	}
+	return at
+}
+
+// nextDelay applies ±20% jitter to the scheduled delay, unless the receiver
+// sent a valid Retry-After, which replaces it.
+func (a *Activities) nextDelay(scheduled time.Duration, retryAfter string, now time.Time) (time.Duration, string) {
+	if d, ok := parseRetryAfter(retryAfter, now); ok {
+		return d, "retry-after"
+	}
+	return scheduled + time.Duration(float64(scheduled)*delivery.Jitter*a.jitter()), "schedule"
+}
+
+type response struct {
+	code int
+	body string
+}
+
+// send signs and POSTs the body, returning the response status, a prefix
+// of its body and its Retry-After header.
+func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.Endpoint, signer signing.Signer, n int, now time.Time) (response, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, delivery.AttemptTimeout(req.Timeout))
+	defer cancel()
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader([]byte(req.Body)))
+	if err != nil {
+		return response{}, "", errEndpointURL
+	}
+	h := hr.Header
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", a.userAgent)
+	h.Set(signing.HeaderID, req.DeliveryID)
+	h.Set(signing.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
+	h.Set(signing.HeaderSignature, signer.Sign(req.DeliveryID, now, []byte(req.Body)))
+	h.Set("hookd-event-type", req.EventType)
+	h.Set("hookd-event-id", req.EventID)
+	h.Set("hookd-attempt", strconv.Itoa(n))
+	resp, err := a.http.Do(hr)
+	if err != nil {
+		return response{}, "", err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, readCap))
+	return response{code: resp.StatusCode, body: truncate(body)}, resp.Header.Get("Retry-After"), nil
+}
+
+var (
+	errEndpointURL     = fmt.Errorf("%w: endpoint URL is invalid", ErrRefused)
+	errInternal        = errors.New("endpoint store unavailable")
+	errEndpointDeleted = fmt.Errorf("%w: endpoint deleted", ErrRefused)
+)
+
+// load reads the endpoint and builds a signer from its current secrets.
+func (a *Activities) load(ctx context.Context, endpointID string, now time.Time) (*store.Endpoint, signing.Signer, error) {
+	ep, err := a.endpoints.GetEndpoint(ctx, endpointID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, signing.Signer{}, errEndpointDeleted
+	}
+	if err != nil {
+		return nil, signing.Signer{}, fmt.Errorf("%w: load endpoint %s: %w", errInternal, endpointID, err)
+	}
+	secrets, err := a.endpoints.Secrets(ctx, endpointID, now)
+	if err != nil {
+		return nil, signing.Signer{}, fmt.Errorf("%w: load secrets of %s: %w", errInternal, endpointID, err)
+	}
+	var s signing.Signer
+	for _, sec := range secrets {
+		key, err := signing.DecodeSecret(sec.Value)
+		if err != nil {
+			return nil, signing.Signer{}, fmt.Errorf("secret of %s: %w", endpointID, signing.ErrInvalidSecret)
+		}
+		s.HMACKeys = append(s.HMACKeys, key)
+	}
+	return ep, s, nil
+}
+
+// truncate keeps at most keepCap bytes of a response body as valid UTF-8.
+func truncate(b []byte) string {
+	if len(b) > keepCap {
+		b = b[:keepCap]
+	}
+	return string(bytes.ToValidUTF8(b, []byte("\uFFFD")))
+}

@@ -1,0 +1,114 @@
+package activities
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hookd/hookd/internal/delivery"
+)
+
+// classifyStatus maps an HTTP status to an outcome: 2xx succeeds; 408, 429
+// and 5xx are retryable; other 4xx are permanent; 1xx and 3xx (redirects are
+// never followed) are retryable.
+func classifyStatus(code int) (delivery.Outcome, string) {
+	switch {
+	case code >= 200 && code < 300:
+		return delivery.OutcomeSuccess, ""
+	case code == http.StatusRequestTimeout, code == http.StatusTooManyRequests:
+		return delivery.OutcomeRetryable, "http_" + strconv.Itoa(code)
+	case code >= 400 && code < 500:
+		return delivery.OutcomePermanent, "http_4xx"
+	case code >= 500:
+		return delivery.OutcomeRetryable, "http_5xx"
+	default:
+		return delivery.OutcomeRetryable, fmt.Sprintf("http_%dxx", code/100)
+	}
+}
+
+// ErrRefused marks a destination the SSRF guard refused; it is permanent.
+var ErrRefused = errors.New("destination refused")
+
+// classifyError names a transport failure and says whether it is
+// permanent. The message never contains the URL.
+func classifyError(err error) (delivery.Outcome, string, string) {
+	var (
+		dnsErr  *net.DNSError
+		certErr *tls.CertificateVerificationError
+		unkAuth x509.UnknownAuthorityError
+		hostErr x509.HostnameError
+		recErr  tls.RecordHeaderError
+		netErr  net.Error
+	)
+	switch {
+	case errors.Is(err, ErrRefused):
+		return delivery.OutcomePermanent, "refused", refusedMessage(err)
+	case errors.Is(err, errInternal):
+		return delivery.OutcomeRetryable, "internal", errInternal.Error()
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return delivery.OutcomeRetryable, "timeout", "request timed out"
+	case errors.As(err, &dnsErr):
+		return delivery.OutcomeRetryable, "dns", "DNS lookup failed: " + dnsErr.Err
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return delivery.OutcomeRetryable, "connection_refused", "connection refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return delivery.OutcomeRetryable, "connection_reset", "connection reset"
+	case errors.As(err, &certErr), errors.As(err, &unkAuth), errors.As(err, &hostErr), errors.As(err, &recErr):
+		return delivery.OutcomeRetryable, "tls", "TLS handshake failed"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return delivery.OutcomeRetryable, "connection_closed", "connection closed before a response"
+	default:
+		return delivery.OutcomeRetryable, "network", "network error"
+	}
+}
+
+// parseRetryAfter reads a Retry-After value (delta-seconds or HTTP-date)
+// relative to now. It reports false for an invalid or past value.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if strings.Trim(v, "0123456789") == "" { // delay-seconds = 1*DIGIT
+		secs, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || secs > int64(delivery.MaxRetryAfter/time.Second) {
+			return delivery.MaxRetryAfter, true // too many digits is a huge delay, not an invalid one
+		}
+		// Zero would mean "use the retry policy" to Temporal: wait the
+		// shortest delay hookd ever waits instead.
+		return max(time.Duration(secs)*time.Second, delivery.MinRetryDelay), true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	d := t.Sub(now)
+	if d <= 0 {
+		return 0, false
+	}
+	return min(max(d, delivery.MinRetryDelay), delivery.MaxRetryAfter), true
+}
+
+// refusedMessage is the part of a refusal that names no URL: the error
+// that wrapped ErrRefused, without the url.Error around it.
+func refusedMessage(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		err = oe.Err
+	}
+	return err.Error()
+}

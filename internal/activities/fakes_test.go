@@ -1,0 +1,162 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/hookd/hookd/internal/circuit"
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/signing"
+	"github.com/hookd/hookd/internal/store"
+)
+
+// fakeEndpoints is an in-memory endpoint store: endpoints, one secret each
+// and their breakers, with the circuit writes counted.
+type fakeEndpoints struct {
+	mu        sync.Mutex
+	endpoints map[string]store.Endpoint
+	breakers  map[string]circuit.Breaker
+	secret    string
+	readErr   error // returned by Circuit when set
+	writes    int   // UpdateCircuit calls
+}
+
+func newFakeEndpoints(t *testing.T, eps ...store.Endpoint) *fakeEndpoints {
+	t.Helper()
+	secret, err := signing.NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeEndpoints{endpoints: map[string]store.Endpoint{}, breakers: map[string]circuit.Breaker{}, secret: secret}
+	for _, ep := range eps {
+		f.endpoints[ep.ID] = ep
+	}
+	return f
+}
+
+func (f *fakeEndpoints) GetEndpoint(_ context.Context, id string) (*store.Endpoint, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ep, ok := f.endpoints[id]
+	if !ok {
+		return nil, store.ErrNotFound
+	}
+	return &ep, nil
+}
+
+func (f *fakeEndpoints) Secrets(context.Context, string, time.Time) ([]store.Secret, error) {
+	return []store.Secret{{Value: f.secret}}, nil
+}
+
+func (f *fakeEndpoints) Circuit(_ context.Context, id string) (circuit.Breaker, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.readErr != nil {
+		return circuit.Breaker{}, f.readErr
+	}
+	return f.breakers[id], nil
+}
+
+func (f *fakeEndpoints) UpdateCircuit(_ context.Context, id string, fn func(circuit.Breaker) circuit.Breaker) (circuit.Breaker, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.writes++
+	if _, ok := f.endpoints[id]; !ok {
+		return circuit.Breaker{}, store.ErrNotFound
+	}
+	b := fn(f.breakers[id])
+	f.breakers[id] = b
+	return b, nil
+}
+
+func (f *fakeEndpoints) breaker(id string) circuit.Breaker {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.breakers[id]
+}
+
+func (f *fakeEndpoints) setBreaker(id string, b circuit.Breaker) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.breakers[id] = b
+}
+
+func (f *fakeEndpoints) circuitWrites() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.writes
+}
+
+// scripted is a loopback receiver answering the statuses in turn (the
+// last one repeats) and recording each request's hookd-attempt header.
+type scripted struct {
+	*httptest.Server
+	mu       sync.Mutex
+	statuses []int
+	attempts []string
+}
+
+func newScripted(t *testing.T, statuses ...int) *scripted {
+	s := &scripted{statuses: statuses}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.attempts = append(s.attempts, r.Header.Get("hookd-attempt"))
+		code := s.statuses[min(len(s.attempts), len(s.statuses))-1]
+		s.mu.Unlock()
+		w.WriteHeader(code)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// seen returns the hookd-attempt header of every request so far.
+func (s *scripted) seen() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.attempts...)
+}
+
+// testPolicy opens after three failures for a minute.
+var testPolicy = circuit.Policy{Threshold: 3, BaseCooldown: time.Minute, MaxCooldown: 4 * time.Minute}
+
+// newTestActivities returns activities over eps with loopback HTTP (no
+// SSRF guard), no jitter and the given clock.
+func newTestActivities(eps *fakeEndpoints, tc client.Client, now func() time.Time) *Activities {
+	a := New(Config{Endpoints: eps, HTTP: &http.Client{}, Temporal: tc, Version: "test",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Circuit: testPolicy})
+	a.jitter = func() float64 { return 0 }
+	if now != nil {
+		a.now = now
+	}
+	return a
+}
+
+// activityEnv is Temporal's test environment for one activity execution.
+func activityEnv(a *Activities) *testsuite.TestActivityEnvironment {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(a)
+	return env
+}
+
+// request is a delivery of a small body to ep on a schedule of 1s steps.
+func request(ep string, retries int) delivery.Request {
+	schedule := make([]time.Duration, retries)
+	for i := range schedule {
+		schedule[i] = time.Second
+	}
+	return delivery.Request{DeliveryID: "dlv_test", EventID: "evt_1", EventType: "order.created", EndpointID: ep,
+		Body: `{"n":1}`, Schedule: schedule, Timeout: 5 * time.Second}
+}
+
+var errStore = errors.New("store down")

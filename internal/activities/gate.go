@@ -1,0 +1,170 @@
+package activities
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/hookd/hookd/internal/circuit"
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/opevents"
+	"github.com/hookd/hookd/internal/store"
+)
+
+// DefaultDisabledPoll is how often a delivery to a disabled endpoint checks
+// whether it was enabled again. Enabling the endpoint wakes its held
+// deliveries at once (the API), so the check is only the bound when that
+// wake-up is missed. Checked every minute, 2,000 held deliveries took 67%
+// of a 2-core machine's CPU for as long as the endpoint stayed off, and
+// 10,000 saturated it (hookd-bench -held-n; docs/performance.md).
+const DefaultDisabledPoll = time.Hour
+
+// gate is the admission of one attempt.
+type gate struct {
+	allowed bool
+	quiet   bool // the circuit was closed with no failures: a success needs no write
+	wait    time.Time
+	reason  string
+}
+
+// admit lets an attempt through unless the endpoint is disabled (an
+// operator's redrive goes through anyway) or its circuit is open. A
+// refused attempt is deferred: nothing is sent and nothing counts against
+// the delivery's budget.
+func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.Endpoint, now time.Time) gate {
+	if !ep.Enabled && req.Redrive == nil {
+		return a.disabled(now)
+	}
+	b, err := a.endpoints.Circuit(ctx, ep.ID)
+	if err != nil {
+		// Fail open: a store hiccup must not stop deliveries.
+		a.log.Warn("read circuit", "endpoint_id", ep.ID, "error", err)
+		return gate{allowed: true}
+	}
+	if b.IsClosed() {
+		return gate{allowed: true, quiet: b.Quiet()}
+	}
+	// Look before locking: while the cooldown or a probe's lease runs,
+	// the attempt is deferred on what was read, without a write. Only the
+	// attempt that may be the probe takes the row and decides again.
+	if _, look := b.Admit(a.circuit, now, 0); !look.Allowed {
+		return a.deferOpen(ep.ID, b, look.Wait, now)
+	}
+	var adm circuit.Admission
+	_, err = a.endpoints.UpdateCircuit(ctx, ep.ID, func(b circuit.Breaker) circuit.Breaker {
+		b, adm = b.Admit(a.circuit, now, delivery.AttemptTimeout(req.Timeout)+probeSlack)
+		return b
+	})
+	if err != nil {
+		a.log.Warn("admit through circuit", "endpoint_id", ep.ID, "error", err)
+		return gate{allowed: true}
+	}
+	if !adm.Allowed {
+		return circuitOpen(adm.Wait, now)
+	}
+	return gate{allowed: true}
+}
+
+// deferOpen defers an attempt that the circuit b of endpointID holds back
+// until wait. While the circuit is open, only the round's probers wait for
+// the cooldown's end; the rest sleep until the circuit closes wakes them
+// (sleepers), with a jitter of a tenth so the sleeps stay spread.
+func (a *Activities) deferOpen(endpointID string, b circuit.Breaker, wait, now time.Time) gate {
+	if b.State != circuit.Open || a.sleepers.prober(endpointID, wait) {
+		return circuitOpen(wait, now)
+	}
+	sleep := a.circuitSleep + time.Duration(float64(a.circuitSleep)/10*a.jitter())
+	return gate{wait: now.Add(sleep), reason: delivery.WaitCircuitOpen}
+}
+
+// disabled holds an attempt to a disabled endpoint until its next check,
+// jittered by a tenth so a held backlog's checks stay spread.
+func (a *Activities) disabled(now time.Time) gate {
+	poll := a.disabledPoll + time.Duration(float64(a.disabledPoll)/10*a.jitter())
+	return gate{wait: now.Add(poll), reason: delivery.WaitDisabled}
+}
+
+// circuitOpen defers an attempt until wait, spreading the queued
+// deliveries over a fifth of the cooldown so a recovering endpoint is not
+// hit by all of them at once.
+func circuitOpen(wait, now time.Time) gate {
+	spread := time.Duration(rand.Int64N(int64(max(wait.Sub(now)/5, time.Second))))
+	return gate{wait: wait.Add(spread), reason: delivery.WaitCircuitOpen}
+}
+
+// Admit answers a deferred delivery's wake-up: whether its endpoint takes
+// attempts again. It only looks (it takes no probe and sends nothing;
+// Retry does both when it attempts), and its input carries no body, so a
+// delivery can wait for days without its history growing by the body on
+// every wake-up. Anything it cannot tell lets the delivery attempt.
+func (a *Activities) Admit(ctx context.Context, in delivery.AdmitInput) (delivery.Admission, error) {
+	now := a.now()
+	ep, err := a.endpoints.GetEndpoint(ctx, in.EndpointID)
+	if err != nil {
+		return delivery.Admission{}, nil // Retry reports a deleted endpoint or a store outage
+	}
+	g := gate{allowed: true}
+	if !ep.Enabled && !in.Redrive {
+		g = a.disabled(now)
+	} else if b, err := a.endpoints.Circuit(ctx, ep.ID); err == nil {
+		if _, adm := b.Admit(a.circuit, now, 0); !adm.Allowed {
+			g = a.deferOpen(ep.ID, b, adm.Wait, now)
+		}
+	}
+	if g.allowed {
+		return delivery.Admission{}, nil
+	}
+	a.log.Debug("delivery waits", "delivery_id", in.DeliveryID, "endpoint_id", in.EndpointID, "reason", g.reason, "until", g.wait)
+	return delivery.Admission{WaitUntil: g.wait, WaitReason: g.reason}, nil
+}
+
+// probeSlack is added to the request timeout for a probe's lease.
+const probeSlack = 10 * time.Second
+
+// record feeds an attempt's result to the endpoint's circuit. A success on
+// a quiet circuit changes nothing and writes nothing: the happy path costs
+// one read. Failures that say nothing about the endpoint (hookd's own
+// store, a refused destination) are not counted.
+func (a *Activities) record(ctx context.Context, endpointID string, g gate, at delivery.Attempt) {
+	reachable := at.Outcome == delivery.OutcomeSuccess || (at.Outcome == delivery.OutcomePermanent && at.Status != 0)
+	counts := at.Outcome == delivery.OutcomeRetryable && at.ErrorClass != "internal"
+	if (reachable && g.quiet) || (!reachable && !counts) {
+		return
+	}
+	var (
+		change circuit.Change
+		after  circuit.Breaker
+	)
+	after, err := a.endpoints.UpdateCircuit(ctx, endpointID, func(b circuit.Breaker) circuit.Breaker {
+		b, change = b.Record(a.circuit, reachable, a.now())
+		return b
+	})
+	if err != nil {
+		a.log.Warn("record circuit result", "endpoint_id", endpointID, "error", err)
+		return
+	}
+	switch change {
+	case circuit.Opened, circuit.Reopened:
+		a.log.Warn("circuit opened", "endpoint_id", endpointID, "failures", after.Failures, "cooldown", after.Cooldown, "reopened", change == circuit.Reopened)
+		if change == circuit.Opened {
+			a.alert(opevents.EndpointUnhealthy, endpointID, after)
+		}
+	case circuit.Recovered:
+		a.log.Info("circuit closed", "endpoint_id", endpointID)
+		a.alert(opevents.EndpointRecovered, endpointID, after)
+		a.wakeWaiting(endpointID)
+	}
+}
+
+// alert hands an operational event about an endpoint's circuit to the
+// publisher, which delivers it in the background like any other event to
+// the endpoints subscribed to its type.
+func (a *Activities) alert(eventType, endpointID string, b circuit.Breaker) {
+	if a.events == nil {
+		return
+	}
+	a.events.Publish(eventType, opevents.Health{
+		EndpointID: endpointID, Reason: opevents.ReasonCircuit, At: a.now(),
+		Circuit: &opevents.Circuit{State: string(b.State), Failures: b.Failures, OpenUntil: b.OpenUntil},
+	})
+}

@@ -1,0 +1,80 @@
+package activities
+
+import (
+	"context"
+	"log/slog"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/hookd/hookd/internal/delivery"
+)
+
+// FirstAttempt makes a delivery's first attempt. The workflow runs it as a
+// local activity: the fast path that costs no extra history events. It
+// reports the outcome as a value; the workflow decides what follows.
+func (a *Activities) FirstAttempt(ctx context.Context, req delivery.Request) (delivery.Attempt, error) {
+	at := a.attempt(ctx, req, 1)
+	a.logAttempt(req, at)
+	return at, nil
+}
+
+// WakeAttempt makes the attempt a deferred delivery tries when its wait
+// ends, numbered after in.Prior. Like FirstAttempt it runs as a local
+// activity and reports the outcome as a value: a wake-up that finds the
+// endpoint open delivers without a trip through the task queue, and one
+// that finds it still closed is deferred again without a write.
+func (a *Activities) WakeAttempt(ctx context.Context, in delivery.RetryInput) (delivery.Attempt, error) {
+	at := a.attempt(ctx, in.Request, len(in.Prior)+1)
+	a.logAttempt(in.Request, at)
+	return at, nil
+}
+
+// Retry makes the retries of a delivery. Temporal retries it on the
+// schedule: each retryable failure sets NextRetryDelay from the endpoint's
+// schedule (with jitter) or Retry-After. Server-side retries write no
+// history, so the timeline travels in heartbeat details between attempts
+// and in the result or final error's details.
+func (a *Activities) Retry(ctx context.Context, in delivery.RetryInput) (delivery.Result, error) {
+	timeline := in.Prior
+	if activity.HasHeartbeatDetails(ctx) {
+		var saved []delivery.Attempt
+		if err := activity.GetHeartbeatDetails(ctx, &saved); err == nil && len(saved) > len(timeline) {
+			timeline = saved
+		}
+	}
+	n := len(in.Prior) + int(activity.GetInfo(ctx).Attempt)
+	at := a.attempt(ctx, in.Request, n)
+	a.logAttempt(in.Request, at)
+	if at.Outcome == delivery.OutcomeDeferred {
+		// Nothing was sent: complete, so this attempt is not counted, and
+		// let the workflow wait.
+		return delivery.Result{Status: delivery.StatusPending, Attempts: timeline, WaitUntil: at.NextAttempt, WaitReason: at.DelayReason}, nil
+	}
+	timeline = append(timeline, at)
+
+	switch {
+	case at.Outcome == delivery.OutcomeSuccess:
+		return delivery.Result{Status: delivery.StatusDelivered, Attempts: timeline}, nil
+	case at.Outcome == delivery.OutcomePermanent:
+		return delivery.Result{}, temporal.NewNonRetryableApplicationError(at.ErrorClass, delivery.ErrTypePermanent, nil, timeline)
+	case n >= in.Request.Attempts():
+		return delivery.Result{}, temporal.NewNonRetryableApplicationError(at.ErrorClass, delivery.ErrTypeExhausted, nil, timeline)
+	}
+	activity.RecordHeartbeat(ctx, timeline)
+	return delivery.Result{}, temporal.NewApplicationErrorWithOptions(at.ErrorClass, delivery.ErrTypeRetryable, temporal.ApplicationErrorOptions{
+		NextRetryDelay: at.NextDelay,
+		Details:        []any{timeline},
+	})
+}
+
+func (a *Activities) logAttempt(req delivery.Request, at delivery.Attempt) {
+	level := slog.LevelInfo
+	if at.Outcome == delivery.OutcomeSuccess || at.Outcome == delivery.OutcomeDeferred {
+		level = slog.LevelDebug // the happy path and waiting stay quiet
+	}
+	a.log.Log(context.Background(), level, "delivery attempt",
+		"delivery_id", req.DeliveryID, "endpoint_id", req.EndpointID, "event_type", req.EventType,
+		"attempt", at.Number, "outcome", at.Outcome, "status", at.Status, "error_class", at.ErrorClass,
+		"duration", at.Duration, "next_delay", at.NextDelay)
+}

@@ -1,0 +1,144 @@
+// Package api is hookd's HTTP API: tenants, endpoints, event ingest and
+// the event records, deliveries and dead letters. It starts workflows and
+// reads their state through the Temporal client; it never runs an
+// activity itself. Every /v1 route passes through one authentication
+// middleware and declares the access it requires (routes.go); what a route
+// reads and changes is confined to the caller's scope through package
+// authz.
+package api
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/hookd/hookd/internal/authz"
+	"github.com/hookd/hookd/internal/ingest"
+	"github.com/hookd/hookd/internal/metrics"
+	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/internal/wake"
+)
+
+// DefaultMaxPayload is the largest event payload accepted.
+const DefaultMaxPayload = 256 << 10
+
+// Config holds the API's collaborators and settings.
+type Config struct {
+	// Temporal starts and reads workflows. Required.
+	Temporal client.Client
+	// Store holds endpoints. Required.
+	Store store.Store
+	// APIKeys are the platform's bearer tokens. Required (at least one).
+	// Tenant tokens (authz.TokenPrefix) are resolved through Store.
+	APIKeys []string
+	// Namespace is the Temporal namespace the client uses. Required.
+	Namespace string
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// MaxPayload bounds an event's payload; zero means DefaultMaxPayload.
+	MaxPayload int64
+	// EagerStart asks Temporal to hand new deliveries straight to the
+	// worker in this process (only with an in-process worker).
+	EagerStart bool
+	// Stats, if set, adds an endpoint's success rates and latencies to its
+	// health.
+	Stats func(ctx context.Context, endpointID string) (any, error)
+	// URLPolicy validates endpoint URLs; nil accepts http and https.
+	URLPolicy func(u string) error
+	// DataConverter is the Temporal client's, for the payloads the API
+	// reads or writes without the client (run inputs, heartbeat details,
+	// batch signals); nil means the SDK default.
+	DataConverter converter.DataConverter
+	// Metrics counts duplicate ingests; nil counts nothing.
+	Metrics *metrics.Metrics
+	// RecoverImmediate is the largest backlog a recover signals at once;
+	// a larger one is woken at the drain's pace. Zero means
+	// wake.Immediate.
+	RecoverImmediate int
+}
+
+// Server serves the API.
+type Server struct {
+	temporal   client.Client
+	namespace  string
+	store      store.Store
+	auth       *authz.Authenticator
+	res        *authz.Resources
+	log        *slog.Logger
+	maxPayload int64
+	publisher  *ingest.Publisher
+	urlPolicy  func(string) error
+	dc         converter.DataConverter
+	stats      func(context.Context, string) (any, error)
+	now        func() time.Time
+
+	recoverImmediate int
+	wakeSettle       time.Duration
+	router           chi.Router
+}
+
+// New validates cfg and returns the API server.
+func New(cfg Config) (*Server, error) {
+	switch {
+	case cfg.Temporal == nil:
+		return nil, errors.New("api: missing Temporal client")
+	case cfg.Store == nil:
+		return nil, errors.New("api: missing endpoint store")
+	case cfg.Namespace == "":
+		return nil, errors.New("api: missing Temporal namespace")
+	case len(cfg.APIKeys) == 0:
+		return nil, errors.New("api: at least one API key is required")
+	}
+	s := &Server{
+		temporal:   cfg.Temporal,
+		namespace:  cfg.Namespace,
+		store:      cfg.Store,
+		log:        cfg.Logger,
+		maxPayload: cfg.MaxPayload,
+		urlPolicy:  cfg.URLPolicy,
+		dc:         cfg.DataConverter,
+		stats:      cfg.Stats,
+		now:        time.Now,
+
+		recoverImmediate: cmp.Or(cfg.RecoverImmediate, wake.Immediate),
+		wakeSettle:       wake.Settle,
+	}
+	auth, err := authz.NewAuthenticator(cfg.APIKeys, cfg.Store)
+	if err != nil {
+		return nil, fmt.Errorf("api: %w", err)
+	}
+	s.auth, s.res = auth, &authz.Resources{Store: cfg.Store}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.dc == nil {
+		s.dc = converter.GetDefaultDataConverter()
+	}
+	if s.maxPayload <= 0 {
+		s.maxPayload = DefaultMaxPayload
+	}
+	s.publisher = &ingest.Publisher{Temporal: cfg.Temporal, Endpoints: cfg.Store, Records: cfg.Store, EagerStart: cfg.EagerStart, Logger: s.log, Metrics: cfg.Metrics}
+	s.router = s.routes()
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+func routePattern(r *http.Request) string {
+	if rc := chi.RouteContext(r.Context()); rc != nil {
+		return rc.RoutePattern()
+	}
+	return ""
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

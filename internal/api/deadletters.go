@@ -1,0 +1,244 @@
+package api
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/hookd/hookd/internal/authz"
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/store"
+)
+
+// deadLetterRef is a dead letter in a list: what its search attributes
+// and memo say.
+type deadLetterRef struct {
+	ID         string    `json:"id"` // the delivery ID
+	EventID    string    `json:"event_id"`
+	EventType  string    `json:"event_type"`
+	EndpointID string    `json:"endpoint_id"`
+	TenantID   string    `json:"tenant_id,omitempty"`
+	Reason     string    `json:"reason"`
+	DeadAt     time.Time `json:"dead_at"`
+	// LastStatus and LastError are how the last attempt ended: the HTTP
+	// status (0 for none) and the error.
+	LastStatus int    `json:"last_status,omitempty"`
+	LastError  string `json:"last_error,omitempty"`
+}
+
+// deadLetterOut is one dead letter in full.
+type deadLetterOut struct {
+	deadLetterRef
+	State        string          `json:"state"` // waiting, or closed (redriven or expired)
+	Attempts     int             `json:"attempts"`
+	FirstAttempt time.Time       `json:"first_attempt_at,omitzero"`
+	LastAttempt  time.Time       `json:"last_attempt_at,omitzero"`
+	Timeline     []attemptOut    `json:"timeline"`
+	Payload      json.RawMessage `json:"payload"`
+}
+
+var safeValue = regexp.MustCompile(`^[A-Za-z0-9._:*-]{1,255}$`)
+
+// deadLetterFilter is the filter of list, summary and bulk redrive: every
+// field is optional; Since and Until are RFC 3339 times.
+type deadLetterFilter struct {
+	TenantID   string   `json:"tenant_id"`
+	EndpointID string   `json:"endpoint_id"`
+	EventType  string   `json:"event_type"`
+	Reasons    []string `json:"reasons"`
+	Since      string   `json:"since"`
+	Until      string   `json:"until"`
+	// reasonsField names Reasons in errors: "reasons" in a request body,
+	// "reason" in a query string.
+	reasonsField string
+}
+
+// query turns the filter into a Temporal visibility query over waiting
+// dead letters in the caller's scope: its tenant filter resolved, and in a
+// tenant scope an endpoint_id that must be the tenant's (else 404). Every
+// value is validated first, so none can escape its quotes.
+func (s *Server) deadLetterQuery(ctx context.Context, f deadLetterFilter) (string, error) {
+	tenant, err := s.tenantClause(ctx, f.TenantID)
+	if err != nil {
+		return "", err
+	}
+	q := []string{
+		fmt.Sprintf("WorkflowType = '%s'", delivery.WorkflowDeadLetter),
+		"ExecutionStatus = 'Running'",
+	}
+	if tenant != "" {
+		q = append(q, tenant)
+	}
+	if f.EventType != "" && !safeValue.MatchString(f.EventType) {
+		return "", invalid("event_type", "contains characters that are not allowed")
+	}
+	if f.EndpointID != "" {
+		clause, err := s.endpointClause(ctx, f.EndpointID)
+		if err != nil {
+			return "", err
+		}
+		q = append(q, clause)
+	}
+	if f.EventType != "" {
+		q = append(q, fmt.Sprintf("%s = '%s'", delivery.AttrEventType.GetName(), f.EventType))
+	}
+	if len(f.Reasons) > 0 {
+		var in []string
+		for _, reason := range f.Reasons {
+			if reason != string(delivery.StatusFailed) && reason != string(delivery.StatusExhausted) {
+				return "", invalid(cmp.Or(f.reasonsField, "reasons"), "must be failed or exhausted")
+			}
+			in = append(in, "'"+reason+"'")
+		}
+		q = append(q, fmt.Sprintf("%s IN (%s)", delivery.AttrReason.GetName(), strings.Join(in, ", ")))
+	}
+	times, err := startTimeClauses(f.Since, f.Until)
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(append(q, times...), " AND "), nil
+}
+
+// parseTime reads an optional RFC 3339 time; "" is the zero time.
+func parseTime(field, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, invalid(field, "must be an RFC 3339 time such as 2026-11-30T12:00:00Z")
+	}
+	return t, nil
+}
+
+func filterFromQuery(v url.Values) deadLetterFilter {
+	f := deadLetterFilter{TenantID: v.Get("tenant_id"), EndpointID: v.Get("endpoint_id"), EventType: v.Get("event_type"), Since: v.Get("since"), Until: v.Get("until"), reasonsField: "reason"}
+	for _, r := range v["reason"] {
+		if r != "" {
+			f.Reasons = append(f.Reasons, strings.Split(r, ",")...)
+		}
+	}
+	return f
+}
+
+func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request) {
+	limit, err := parseLimit(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	refs, next, err := s.ListDeadLetters(r.Context(), filterFromQuery(r.URL.Query()), store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: limit})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writePage(w, refs, next, same)
+}
+
+// ListDeadLetters returns a page of the waiting dead letters f selects in
+// the scope of ctx, and the next page's cursor.
+func (s *Server) ListDeadLetters(ctx context.Context, f DeadLetterFilter, p store.Page) ([]DeadLetterRef, string, error) {
+	q, err := s.deadLetterQuery(ctx, f)
+	if err != nil {
+		return nil, "", err
+	}
+	return listExecutions(ctx, s, q, p, s.refOf)
+}
+
+// refOf reads a dead letter's list entry from its visibility record; the
+// memo is decoded through the client's data converter (it is encrypted
+// with the payloads).
+func (s *Server) refOf(ex *workflowpb.WorkflowExecutionInfo) deadLetterRef {
+	attrs := ex.GetSearchAttributes().GetIndexedFields()
+	return deadLetterRef{
+		ID:         keyword(attrs, delivery.AttrDeliveryID.GetName()),
+		EventID:    keyword(attrs, delivery.AttrEventID.GetName()),
+		EventType:  keyword(attrs, delivery.AttrEventType.GetName()),
+		EndpointID: keyword(attrs, delivery.AttrEndpointID.GetName()),
+		TenantID:   keyword(attrs, delivery.AttrTenantID.GetName()),
+		Reason:     keyword(attrs, delivery.AttrReason.GetName()),
+		DeadAt:     ex.GetStartTime().AsTime(),
+		LastStatus: payloadValue[int](s.dc, ex.GetMemo().GetFields(), delivery.MemoLastStatus),
+		LastError:  payloadValue[string](s.dc, ex.GetMemo().GetFields(), delivery.MemoLastError),
+	}
+}
+
+// payloadValue decodes one memo or search attribute field with dc; a
+// missing or odd one is T's zero (dead letters parked before hookd wrote
+// the memo have none).
+func payloadValue[T any](dc converter.DataConverter, fields map[string]*commonpb.Payload, name string) T {
+	var v T
+	if p := fields[name]; p != nil {
+		_ = dc.FromPayload(p, &v)
+	}
+	return v
+}
+
+func (s *Server) getDeadLetter(w http.ResponseWriter, r *http.Request) {
+	out, err := s.DeadLetter(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// DeadLetter returns the dead letter of a delivery ID in full, if the
+// scope of ctx may see it.
+func (s *Server) DeadLetter(ctx context.Context, id string) (DeadLetterView, error) {
+	info, err := s.deadLetter(ctx, id)
+	if err != nil {
+		return DeadLetterView{}, err
+	}
+	var entry delivery.DeadLetter
+	v, err := s.temporal.QueryWorkflow(ctx, delivery.DeadLetterID(id), "", delivery.QueryEntry)
+	if err == nil {
+		err = v.Get(&entry)
+	}
+	if err != nil {
+		return DeadLetterView{}, fromTemporal(err, "read dead letter", "")
+	}
+	return deadLetterOf(s.refOf(info), info.GetStatus(), entry), nil
+}
+
+// deadLetter describes the dead letter of a delivery ID, if the scope of
+// ctx may see it (by its tenant search attribute).
+func (s *Server) deadLetter(ctx context.Context, deliveryID string) (*workflowpb.WorkflowExecutionInfo, error) {
+	desc, err := s.temporal.DescribeWorkflowExecution(ctx, delivery.DeadLetterID(deliveryID), "")
+	if err != nil {
+		return nil, fromTemporal(err, "describe dead letter", "dead letter not found")
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	if err := authz.FromContext(ctx).Check(s.refOf(info).TenantID); err != nil {
+		return nil, notFound(err, "dead letter")
+	}
+	return info, nil
+}
+
+func deadLetterOf(ref deadLetterRef, status enumspb.WorkflowExecutionStatus, e delivery.DeadLetter) deadLetterOut {
+	out := deadLetterOut{deadLetterRef: ref, State: "waiting", Attempts: len(e.Attempts), Timeline: timelineOut(e.Attempts), Payload: json.RawMessage(e.Request.Body)}
+	if status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		out.State = "closed"
+	}
+	if !e.DeadAt.IsZero() {
+		out.DeadAt = e.DeadAt
+	}
+	if len(e.Attempts) > 0 {
+		first, last := e.Attempts[0], e.Attempts[len(e.Attempts)-1]
+		out.FirstAttempt, out.LastAttempt = first.Start, last.Start
+		out.LastStatus, out.LastError = last.Status, last.LastError()
+	}
+	return out
+}

@@ -1,0 +1,427 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hookd/hookd/internal/authz"
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/signing"
+	"github.com/hookd/hookd/internal/store"
+)
+
+// endpointJSON is an endpoint as the API shows it. Secret is set only by
+// create and rotate.
+type endpointJSON struct {
+	ID            string            `json:"id"`
+	TenantID      string            `json:"tenant_id,omitempty"`
+	URL           string            `json:"url"`
+	Description   string            `json:"description"`
+	EventTypes    []string          `json:"event_types"`
+	Enabled       bool              `json:"enabled"`
+	RetrySchedule []string          `json:"retry_schedule"`
+	Timeout       string            `json:"timeout"`
+	Metadata      map[string]string `json:"metadata"`
+	CreatedAt     time.Time         `json:"created_at"`
+	UpdatedAt     time.Time         `json:"updated_at"`
+	Secret        string            `json:"secret,omitempty"`
+}
+
+func toJSON(ep *store.Endpoint) endpointJSON {
+	out := endpointJSON{
+		ID: ep.ID, TenantID: ep.TenantID, URL: ep.URL, Description: ep.Description, EventTypes: ep.EventTypes,
+		Enabled: ep.Enabled, Metadata: ep.Metadata, CreatedAt: ep.CreatedAt, UpdatedAt: ep.UpdatedAt,
+	}
+	for _, d := range delivery.Schedule(ep.RetrySchedule) {
+		out.RetrySchedule = append(out.RetrySchedule, d.String())
+	}
+	out.Timeout = delivery.AttemptTimeout(ep.Timeout).String()
+	if out.EventTypes == nil {
+		out.EventTypes = []string{}
+	}
+	if out.Metadata == nil {
+		out.Metadata = map[string]string{}
+	}
+	return out
+}
+
+// endpointPatch is the body of create and update. Nil fields are left as
+// they are (update) or take their defaults (create).
+type endpointPatch struct {
+	URL           *string            `json:"url"`
+	Description   *string            `json:"description"`
+	EventTypes    *[]string          `json:"event_types"`
+	Enabled       *bool              `json:"enabled"`
+	RetrySchedule *[]string          `json:"retry_schedule"`
+	Timeout       *string            `json:"timeout"`
+	Metadata      *map[string]string `json:"metadata"`
+}
+
+// apply validates the patch and applies it to ep.
+func (s *Server) apply(p endpointPatch, ep *store.Endpoint) error {
+	if p.URL != nil {
+		if err := s.validateURL(*p.URL); err != nil {
+			return err
+		}
+		ep.URL = *p.URL
+	}
+	if p.Description != nil {
+		if len(*p.Description) > 1024 {
+			return invalid("description", "must be at most 1024 characters")
+		}
+		ep.Description = *p.Description
+	}
+	if p.EventTypes != nil {
+		if len(*p.EventTypes) > 100 {
+			return invalid("event_types", "must list at most 100 types")
+		}
+		if err := validateFilter(*p.EventTypes); err != nil {
+			return err
+		}
+		ep.EventTypes = *p.EventTypes
+	}
+	if p.Enabled != nil {
+		ep.Enabled = *p.Enabled
+	}
+	if p.RetrySchedule != nil {
+		schedule, err := parseSchedule(*p.RetrySchedule)
+		if err != nil {
+			return err
+		}
+		ep.RetrySchedule = schedule
+	}
+	if p.Timeout != nil {
+		d, err := time.ParseDuration(*p.Timeout)
+		if err != nil {
+			return invalid("timeout", "must be a duration such as \"15s\"")
+		}
+		if err := delivery.ValidateTimeout(d); err != nil {
+			return invalid("timeout", "%s", err.Error())
+		}
+		ep.Timeout = d
+	}
+	if p.Metadata != nil {
+		if err := validateMetadata(*p.Metadata); err != nil {
+			return err
+		}
+		ep.Metadata = *p.Metadata
+	}
+	return nil
+}
+
+func parseSchedule(in []string) ([]time.Duration, error) {
+	out := make([]time.Duration, 0, len(in))
+	for i, v := range in {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return nil, invalid("retry_schedule", "interval %d (%q) must be a duration such as \"30s\"", i, v)
+		}
+		out = append(out, d)
+	}
+	if err := delivery.ValidateSchedule(out); err != nil {
+		return nil, invalid("retry_schedule", "%s", err.Error())
+	}
+	return out, nil
+}
+
+// endpointCreate is the body of create: a patch and the tenant the
+// endpoint belongs to, which never changes afterwards.
+type endpointCreate struct {
+	endpointPatch
+	TenantID *string `json:"tenant_id"`
+}
+
+func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
+	var p endpointCreate
+	if err := s.decode(w, r, &p); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out, err := s.CreateEndpoint(r.Context(), p)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, out)
+}
+
+// CreateEndpoint creates an endpoint in the scope of ctx with a new
+// signing secret, which the answer shows this once.
+func (s *Server) CreateEndpoint(ctx context.Context, p EndpointCreate) (EndpointView, error) {
+	if p.URL == nil {
+		return EndpointView{}, invalid("url", "is required")
+	}
+	now := s.now().UTC()
+	ep := &store.Endpoint{ID: delivery.NewID("ep_"), Enabled: true, CreatedAt: now, UpdatedAt: now}
+	err := s.apply(p.endpointPatch, ep)
+	if err == nil {
+		ep.TenantID, err = s.endpointOwner(ctx, p.TenantID)
+	}
+	if err != nil {
+		return EndpointView{}, err
+	}
+	secret, err := signing.NewSecret()
+	if err != nil {
+		return EndpointView{}, err
+	}
+	if err := s.store.CreateEndpoint(ctx, ep, secret); err != nil {
+		return EndpointView{}, tenantInvalid(err)
+	}
+	s.log.Info("endpoint created", "endpoint_id", ep.ID, "tenant_id", ep.TenantID)
+	out := toJSON(ep)
+	out.Secret = secret
+	return out, nil
+}
+
+// endpointOwner is the tenant a new endpoint belongs to: the caller's own
+// for a tenant token, whatever the body says; for the platform, the
+// tenant the body names, which must exist.
+func (s *Server) endpointOwner(ctx context.Context, requested *string) (string, error) {
+	var want string
+	if requested != nil && authz.FromContext(ctx).IsPlatform() {
+		if err := validateTenantID("tenant_id", *requested); err != nil {
+			return "", err
+		}
+		want = *requested
+	}
+	owner, err := s.res.Owner(ctx, want)
+	return owner, tenantInvalid(err)
+}
+
+// tenantInvalid maps store.ErrTenantNotFound to a 400 naming tenant_id.
+func tenantInvalid(err error) error {
+	if errors.Is(err, store.ErrTenantNotFound) {
+		return invalid("tenant_id", "no such tenant; create it first with PUT /v1/tenants/{id}")
+	}
+	return err
+}
+
+func (s *Server) getEndpoint(w http.ResponseWriter, r *http.Request) {
+	ep, err := s.endpoint(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toJSON(ep))
+}
+
+// endpoint loads the endpoint named in the path, if the caller's scope
+// may see it.
+func (s *Server) endpoint(r *http.Request) (*store.Endpoint, error) {
+	return s.endpointIn(r.Context(), chi.URLParam(r, "id"))
+}
+
+// endpointIn loads the endpoint if the scope of ctx may see it.
+func (s *Server) endpointIn(ctx context.Context, id string) (*store.Endpoint, error) {
+	ep, err := s.res.Endpoint(ctx, id)
+	return ep, notFound(err, "endpoint")
+}
+
+// Endpoint returns the endpoint if the scope of ctx may see it.
+func (s *Server) Endpoint(ctx context.Context, id string) (EndpointView, error) {
+	ep, err := s.endpointIn(ctx, id)
+	if err != nil {
+		return EndpointView{}, err
+	}
+	return toJSON(ep), nil
+}
+
+func (s *Server) listEndpoints(w http.ResponseWriter, r *http.Request) {
+	limit, err := parseLimit(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	eps, next, err := s.ListEndpoints(r.Context(), r.URL.Query().Get("tenant_id"), store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: limit})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writePage(w, eps, next, same)
+}
+
+// ListEndpoints returns a page of the endpoints in the scope of ctx, of
+// tenantID when it names one, and the next page's cursor.
+func (s *Server) ListEndpoints(ctx context.Context, tenantID string, p store.Page) ([]EndpointView, string, error) {
+	f, err := s.tenantFilter(ctx, tenantID)
+	if err != nil {
+		return nil, "", err
+	}
+	eps, next, err := s.store.ListEndpoints(ctx, f, p)
+	if errors.Is(err, store.ErrInvalidCursor) {
+		err = invalid("cursor", "is not a cursor this API returned")
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	out := []EndpointView{}
+	for _, ep := range eps {
+		out = append(out, toJSON(ep))
+	}
+	return out, next, nil
+}
+
+func parseLimit(r *http.Request) (int, error) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return 50, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 500 {
+		return 0, invalid("limit", "must be an integer from 1 to 500")
+	}
+	return n, nil
+}
+
+func (s *Server) updateEndpoint(w http.ResponseWriter, r *http.Request) {
+	var p endpointPatch
+	if err := s.decode(w, r, &p); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out, err := s.UpdateEndpoint(r.Context(), chi.URLParam(r, "id"), p)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// UpdateEndpoint applies the patch to the endpoint, if the scope of ctx
+// may see it. A patch that enables a disabled endpoint also wakes the
+// deliveries it held, as a recover does, instead of leaving them to their
+// next check.
+func (s *Server) UpdateEndpoint(ctx context.Context, id string, p EndpointPatch) (EndpointView, error) {
+	ep, err := s.endpointIn(ctx, id)
+	var wasEnabled bool
+	if err == nil {
+		wasEnabled = ep.Enabled
+		err = s.apply(p, ep)
+	}
+	if err == nil {
+		ep.UpdatedAt = s.now().UTC()
+		err = notFound(s.store.UpdateEndpoint(ctx, ep), "endpoint")
+	}
+	if err != nil {
+		return EndpointView{}, err
+	}
+	if ep.Enabled && !wasEnabled {
+		s.wakeHeld(ctx, ep.ID, ep.UpdatedAt)
+	}
+	return toJSON(ep), nil
+}
+
+// wakeHeld wakes the deliveries a disabled endpoint held, now that it is
+// enabled (wakeBacklog). The change is stored either way: a delivery not
+// reached checks the switch again at the end of its wait.
+func (s *Server) wakeHeld(ctx context.Context, endpointID string, at time.Time) {
+	by := authz.FromContext(ctx).Actor()
+	w, err := s.wakeBacklog(ctx, endpointID, delivery.RecoverSignal{By: by, Reason: "endpoint enabled"}, at)
+	if err != nil {
+		s.log.Warn("wake held deliveries", "endpoint_id", endpointID, "woken", w.Woken, "error", err)
+		return
+	}
+	s.log.Info("endpoint enabled", "endpoint_id", endpointID, "by", by, "woken", w.Woken, "paced", w.Paced)
+}
+
+func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) {
+	if err := s.DeleteEndpoint(r.Context(), chi.URLParam(r, "id")); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// DeleteEndpoint deletes the endpoint, if the scope of ctx may see it.
+func (s *Server) DeleteEndpoint(ctx context.Context, id string) error {
+	ep, err := s.endpointIn(ctx, id)
+	if err == nil {
+		err = notFound(s.store.DeleteEndpoint(ctx, ep.ID), "endpoint")
+	}
+	return err
+}
+
+// RotatedSecret is the answer of a secret rotation.
+type RotatedSecret struct {
+	EndpointID string `json:"endpoint_id"`
+	Secret     string `json:"secret"`
+	// PreviousExpiresAt is when the older secrets stop being signed with.
+	PreviousExpiresAt time.Time `json:"previous_expires_at"`
+}
+
+func (s *Server) rotateSecret(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Overlap *string `json:"overlap"`
+	}
+	if err := s.decode(w, r, &body); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out, err := s.RotateSecret(r.Context(), chi.URLParam(r, "id"), body.Overlap)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// RotateSecret gives the endpoint a new signing secret; the older ones
+// stay valid for overlap (a duration such as "24h"; nil means 24h).
+func (s *Server) RotateSecret(ctx context.Context, id string, overlap *string) (RotatedSecret, error) {
+	keep := 24 * time.Hour
+	if overlap != nil {
+		d, err := time.ParseDuration(*overlap)
+		if err != nil || d < 0 || d > 30*24*time.Hour {
+			return RotatedSecret{}, invalid("overlap", "must be a duration from 0s to 720h")
+		}
+		keep = d
+	}
+	ep, err := s.endpointIn(ctx, id)
+	if err != nil {
+		return RotatedSecret{}, err
+	}
+	secret, err := signing.NewSecret()
+	if err == nil {
+		err = s.store.RotateSecret(ctx, ep.ID, secret, s.now().UTC(), keep)
+	}
+	if err != nil {
+		return RotatedSecret{}, err
+	}
+	s.log.Info("endpoint secret rotated", "endpoint_id", ep.ID, "overlap", keep)
+	return RotatedSecret{EndpointID: ep.ID, Secret: secret, PreviousExpiresAt: s.now().UTC().Add(keep)}, nil
+}
+
+// EndpointSecret returns the endpoint's newest signing secret, if the
+// scope of ctx may see the endpoint.
+func (s *Server) EndpointSecret(ctx context.Context, id string) (string, error) {
+	ep, err := s.endpointIn(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	secrets, err := s.store.Secrets(ctx, ep.ID, s.now())
+	if err != nil {
+		return "", err
+	}
+	if len(secrets) == 0 {
+		return "", &Error{Code: CodeNotFound, Message: "endpoint has no valid secret"}
+	}
+	return secrets[0].Value, nil
+}
+
+// decode reads a small JSON request body into v. An empty body is an empty
+// object.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := readBody(w, r, 64<<10)
+	if err != nil {
+		return err
+	}
+	if len(body) == 0 {
+		body = []byte("{}")
+	}
+	return decodeStrict(body, v)
+}

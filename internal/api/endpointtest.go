@@ -1,0 +1,198 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hookd/hookd/internal/circuit"
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/ingest"
+	"github.com/hookd/hookd/internal/store"
+)
+
+// TestEventType is the type of the event POST /v1/endpoints/{id}/test sends.
+const TestEventType = "hookd.test"
+
+// Bounds of the wait for a test delivery's first attempt: the endpoint's
+// own timeout plus testWaitSlack, polling the workflow every testPoll, each
+// query given at most testQuery. A query that reaches the run while its
+// first workflow task is in flight waits in Temporal's buffer and is then
+// sent to the worker through matching; bounding it means one stuck there
+// is asked again rather than spending the whole wait.
+const (
+	testWaitSlack = 10 * time.Second
+	testPoll      = 50 * time.Millisecond
+	testQuery     = 2 * time.Second
+)
+
+// outcomeCircuitOpen is a test's outcome when the endpoint's circuit held
+// its first attempt back (the circuit opened after the route checked it).
+const outcomeCircuitOpen delivery.Outcome = "circuit_open"
+
+// refuseHeldBack refuses a test the endpoint's circuit would hold back
+// unsent: open and cooling down, or half-open with its probe in flight.
+// A store that cannot say lets the test go ahead, as attempts do.
+func (s *Server) refuseHeldBack(ctx context.Context, endpointID string) error {
+	b, err := s.store.Circuit(ctx, endpointID)
+	now := s.now()
+	switch {
+	case err != nil:
+		return nil
+	case b.State == circuit.Open && now.Before(b.OpenUntil):
+		return &Error{Code: CodeConflict, Field: "circuit", Message: fmt.Sprintf(
+			"the endpoint's circuit is open until %s after %d consecutive failures; recover the endpoint (POST /v1/endpoints/%s/recover) to test it now",
+			b.OpenUntil.UTC().Format(time.RFC3339), b.Failures, endpointID)}
+	case b.State == circuit.HalfOpen && now.Before(b.ProbeUntil):
+		return &Error{Code: CodeConflict, Field: "circuit", Message: fmt.Sprintf(
+			"the endpoint's circuit is half-open with a probe in flight; try again shortly, or recover the endpoint (POST /v1/endpoints/%s/recover)", endpointID)}
+	}
+	return nil
+}
+
+// outcomePending is a test's outcome when its first attempt was not known
+// within the wait; the delivery goes on and can be followed by its ID.
+const outcomePending delivery.Outcome = "pending"
+
+// testOut is the answer of POST /v1/endpoints/{id}/test: the first
+// attempt of the test delivery.
+type testOut struct {
+	DeliveryID string           `json:"delivery_id"`
+	EventID    string           `json:"event_id"`
+	Outcome    delivery.Outcome `json:"outcome"`
+	// Status is the HTTP status the endpoint answered, 0 if none.
+	Status     int     `json:"status"`
+	ErrorClass string  `json:"error_class,omitempty"`
+	Error      string  `json:"error,omitempty"`
+	DurationMS float64 `json:"duration_ms"`
+	// Response is the start of the endpoint's response body, as stored.
+	Response string `json:"response,omitempty"`
+	// made says the first attempt was made and is known (answered 200,
+	// else 202).
+	made bool
+}
+
+// testEndpoint sends a signed hookd.test event to one enabled endpoint,
+// whatever its filter, through a real delivery workflow (so a failed test
+// is retried on the endpoint's schedule like any delivery), and answers
+// with the first attempt's outcome. An endpoint whose circuit holds
+// deliveries back is refused with 409 naming the circuit. If the attempt
+// is not known in time the answer is 202 with outcome "pending"
+// ("circuit_open" when the circuit opened meanwhile and holds it back).
+func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
+	if err := s.decode(w, r, &struct{}{}); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out, err := s.TestEndpoint(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if !out.made {
+		status = http.StatusAccepted
+	}
+	writeJSON(w, status, out)
+}
+
+// TestEndpoint sends a test event to the endpoint, if the scope of ctx may
+// see it, and returns its first attempt (see testEndpoint).
+func (s *Server) TestEndpoint(ctx context.Context, id string) (TestResult, error) {
+	ep, err := s.endpointIn(ctx, id)
+	if err == nil && !ep.Enabled {
+		// Its delivery would wait, unsent, until the endpoint is enabled.
+		err = &Error{Code: CodeConflict, Field: "enabled", Message: "endpoint is disabled; enable it to test it"}
+	}
+	if err == nil {
+		err = s.refuseHeldBack(ctx, ep.ID)
+	}
+	if err != nil {
+		return TestResult{}, err
+	}
+	ev, err := testEvent(ep.ID, s.now().UTC())
+	if err != nil {
+		return TestResult{}, err
+	}
+	res, err := s.publisher.PublishTo(ctx, ev, []*store.Endpoint{ep})
+	if err != nil {
+		return TestResult{}, fmt.Errorf("%w: send test event: %w", errUnavailable, err)
+	}
+	out := testOut{DeliveryID: res.Deliveries[0].ID, EventID: ev.ID, Outcome: outcomePending}
+	ctx, cancel := context.WithTimeout(ctx, delivery.AttemptTimeout(ep.Timeout)+testWaitSlack)
+	defer cancel()
+	state, known, qerr := s.firstAttempt(ctx, out.DeliveryID)
+	if !known || len(state.Attempts) == 0 {
+		// Not known in time, or deferred (the endpoint's circuit is open):
+		// the delivery goes on and can be followed by its ID.
+		if state.WaitReason != "" {
+			out.Outcome, out.Error = delivery.OutcomeDeferred, state.WaitReason
+			if state.WaitReason == delivery.WaitCircuitOpen {
+				out.Outcome = outcomeCircuitOpen
+			}
+		}
+		s.log.Warn("test event: first attempt not made yet", "endpoint_id", ep.ID, "delivery_id", out.DeliveryID, "outcome", out.Outcome, "last_query_error", qerr)
+		return out, nil
+	}
+	at := state.Attempts[0]
+	out.Outcome, out.Status, out.ErrorClass, out.Error = at.Outcome, at.Status, at.ErrorClass, at.Error
+	out.DurationMS = float64(at.Duration.Microseconds()) / 1000
+	out.Response, out.made = at.Response, true
+	s.log.Info("test event sent", "endpoint_id", ep.ID, "delivery_id", out.DeliveryID, "outcome", out.Outcome, "status", out.Status)
+	return out, nil
+}
+
+// testEvent is a fresh hookd.test event for an endpoint: a unique event ID
+// per call, so every test is a new delivery.
+func testEvent(endpointID string, now time.Time) (ingest.Event, error) {
+	body, err := json.Marshal(struct {
+		Message    string    `json:"message"`
+		EndpointID string    `json:"endpoint_id"`
+		SentAt     time.Time `json:"sent_at"`
+	}{"This is a test event sent by hookd.", endpointID, now})
+	if err != nil {
+		return ingest.Event{}, fmt.Errorf("encode test event: %w", err)
+	}
+	return ingest.Event{ID: delivery.NewID("evt_test_"), Type: TestEventType, Body: string(body)}, nil
+}
+
+// firstAttempt polls the delivery workflow's state query until it holds
+// an attempt or says the delivery waits (a deferral), or ctx ends (false,
+// with the last query's error if it failed). The query also answers for a
+// closed run, so a delivery that completed between two polls is read the
+// same way.
+func (s *Server) firstAttempt(ctx context.Context, deliveryID string) (delivery.Result, bool, error) {
+	tick := time.NewTicker(testPoll)
+	defer tick.Stop()
+	var last error
+	for {
+		// Fails while the run's first workflow task is still running;
+		// the next poll asks again.
+		state, err := s.queryState(ctx, deliveryID)
+		if err == nil && (len(state.Attempts) > 0 || state.WaitReason != "") {
+			return state, true, nil
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+			return delivery.Result{}, false, last
+		case <-tick.C:
+		}
+	}
+}
+
+// queryState asks a delivery's run for its state, for at most testQuery.
+func (s *Server) queryState(ctx context.Context, deliveryID string) (delivery.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, testQuery)
+	defer cancel()
+	var state delivery.Result
+	v, err := s.temporal.QueryWorkflow(ctx, deliveryID, "", delivery.QueryState)
+	if err == nil {
+		err = v.Get(&state)
+	}
+	return state, err
+}

@@ -1,0 +1,174 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hookd/hookd/internal/authz"
+	"github.com/hookd/hookd/internal/store"
+)
+
+// eventOut is an event as GET /v1/events/{id} shows it; lists leave out
+// the payload and the deliveries' status.
+type eventOut struct {
+	EventID    string             `json:"event_id"`
+	TenantID   string             `json:"tenant_id,omitempty"`
+	Type       string             `json:"type"`
+	Payload    json.RawMessage    `json:"payload,omitempty"`
+	AcceptedAt time.Time          `json:"accepted_at"`
+	Deliveries []eventDeliveryOut `json:"deliveries"`
+}
+
+// eventDeliveryOut is one delivery an event fanned out to: the shape of
+// the deliveries in the 202 of POST /v1/events, plus the status.
+type eventDeliveryOut struct {
+	ID         string `json:"id"`
+	EndpointID string `json:"endpoint_id"`
+	Status     string `json:"status,omitempty"`
+}
+
+// statusNotStarted is a recorded delivery Temporal does not have: its
+// start was lost (a crash between the record and the starts); posting the
+// event again starts it.
+const statusNotStarted = "not_started"
+
+// describeConcurrency bounds the deliveries read at once for one event.
+const describeConcurrency = 8
+
+func eventOf(ev *store.Event) eventOut {
+	out := eventOut{EventID: ev.ID, TenantID: ev.TenantID, Type: ev.Type, AcceptedAt: ev.AcceptedAt, Deliveries: make([]eventDeliveryOut, len(ev.Deliveries))}
+	if ev.Payload != "" {
+		out.Payload = json.RawMessage(ev.Payload)
+	}
+	for i, d := range ev.Deliveries {
+		out.Deliveries[i] = eventDeliveryOut{ID: d.ID, EndpointID: d.EndpointID}
+	}
+	return out
+}
+
+func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
+	ev, err := s.event(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := eventOf(ev)
+	if err := s.deliveryStatuses(r.Context(), out.Deliveries); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// event loads an event record, if the caller's scope may see it.
+func (s *Server) event(ctx context.Context, id string) (*store.Event, error) {
+	ev, err := s.store.GetEvent(ctx, id)
+	if err == nil {
+		err = authz.FromContext(ctx).Check(ev.TenantID)
+	}
+	if err != nil {
+		return nil, notFound(err, "event")
+	}
+	return ev, nil
+}
+
+// deliveryStatuses reads each delivery's status from Temporal.
+func (s *Server) deliveryStatuses(ctx context.Context, ds []eventDeliveryOut) error {
+	errs := make([]error, len(ds))
+	slots := make(chan struct{}, describeConcurrency)
+	var wg sync.WaitGroup
+	for i := range ds {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			ds[i].Status, errs[i] = s.deliveryStatus(ctx, ds[i].ID)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// deliveryStatus is the status GET /v1/deliveries/{id} would show, read
+// from the run's description alone.
+func (s *Server) deliveryStatus(ctx context.Context, id string) (string, error) {
+	desc, err := s.temporal.DescribeWorkflowExecution(ctx, id, "")
+	if temporalNotFound(err) {
+		return statusNotStarted, nil
+	}
+	if err != nil {
+		return "", fromTemporal(err, "describe delivery", "")
+	}
+	return string(runStatus(desc.GetWorkflowExecutionInfo())), nil
+}
+
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
+	f, err := eventFilterOf(r.URL.Query())
+	if err == nil {
+		err = s.scopeEventFilter(r, &f)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	limit, err := parseLimit(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	evs, next, err := s.store.ListEvents(r.Context(), f, store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: limit})
+	if errors.Is(err, store.ErrInvalidCursor) {
+		err = invalid("cursor", "is not a cursor this API returned")
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writePage(w, evs, next, eventOf)
+}
+
+// scopeEventFilter confines an event filter to the caller's scope: its
+// tenant_id resolved, and in a tenant scope an endpoint_id that must be
+// the tenant's (else 404).
+func (s *Server) scopeEventFilter(r *http.Request, f *store.EventFilter) error {
+	tf, err := s.tenantFilter(r.Context(), r.URL.Query().Get("tenant_id"))
+	if err != nil {
+		return err
+	}
+	f.Tenant = &tf
+	if f.EndpointID != "" {
+		return s.checkEndpointFilter(r.Context(), f.EndpointID)
+	}
+	return nil
+}
+
+// eventFilterOf reads and checks the filters of GET /v1/events.
+func eventFilterOf(q url.Values) (store.EventFilter, error) {
+	f := store.EventFilter{Type: q.Get("type"), EndpointID: q.Get("endpoint_id")}
+	if f.Type != "" && f.Type != "*" {
+		if err := validateEventType("type", strings.TrimSuffix(f.Type, ".*")); err != nil {
+			return f, err
+		}
+	}
+	if f.EndpointID != "" && !safeValue.MatchString(f.EndpointID) {
+		return f, invalid("endpoint_id", "contains characters that are not allowed")
+	}
+	var err error
+	if f.Since, err = parseTime("since", q.Get("since")); err != nil {
+		return f, err
+	}
+	if f.Until, err = parseTime("until", q.Get("until")); err != nil {
+		return f, err
+	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && f.Since.After(f.Until) {
+		return f, invalid("since", "is after until")
+	}
+	return f, nil
+}

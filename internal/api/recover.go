@@ -1,0 +1,120 @@
+package api
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/hookd/hookd/internal/circuit"
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/store"
+)
+
+// recoverOut is the answer of POST /v1/endpoints/{id}/recover: what the
+// recover changed and who asked for it.
+type recoverOut struct {
+	EndpointID string    `json:"endpoint_id"`
+	By         string    `json:"by"`
+	Reason     string    `json:"reason"`
+	At         time.Time `json:"at"`
+	// Circuit and ConsecutiveFailures are the breaker's state before the
+	// recover; after it the circuit is closed with no failures counted.
+	Circuit             string `json:"previous_circuit"`
+	ConsecutiveFailures int    `json:"previous_consecutive_failures"`
+	// Reenabled says the endpoint was disabled and is enabled again.
+	Reenabled bool `json:"reenabled"`
+	// Woken counts the waiting deliveries told to try again, all within
+	// Spread of At; or, Paced, the backlog (over wake.Immediate) being
+	// woken in the background as fast as it drains.
+	Woken  int    `json:"woken"`
+	Spread string `json:"spread,omitempty"`
+	Paced  bool   `json:"paced"`
+}
+
+// recoverEndpoint is an operator's "the receiver is fixed": it enables the
+// endpoint if it was disabled, closes its circuit and resets its failure
+// count, and tells every delivery waiting on the circuit or the switch to
+// try again now instead of at the end of its wait.
+func (s *Server) recoverEndpoint(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Reason string `json:"reason"`
+	}
+	if err := s.decode(w, r, &body); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if len(body.Reason) > 1024 {
+		s.writeError(w, r, invalid("reason", "must be at most 1024 characters"))
+		return
+	}
+	ep, err := s.endpoint(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := recoverOut{EndpointID: ep.ID, By: scope(r).Actor(), Reason: body.Reason, At: s.now().UTC()}
+	if !ep.Enabled {
+		ep.Enabled, ep.UpdatedAt, out.Reenabled = true, out.At, true
+		if err := s.store.UpdateEndpoint(r.Context(), ep); err != nil {
+			s.writeError(w, r, notFoundAs(err, "endpoint not found"))
+			return
+		}
+	}
+	_, err = s.store.UpdateCircuit(r.Context(), ep.ID, func(b circuit.Breaker) circuit.Breaker {
+		out.Circuit, out.ConsecutiveFailures = string(cmp.Or(b.State, circuit.Closed)), b.Failures
+		return circuit.Breaker{State: circuit.Closed}
+	})
+	if err != nil {
+		s.writeError(w, r, notFoundAs(err, "endpoint not found"))
+		return
+	}
+	if err := s.wakeWaiting(r, ep.ID, &out); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.log.Info("endpoint recovered", "endpoint_id", ep.ID, "by", out.By, "reason", out.Reason,
+		"previous_circuit", out.Circuit, "previous_failures", out.ConsecutiveFailures,
+		"reenabled", out.Reenabled, "woken", out.Woken)
+	writeJSON(w, http.StatusOK, out)
+}
+
+func notFoundAs(err error, msg string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return &Error{Code: CodeNotFound, Message: msg}
+	}
+	return err
+}
+
+// wakeWaiting tells the endpoint's waiting deliveries to try again
+// (wakeBacklog) and records how in out.
+func (s *Server) wakeWaiting(r *http.Request, endpointID string, out *recoverOut) error {
+	w, err := s.wakeBacklog(r.Context(), endpointID, delivery.RecoverSignal{By: out.By, Reason: out.Reason}, out.At)
+	out.Woken, out.Paced = w.Woken, w.Paced
+	if !w.Paced {
+		out.Spread = w.Spread.String()
+	}
+	return err
+}
+
+// eachExecution calls fn for every execution matching query, a page of
+// 1,000 at a time.
+func (s *Server) eachExecution(ctx context.Context, query string, fn func(*workflowpb.WorkflowExecutionInfo)) error {
+	var token []byte
+	for {
+		resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, PageSize: 1000, NextPageToken: token})
+		if err != nil {
+			return fromTemporal(err, "list workflows", "")
+		}
+		for _, ex := range resp.GetExecutions() {
+			fn(ex)
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			return nil
+		}
+	}
+}

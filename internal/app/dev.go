@@ -1,0 +1,303 @@
+// Package app wires hookd's parts into running processes: `hookd dev`
+// (embedded Temporal and Web UI, endpoint store, worker and API in one
+// process). Tests start the same wiring the binary runs.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/hookd/hookd/internal/activities"
+	"github.com/hookd/hookd/internal/api"
+	"github.com/hookd/hookd/internal/circuit"
+	"github.com/hookd/hookd/internal/codec"
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/embedded"
+	"github.com/hookd/hookd/internal/namespace"
+	"github.com/hookd/hookd/internal/portal"
+	"github.com/hookd/hookd/internal/store/secretbox"
+	"github.com/hookd/hookd/internal/store/sqlite"
+	"github.com/hookd/hookd/internal/store/sqlstore"
+	"github.com/hookd/hookd/internal/worker"
+)
+
+// DevConfig configures `hookd dev`. DataDir, HTTPAddr and TemporalAddr are
+// required; the rest have defaults.
+type DevConfig struct {
+	DataDir      string
+	HTTPAddr     string // API; port 0 picks a free one
+	UIAddr       string // Web UI; empty disables it
+	TemporalAddr string // embedded frontend gRPC
+	Namespace    string // default "default"
+	// APIKey is the bearer token; empty means load or create one in DataDir.
+	APIKey string
+	// Retention is the namespace retention, hence the dedup window.
+	Retention time.Duration
+	// DeadLetterRetention bounds how long dead letters wait for a redrive.
+	DeadLetterRetention time.Duration
+	// Circuit tunes endpoints' circuit breakers (zero: the default policy).
+	Circuit circuit.Policy
+	// Observability tunes health figures and metrics.
+	Observability observabilityConfig
+	// WorkflowCacheSize bounds the deliveries the worker keeps in memory
+	// between workflow tasks (zero: worker.DefaultWorkflowCacheSize).
+	WorkflowCacheSize int
+	// DisabledPoll is how often deliveries to a disabled endpoint check
+	// again (zero: activities.DefaultDisabledPoll, an hour).
+	DisabledPoll time.Duration
+	// RecoverImmediate is the largest backlog an endpoint recover signals
+	// at once; a larger one is woken at the drain's pace (zero:
+	// wake.Immediate).
+	RecoverImmediate int
+	Version          string
+	Logger           *slog.Logger
+	// TemporalLogLevel filters the embedded server's own logs.
+	TemporalLogLevel slog.Level
+	// TemporalTuning departs from the embedded server's measured defaults
+	// (the benchmark's levers).
+	TemporalTuning embedded.Tuning
+	// TemporalPostgres, for StartTemporalOnly only, persists the embedded
+	// Temporal server in PostgreSQL instead of SQLite files.
+	TemporalPostgres *embedded.Postgres
+	// Payload is how payloads are encrypted in Temporal; by default with
+	// the keys in <DataDir>/payload-keys, created on first start.
+	Payload PayloadConfig
+}
+
+// Dev is a running `hookd dev`.
+type Dev struct {
+	APIURL   string
+	APIKey   string
+	UIURL    string
+	Client   client.Client
+	Temporal *embedded.Server
+	// API is the HTTP API's server, for tests that walk its routes.
+	API *api.Server
+	// Portal is the consumer portal, for tests that walk its routes.
+	Portal *portal.Portal
+
+	cfg    DevConfig
+	codec  *codec.Codec
+	store  *sqlstore.Store
+	obs    *observability
+	pruner *eventPruner
+	worker sdkworker.Worker
+	http   httpServers
+}
+
+// StartDev starts everything and returns once the API is serving.
+func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
+	switch {
+	case cfg.DataDir == "":
+		return nil, errors.New("missing data dir")
+	case cfg.HTTPAddr == "":
+		return nil, errors.New("missing HTTP address")
+	case cfg.TemporalAddr == "":
+		return nil, errors.New("missing Temporal address")
+	}
+	if cfg.Namespace == "" {
+		cfg.Namespace = "default"
+	}
+	if cfg.Retention == 0 {
+		cfg.Retention = namespace.DefaultRetention
+	}
+	if err := checkWindows(cfg.Retention, cfg.DeadLetterRetention); err != nil {
+		return nil, err
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	// Before the embedded server: its system workers size the shared cache.
+	worker.SizeWorkflowCache(cfg.WorkflowCacheSize)
+	d := &Dev{cfg: cfg}
+	// Take the API port first, so a port in use fails before anything starts.
+	ln, apiURL, err := listen(cfg.HTTPAddr)
+	if err != nil {
+		return nil, err
+	}
+	d.APIURL = apiURL
+	defer func() {
+		if err != nil {
+			closeListeners(ln)
+			d.Stop(context.Background())
+		}
+	}()
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	if d.APIKey, err = loadOrCreate(filepath.Join(cfg.DataDir, "api-key"), cfg.APIKey, "hk_"); err != nil {
+		return nil, err
+	}
+	if d.cfg.Payload, err = loadDevPayloadKeys(cfg.DataDir, cfg.Payload); err == nil {
+		d.codec, err = newPayloadCodec(d.cfg.Payload, cfg.Namespace)
+	}
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	d.Temporal, err = embedded.Start(embedded.Options{
+		DataDir: cfg.DataDir, FrontendAddr: cfg.TemporalAddr, Namespace: cfg.Namespace,
+		UIAddr: cfg.UIAddr, Logger: cfg.Logger, LogLevel: cfg.TemporalLogLevel,
+		SearchAttributes: delivery.SearchAttributes(), Tuning: cfg.TemporalTuning,
+		CodecEndpoint: d.APIURL + codec.Path,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.UIAddr != "" {
+		d.UIURL = "http://" + cfg.UIAddr
+	}
+	handler, err := d.startWorker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.http.serve(ln, handler)
+	return d, nil
+}
+
+// startWorker connects to Temporal, prepares the namespace, opens the
+// store, and starts the worker; it returns the API handler.
+func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
+	cfg := d.cfg
+	var err error
+	d.obs = newObservability(cfg.Observability, cfg.Logger)
+	opts := client.Options{
+		HostPort:       cfg.TemporalAddr,
+		Namespace:      cfg.Namespace,
+		Logger:         sdkLogger(cfg.Logger),
+		MetricsHandler: d.obs.SDKMetrics(),
+		// The server is in this process, reached over loopback: gzip on
+		// every call was 4% of hookd's CPU and saved no bandwidth that
+		// matters (docs/performance.md).
+		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}},
+	}
+	d.codec.Apply(&opts)
+	if d.Client, err = client.DialContext(ctx, opts); err != nil {
+		return nil, fmt.Errorf("connect to temporal: %w", err)
+	}
+	if err := namespace.Ensure(ctx, d.Client, cfg.Namespace, cfg.Retention, true, cfg.Logger); err != nil {
+		return nil, err
+	}
+	if err := d.codec.CheckNamespace(ctx, d.Client.WorkflowService(), cfg.Logger); err != nil {
+		return nil, err
+	}
+	key, err := secretbox.LoadOrCreateKeyFile(filepath.Join(cfg.DataDir, "master.key"))
+	if err != nil {
+		return nil, fmt.Errorf("master key: %w", err)
+	}
+	if d.store, err = sqlite.Open(ctx, filepath.Join(cfg.DataDir, "hookd.db"), key); err != nil {
+		return nil, err
+	}
+	p, err := startParts(d.store, d.Client, d.obs, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	d.pruner = startEventPruner(d.store, cfg.Retention, cfg.Logger)
+	acts := p.activities(activities.Config{
+		// hookd dev delivers to local receivers: loopback is allowed.
+		HTTP:                activities.NewHTTPClient(activities.Guard{AllowLoopback: true}),
+		Version:             cfg.Version,
+		DeadLetterRetention: cfg.DeadLetterRetention,
+		DedupWindow:         cfg.Retention,
+		Circuit:             cfg.Circuit,
+		DisabledPoll:        cfg.DisabledPoll,
+	})
+	d.worker = worker.New(d.Client, acts, worker.Options{})
+	if err := d.worker.Start(); err != nil {
+		return nil, fmt.Errorf("start worker: %w", err)
+	}
+	h, err := api.New(api.Config{
+		Temporal:      d.Client,
+		Namespace:     cfg.Namespace,
+		Store:         d.store,
+		APIKeys:       []string{d.APIKey},
+		Logger:        cfg.Logger,
+		EagerStart:    true,
+		Stats:         d.obs.Stats,
+		Metrics:       d.obs.metrics,
+		DataConverter: d.codec.DataConverter(),
+
+		RecoverImmediate: cfg.RecoverImmediate,
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.API = h
+	withUI, pt, err := withPortal(h, h, d.store, cfg.Version, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	d.Portal = pt
+	return withCodecServer(d.obs.withMetrics(withUI, h), codecServerOptions{
+		payload: cfg.Payload, namespace: cfg.Namespace, requireKey: h.RequireAPIKey,
+		trustedOrigins: loopbackUIOrigins(cfg.UIAddr, strings.TrimPrefix(d.APIURL, "http://")),
+	})
+}
+
+// DataConverter is the data converter of the Dev's Temporal client (the
+// payload codec applied), for reading payloads from raw histories.
+func (d *Dev) DataConverter() converter.DataConverter { return d.codec.DataConverter() }
+
+// Wait blocks until ctx is done or the API server fails.
+func (d *Dev) Wait(ctx context.Context) error { return d.http.wait(ctx) }
+
+// Stop shuts down the API (finishing requests in flight), the worker, the
+// store and the Temporal server, in that order.
+func (d *Dev) Stop(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := d.http.stop(ctx); err != nil {
+		d.cfg.Logger.Warn("http shutdown", "error", err)
+	}
+	if d.worker != nil {
+		d.worker.Stop()
+	}
+	if err := d.obs.Close(ctx); err != nil {
+		d.cfg.Logger.Warn("flush attempt figures", "error", err)
+	}
+	if d.Client != nil {
+		d.Client.Close()
+	}
+	d.pruner.Close()
+	if d.store != nil {
+		_ = d.store.Close()
+	}
+	if d.Temporal != nil {
+		d.Temporal.Stop()
+	}
+}
+
+// loadOrCreate returns given if set, else the value kept in path, else a
+// new random value (prefix + 32 random bytes) saved there with mode 0600.
+func loadOrCreate(path, given, prefix string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	b, err := os.ReadFile(path)
+	if err == nil {
+		return strings.TrimSpace(string(b)), nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	raw := make([]byte, 32)
+	_, _ = rand.Read(raw)
+	v := prefix + base64.RawURLEncoding.EncodeToString(raw)
+	if err := os.WriteFile(path, []byte(v+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return v, nil
+}

@@ -1,0 +1,130 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/hookd/hookd/internal/api"
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/metrics"
+	"github.com/hookd/hookd/internal/opevents"
+	"github.com/hookd/hookd/internal/stats"
+	"github.com/hookd/hookd/internal/store/sqlstore"
+	"github.com/hookd/hookd/internal/visibility"
+)
+
+// observabilityConfig tunes health figures, alerts and metrics; the zero
+// value is the default.
+type observabilityConfig struct {
+	// NoEndpointLabels drops endpoint_id from the metrics (many endpoints).
+	NoEndpointLabels bool
+	// FlushEvery is how often attempt figures are written (default 5s).
+	FlushEvery time.Duration
+	// RefreshEvery is how often the visibility and circuit gauges are read
+	// (default 30s).
+	RefreshEvery time.Duration
+}
+
+// observability is a process's health figures, success-rate alerts and
+// Prometheus metrics. It is made before the Temporal client (whose SDK
+// metrics it takes) and started once the store and client exist.
+type observability struct {
+	cfg     observabilityConfig
+	log     *slog.Logger
+	metrics *metrics.Metrics
+	stats   *stats.Aggregator
+	events  *opevents.Publisher
+	stop    context.CancelFunc
+	done    chan struct{}
+}
+
+// newObservability returns the metrics registry; SDKMetrics goes into the
+// Temporal client's options.
+func newObservability(cfg observabilityConfig, logger *slog.Logger) *observability {
+	return &observability{
+		cfg:     cfg,
+		log:     logger,
+		metrics: metrics.New(metrics.Config{NoEndpointLabels: cfg.NoEndpointLabels}),
+	}
+}
+
+// start starts the attempt-figure flusher (which raises the success-rate
+// alert through events) and the periodic gauges read from vis and the
+// store. Close stops events too.
+func (o *observability) start(st *sqlstore.Store, vis visibility.Reader, events *opevents.Publisher) error {
+	o.events = events
+	cfg := stats.Config{Store: st, Logger: o.log, FlushEvery: o.cfg.FlushEvery}
+	if events != nil {
+		cfg.Events = events
+	}
+	agg, err := stats.New(cfg)
+	if err != nil {
+		return fmt.Errorf("start stats: %w", err)
+	}
+	o.stats = agg
+	ctx, cancel := context.WithCancel(context.Background())
+	o.stop, o.done = cancel, make(chan struct{})
+	go func() {
+		defer close(o.done)
+		o.metrics.RunRefresh(ctx, metrics.Sources{Temporal: vis, Circuits: st}, o.cfg.RefreshEvery, o.log)
+	}()
+	return nil
+}
+
+// SDKMetrics is the Temporal SDK's metrics handler: client.Options.MetricsHandler.
+func (o *observability) SDKMetrics() client.MetricsHandler { return o.metrics.SDKHandler() }
+
+// Observe is activities.Config.Observe: every attempt made feeds the
+// figures and the metrics, in memory.
+func (o *observability) Observe(endpointID string, at delivery.Attempt) {
+	o.metrics.Observe(endpointID, at)
+	if o.stats != nil {
+		o.stats.Observe(endpointID, at)
+	}
+}
+
+// Stats is api.Config.Stats: an endpoint's success rate and latencies
+// over the last hour and day.
+func (o *observability) Stats(ctx context.Context, endpointID string) (any, error) {
+	if o.stats == nil {
+		return nil, errors.New("stats not started")
+	}
+	return o.stats.Stats(ctx, endpointID)
+}
+
+// MetricsHandler serves /metrics.
+func (o *observability) MetricsHandler() http.Handler { return o.metrics.Handler() }
+
+// withMetrics serves GET /metrics beside next. With an API in the
+// process, /metrics is platform-only: a tenant token gets 403.
+func (o *observability) withMetrics(next http.Handler, apiServer *api.Server) http.Handler {
+	metrics := o.MetricsHandler()
+	if apiServer != nil {
+		metrics = apiServer.PlatformOnly(metrics)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	mux.Handle("/", next)
+	return mux
+}
+
+// Close stops the gauges, flushes the last attempt figures and publishes
+// the last operational events; call it after the worker stopped and
+// before the store and client close. A nil observability closes as a
+// no-op.
+func (o *observability) Close(ctx context.Context) error {
+	if o == nil || o.stats == nil {
+		return nil
+	}
+	o.stop()
+	<-o.done
+	err := o.stats.Close(ctx)
+	o.events.Close(ctx)
+	return err
+}

@@ -1,0 +1,279 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/hookd/hookd/internal/activities"
+	"github.com/hookd/hookd/internal/api"
+	"github.com/hookd/hookd/internal/codec"
+	"github.com/hookd/hookd/internal/namespace"
+	"github.com/hookd/hookd/internal/store/postgres"
+	"github.com/hookd/hookd/internal/store/sqlstore"
+
+	hookdworker "github.com/hookd/hookd/internal/worker"
+)
+
+// ServeConfig configures `hookd worker`, `hookd api` and `hookd serve`:
+// stateless processes against an external Temporal cluster and a
+// PostgreSQL endpoint store, in production mode (API keys required, no
+// loopback or private destinations unless allow-listed, https only).
+type ServeConfig struct {
+	// API and Worker say what this process runs; at least one.
+	API, Worker bool
+	Temporal    TemporalConfig
+	// DatabaseURL is the PostgreSQL endpoint store. Required.
+	DatabaseURL string
+	// MasterKey is the 32-byte key that encrypts signing secrets. Required,
+	// the same in every process.
+	MasterKey []byte
+	// Payload is how payloads are encrypted in Temporal: keys required
+	// unless off, the same in every process.
+	Payload PayloadConfig
+	// APIKeys are the API's bearer tokens; the API needs at least one.
+	APIKeys []string
+	// HTTPAddr serves the API (with the probes) or, in a worker alone, just
+	// the probes; empty disables the worker's probe server.
+	HTTPAddr string
+	// MetricsAddr serves Prometheus metrics at /metrics; empty disables it.
+	MetricsAddr string
+	// AllowCIDRs are destinations reachable although private or loopback,
+	// and reachable over plain http.
+	AllowCIDRs []netip.Prefix
+	// Retention is the dedup window hookd expects of the namespace; a
+	// shorter retention is warned about, never changed.
+	Retention time.Duration
+	// DeadLetterRetention bounds how long dead letters wait for a redrive.
+	DeadLetterRetention time.Duration
+	// MaxConcurrentAttempts bounds one worker's HTTP attempts in flight.
+	MaxConcurrentAttempts int
+	// WorkflowCacheSize bounds the deliveries a worker keeps in memory
+	// between workflow tasks (zero: worker.DefaultWorkflowCacheSize).
+	WorkflowCacheSize int
+	// ShutdownDelay keeps serving, with /readyz failing, after a stop is
+	// asked, so load balancers stop routing first.
+	ShutdownDelay time.Duration
+	// ShutdownTimeout bounds finishing API requests and, separately,
+	// in-flight attempts; attempts still running then are handed back to
+	// Temporal, which retries them. Zero means 30s.
+	ShutdownTimeout time.Duration
+	Version         string
+	Logger          *slog.Logger
+}
+
+// Serve is a running `hookd worker`, `hookd api` or `hookd serve`.
+type Serve struct {
+	// HTTPURL and MetricsURL are where the servers listen ("" if not).
+	HTTPURL, MetricsURL string
+	Client              client.Client
+
+	cfg      ServeConfig
+	codec    *codec.Codec
+	store    *sqlstore.Store
+	obs      *observability
+	pruner   *eventPruner
+	parts    parts
+	worker   sdkworker.Worker
+	http     httpServers
+	draining atomic.Bool
+}
+
+// Validate checks the required fields, the one place these rules live,
+// and fills in defaults. StartServe calls it; a command may call it first
+// to refuse its flags before starting anything.
+func (cfg *ServeConfig) Validate() error {
+	switch {
+	case !cfg.API && !cfg.Worker:
+		return errors.New("nothing to run: neither API nor worker")
+	case cfg.DatabaseURL == "":
+		return errors.New("missing database URL (PostgreSQL endpoint store)")
+	case len(cfg.MasterKey) == 0:
+		return errors.New("missing master key (32 bytes encrypting signing secrets, the same in every process)")
+	case !cfg.Payload.Off && len(cfg.Payload.Keys) == 0:
+		return errNoPayloadKey
+	case cfg.API && len(cfg.APIKeys) == 0:
+		return errors.New("missing API key: the API refuses to run without one")
+	case cfg.API && cfg.HTTPAddr == "":
+		return errors.New("missing HTTP address for the API")
+	}
+	cfg.Retention = cmp.Or(cfg.Retention, namespace.DefaultRetention)
+	if err := checkWindows(cfg.Retention, cfg.DeadLetterRetention); err != nil {
+		return err
+	}
+	cfg.ShutdownTimeout = cmp.Or(cfg.ShutdownTimeout, 30*time.Second)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return nil
+}
+
+// StartServe connects to Temporal and the store, prepares the namespace
+// (search attributes; retention is only checked), and starts the worker
+// and the HTTP servers. It returns once everything is serving.
+func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	hookdworker.SizeWorkflowCache(cfg.WorkflowCacheSize)
+	s := &Serve{cfg: cfg}
+	defer func() {
+		if err != nil {
+			s.Stop(context.Background())
+		}
+	}()
+	log := cfg.Logger
+	// Take the ports first, so a port in use fails before connecting.
+	apiLn, apiURL, err := listen(cfg.HTTPAddr)
+	if err != nil {
+		return nil, err
+	}
+	metricsLn, metricsURL, err := listen(cfg.MetricsAddr)
+	defer func() {
+		if err != nil {
+			closeListeners(apiLn, metricsLn)
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	s.HTTPURL, s.MetricsURL = apiURL, metricsURL
+	if err = s.connect(ctx); err != nil {
+		return nil, err
+	}
+	handler := s.probes(nil)
+	var h *api.Server
+	if cfg.API {
+		h, err = api.New(api.Config{
+			Temporal:  s.Client,
+			Namespace: cfg.Temporal.Namespace,
+			Store:     s.store,
+			APIKeys:   cfg.APIKeys,
+			Logger:    log,
+			// Eager start hands deliveries to the worker in this process.
+			EagerStart:    cfg.Worker,
+			URLPolicy:     URLPolicy(cfg.AllowCIDRs, nil),
+			Stats:         s.obs.Stats,
+			Metrics:       s.obs.metrics,
+			DataConverter: s.codec.DataConverter(),
+		})
+		if err != nil {
+			return nil, err
+		}
+		withUI, _, err := withPortal(h, h, s.store, cfg.Version, log)
+		if err != nil {
+			return nil, err
+		}
+		handler, err = withCodecServer(s.probes(withUI), codecServerOptions{
+			payload: cfg.Payload, namespace: cfg.Temporal.Namespace, requireKey: h.RequireAPIKey})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Worker {
+		if err = s.startWorker(); err != nil {
+			return nil, err
+		}
+	}
+	s.http.serve(apiLn, handler)
+	s.http.serve(metricsLn, s.obs.withMetrics(http.NotFoundHandler(), h))
+	log.Info("hookd started", "api", cfg.API, "worker", cfg.Worker, "http", s.HTTPURL, "metrics", s.MetricsURL,
+		"temporal", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace, "allow_cidrs", len(cfg.AllowCIDRs))
+	return s, nil
+}
+
+// connect dials Temporal, prepares the namespace and opens the store.
+func (s *Serve) connect(ctx context.Context) error {
+	cfg := s.cfg
+	var err error
+	s.obs = newObservability(observabilityConfig{}, cfg.Logger)
+	if s.codec, err = newPayloadCodec(cfg.Payload, cfg.Temporal.Namespace); err != nil {
+		return err
+	}
+	tc := cfg.Temporal
+	tc.Metrics, tc.Codec = s.obs.SDKMetrics(), s.codec
+	if s.Client, err = DialTemporal(ctx, tc, cfg.Logger); err != nil {
+		return err
+	}
+	// An operator owns the namespace's retention: warn, never change it.
+	if err := namespace.Ensure(ctx, s.Client, cfg.Temporal.Namespace, cfg.Retention, false, cfg.Logger); err != nil {
+		return err
+	}
+	if err := s.codec.CheckNamespace(ctx, s.Client.WorkflowService(), cfg.Logger); err != nil {
+		return err
+	}
+	if s.store, err = postgres.Open(ctx, cfg.DatabaseURL, cfg.MasterKey); err != nil {
+		return err
+	}
+	s.parts, err = startParts(s.store, s.Client, s.obs, cfg.Logger)
+	s.pruner = startEventPruner(s.store, cfg.Retention, cfg.Logger)
+	return err
+}
+
+// startWorker starts the Temporal worker. It is worker.New's worker plus a
+// stop timeout, so a stop lets in-flight attempts finish.
+func (s *Serve) startWorker() error {
+	cfg := s.cfg
+	acts := s.parts.activities(activities.Config{
+		HTTP:                activities.NewHTTPClient(activities.Guard{Allow: cfg.AllowCIDRs}),
+		Version:             cfg.Version,
+		DeadLetterRetention: cfg.DeadLetterRetention,
+		DedupWindow:         cfg.Retention,
+	})
+	s.worker = hookdworker.New(s.Client, acts, hookdworker.Options{
+		MaxConcurrentAttempts: cfg.MaxConcurrentAttempts,
+		StopTimeout:           cfg.ShutdownTimeout,
+	})
+	if err := s.worker.Start(); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	return nil
+}
+
+// Wait blocks until ctx is done or a server fails.
+func (s *Serve) Wait(ctx context.Context) error { return s.http.wait(ctx) }
+
+// Stop shuts down gracefully: /readyz fails at once; after ShutdownDelay
+// the HTTP servers stop accepting and finish requests in flight; then the
+// worker stops polling and lets in-flight attempts finish (up to
+// ShutdownTimeout, after which Temporal retries them elsewhere); last the
+// client and the store close.
+func (s *Serve) Stop(ctx context.Context) {
+	s.draining.Store(true)
+	log := s.cfg.Logger
+	if len(s.http.servers) > 0 && s.cfg.ShutdownDelay > 0 {
+		log.Info("draining: readiness fails, still serving", "for", s.cfg.ShutdownDelay)
+		time.Sleep(s.cfg.ShutdownDelay)
+	}
+	shutdownCtx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := s.http.stop(shutdownCtx); err != nil {
+		log.Warn("http shutdown", "error", err)
+	}
+	if s.worker != nil {
+		start := time.Now()
+		s.worker.Stop()
+		log.Info("worker stopped", "took", time.Since(start).Round(time.Millisecond))
+	}
+	if err := s.obs.Close(shutdownCtx); err != nil {
+		log.Warn("flush attempt figures", "error", err)
+	}
+	if s.Client != nil {
+		s.Client.Close()
+	}
+	s.pruner.Close()
+	if s.store != nil {
+		if err := s.store.Close(); err != nil {
+			log.Warn("close store", "error", err)
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hookd/hookd/internal/activities"
+	"github.com/hookd/hookd/internal/app"
+	"github.com/hookd/hookd/internal/circuit"
+	"github.com/hookd/hookd/internal/namespace"
+	"github.com/hookd/hookd/internal/worker"
+)
+
+// devFlags defines `hookd dev`'s flags on fs, into o.
+func devFlags(fs envFlags, o *devOptions) {
+	fs.str(&o.DataDir, "data-dir", "HOOKD_DATA_DIR", ".hookd", "directory for Temporal's and hookd's SQLite files, the master key and the API key")
+	fs.str(&o.HTTPAddr, "http-addr", "HOOKD_HTTP_ADDR", "127.0.0.1:8080", "listen address of the HTTP API")
+	fs.str(&o.UIAddr, "ui-addr", "HOOKD_UI_ADDR", "127.0.0.1:8233", "listen address of the Temporal Web UI (empty disables it)")
+	fs.str(&o.TemporalAddr, "temporal-addr", "HOOKD_TEMPORAL_ADDR", "127.0.0.1:7233", "gRPC address of the embedded Temporal frontend")
+	fs.str(&o.Namespace, "namespace", "HOOKD_NAMESPACE", "default", "Temporal namespace")
+	fs.secret(&o.APIKey, "api-key", "HOOKD_API_KEY", "API bearer token (default: created once and kept in the data dir)")
+	fs.duration(&o.Retention, "retention", "HOOKD_RETENTION", namespace.DefaultRetention, "namespace retention: the window in which a re-posted event ID is a duplicate")
+	fs.duration(&o.DeadLetterRetention, "dead-letter-retention", "HOOKD_DEAD_LETTER_RETENTION", activities.DefaultDeadLetterRetention, "how long a dead letter waits for a redrive")
+	fs.level(&o.TemporalLogLevel, "temporal-log-level", "HOOKD_TEMPORAL_LOG_LEVEL", slog.LevelError, "log level of the embedded Temporal server")
+	fs.boolean(&o.OnlyTemporal, "only-temporal", "HOOKD_ONLY_TEMPORAL", false, "run only the embedded Temporal server and Web UI (for hookd worker and hookd api processes)")
+	fs.secret(&o.TemporalDatabaseURL, "temporal-database-url", "HOOKD_TEMPORAL_DATABASE_URL", "with --only-temporal: persist Temporal in PostgreSQL, postgres://user:password@host:port/temporal (that database and <database>_visibility, created with their schemas if missing) instead of SQLite files in the data dir")
+	o.Circuit = circuit.DefaultPolicy()
+	fs.duration(&o.Circuit.BaseCooldown, "circuit-cooldown", "HOOKD_CIRCUIT_COOLDOWN", circuit.DefaultPolicy().BaseCooldown, "how long an endpoint's circuit stays open after it trips (doubles on each re-open)")
+	fs.duration(&o.Circuit.MaxCooldown, "circuit-max-cooldown", "HOOKD_CIRCUIT_MAX_COOLDOWN", circuit.DefaultPolicy().MaxCooldown, "the cap on the doubling cooldown")
+	fs.integer(&o.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries the worker keeps in memory between workflow tasks (bounds memory while many are parked)")
+	fs.level(&o.LogLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
+	fs.offSwitch(&o.Payload.Off, "payload-encryption", "HOOKD_PAYLOAD_ENCRYPTION", "encrypt payloads in Temporal (on, with the keys in <data-dir>/payload-keys) or write them in plaintext (off)")
+}
+
+// check validates the options once flags and environment are applied.
+func (o *devOptions) check() error {
+	if o.Circuit.BaseCooldown <= 0 || o.Circuit.MaxCooldown < o.Circuit.BaseCooldown {
+		return usagef("--circuit-cooldown must be positive and at most --circuit-max-cooldown")
+	}
+	if o.TemporalDatabaseURL != "" && !o.OnlyTemporal {
+		return usagef("--temporal-database-url needs --only-temporal (plain hookd dev keeps Temporal in SQLite)")
+	}
+	return nil
+}
+
+func devCommand(e *clientEnv) *cobra.Command {
+	var o devOptions
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "run Temporal (embedded), the Web UI, a worker and the API in one process",
+		Long: `Run everything on this machine: an embedded Temporal server with its Web UI
+(state in SQLite files under the data dir, so it survives a restart), a
+worker and the HTTP API, all on 127.0.0.1. Deliveries may reach loopback
+receivers. Ctrl-C stops it.
+
+With --only-temporal it runs only Temporal and the Web UI, for hookd worker
+and hookd api processes; add --temporal-database-url to persist Temporal in
+PostgreSQL instead of SQLite.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.check(); err != nil {
+				return err
+			}
+			o.Version = e.version
+			return runDev(cmd.Context(), o, e.stdout, newLogger(e.stderr, o.LogLevel))
+		},
+	}
+	devFlags(envFlags{cmd.Flags()}, &o)
+	return cmd
+}
+
+func runDev(ctx context.Context, cfg devOptions, stdout io.Writer, logger *slog.Logger) error {
+	if cfg.OnlyTemporal {
+		return runOnlyTemporal(ctx, cfg, stdout, logger)
+	}
+	cfg.Logger = logger
+	dev, err := app.StartDev(ctx, cfg.DevConfig)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, `hookd %s dev is running
+  API:        %s
+  API key:    %s
+  Web UI:     %s
+  Temporal:   %s  (namespace %q)
+  Data dir:   %s
+Press Ctrl-C to stop.
+`, cfg.Version, dev.APIURL, dev.APIKey, orNone(dev.UIURL), cfg.TemporalAddr, cfg.Namespace, cfg.DataDir)
+	err = dev.Wait(ctx)
+	fmt.Fprintln(stdout, "stopping...")
+	start := time.Now()
+	dev.Stop(context.Background())
+	logger.Info("stopped", "took", time.Since(start).Round(time.Millisecond))
+	return err
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(disabled)"
+	}
+	return s
+}

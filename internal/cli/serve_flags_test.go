@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hookd/hookd/internal/worker"
+)
+
+func TestParseServeFlags(t *testing.T) {
+	const key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=" // 32 bytes
+	t.Setenv("TEMPORAL_ADDRESS", "temporal.example:7233")
+	t.Setenv("TEMPORAL_NAMESPACE", "hookd")
+	t.Setenv("TEMPORAL_TLS_SERVER_NAME", "temporal.internal")
+	t.Setenv("HOOKD_DATABASE_URL", "postgres://hookd:pw@db/hookd")
+	t.Setenv("HOOKD_MASTER_KEY", key)
+	t.Setenv("HOOKD_API_KEYS", " k1, k2 ,")
+	t.Setenv("HOOKD_ALLOW_CIDRS", "10.0.0.0/8, 192.168.1.7")
+	t.Setenv("HOOKD_PAYLOAD_KEYS", key+",AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")
+	t.Setenv("HOOKD_CODEC_CORS_ORIGINS", "https://temporal-ui.example")
+
+	cfg, _, format, err := parseServeFlags("serve", []string{"--http-addr", "127.0.0.1:9999"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case !cfg.API || !cfg.Worker:
+		t.Errorf("serve runs API %v worker %v", cfg.API, cfg.Worker)
+	case cfg.Temporal.Address != "temporal.example:7233" || cfg.Temporal.Namespace != "hookd" || cfg.Temporal.TLSServerName != "temporal.internal":
+		t.Errorf("temporal config from env: %+v", cfg.Temporal)
+	case !slices.Equal(cfg.APIKeys, []string{"k1", "k2"}):
+		t.Errorf("API keys %q", cfg.APIKeys)
+	case len(cfg.MasterKey) != 32 || cfg.HTTPAddr != "127.0.0.1:9999" || format != "json":
+		t.Errorf("master key %d bytes, http %q, format %q", len(cfg.MasterKey), cfg.HTTPAddr, format)
+	case !slices.Equal(cfg.AllowCIDRs, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32")}):
+		t.Errorf("allow CIDRs %v", cfg.AllowCIDRs)
+	case cfg.Payload.Off || len(cfg.Payload.Keys) != 2 || cfg.Payload.Keys[1][0] != 1:
+		t.Errorf("payload: off %v, %d keys", cfg.Payload.Off, len(cfg.Payload.Keys))
+	case !slices.Equal(cfg.Payload.CORSOrigins, []string{"https://temporal-ui.example"}):
+		t.Errorf("codec CORS origins %q", cfg.Payload.CORSOrigins)
+	}
+	if off, _, _, err := parseServeFlags("serve", []string{"--payload-encryption=off"}); err != nil || !off.Payload.Off {
+		t.Errorf("--payload-encryption=off: off %v, err %v", off.Payload.Off, err)
+	}
+
+	w, _, _, err := parseServeFlags("worker", nil)
+	if err != nil || w.API || !w.Worker {
+		t.Errorf("worker: API %v worker %v err %v", w.API, w.Worker, err)
+	}
+	if w.WorkflowCacheSize != worker.DefaultWorkflowCacheSize {
+		t.Errorf("workflow cache %d, want the default %d", w.WorkflowCacheSize, worker.DefaultWorkflowCacheSize)
+	}
+	t.Setenv("HOOKD_WORKFLOW_CACHE", "250")
+	if w, _, _, err = parseServeFlags("worker", nil); err != nil || w.WorkflowCacheSize != 250 {
+		t.Errorf("HOOKD_WORKFLOW_CACHE=250: cache %d, err %v", w.WorkflowCacheSize, err)
+	}
+	if _, _, _, err := parseServeFlags("worker", []string{"--api-keys", "x"}); err == nil {
+		t.Error("worker accepted --api-keys")
+	}
+}
+
+func TestParseServeFlagsRefuses(t *testing.T) {
+	const key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+	db, mk, ak, pk := []string{"--database-url", "postgres://db/hookd"}, []string{"--master-key", key}, []string{"--api-keys", "k"}, []string{"--payload-keys", key}
+	base := slices.Concat(db, mk, ak, pk)
+	for name, tc := range map[string]struct {
+		args []string
+		want string
+	}{
+		"no API key":        {slices.Concat(db, mk, pk), "missing API key"},
+		"no master key":     {slices.Concat(db, ak, pk), "missing master key"},
+		"short master key":  {append(slices.Clone(base), "--master-key", "c2VjcmV0"), "master key"},
+		"no database":       {slices.Concat(mk, ak, pk), "missing database URL"},
+		"no payload key":    {slices.Concat(db, mk, ak), "no payload key"},
+		"bad CIDR":          {append(slices.Clone(base), "--allow-cidrs", "10.0.0.0/99"), "allow-cidrs"},
+		"bad log format":    {append(slices.Clone(base), "--log-format", "xml"), "log-format"},
+		"positional":        {append(slices.Clone(base), "extra"), "unexpected"},
+		"secret not echoed": {append(slices.Clone(base), "--master-key", "c2VjcmV0LXZhbHVl"), "decodes"},
+		"bad payload key":   {append(slices.Clone(base), "--payload-keys", key+",c2VjcmV0"), "payload key 2"},
+		"payload on or off": {append(slices.Clone(base), "--payload-encryption", "maybe"), "want on or off"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, env := range []string{"HOOKD_DATABASE_URL", "HOOKD_MASTER_KEY", "HOOKD_API_KEYS", "HOOKD_ALLOW_CIDRS", "HOOKD_PAYLOAD_KEYS", "HOOKD_PAYLOAD_ENCRYPTION"} {
+				t.Setenv(env, "")
+			}
+			_, _, _, err := parseServeFlags("api", tc.args)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "c2VjcmV0") {
+				t.Errorf("error shows the key: %v", err)
+			}
+		})
+	}
+}

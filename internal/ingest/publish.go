@@ -1,0 +1,184 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/store"
+)
+
+// Batch publishes the events of one request, with at most the
+// publisher's MaxStarts delivery starts in flight among all of them. It is
+// safe for concurrent use.
+type Batch struct {
+	p     *Publisher
+	slots chan struct{}
+}
+
+// Publish records ev, fanned out to its tenant's endpoints subscribed to
+// its type, and starts its deliveries. It returns once Temporal has durably accepted
+// every start: the workflow start is the outbox.
+//
+// The record decides identity. The first post of an event ID claims it,
+// with the fan-out decided then. A later post of the same type and
+// payload is a duplicate: it answers the recorded deliveries and starts
+// them again, which Temporal refuses for those that exist, so a start lost
+// to a crash between record and starts is completed by the client's retry.
+// A later post with another type, payload or tenant is ErrConflict, and
+// nothing is started.
+func (b *Batch) Publish(ctx context.Context, ev Event) (Result, error) {
+	return b.publish(ctx, ev, func(ctx context.Context) ([]*store.Endpoint, error) {
+		return b.p.Endpoints.MatchingEndpoints(ctx, ev.TenantID, ev.Type)
+	})
+}
+
+func (b *Batch) publish(ctx context.Context, ev Event, fanOut func(context.Context) ([]*store.Endpoint, error)) (Result, error) {
+	eps, err := fanOut(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: match endpoints: %w", ErrUnavailable, err)
+	}
+	rec, claimed, err := b.p.Records.ClaimEvent(ctx, record(ev, eps, time.Now()))
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	if !claimed {
+		if rec.Digest != delivery.EventDigest(ev.Type, ev.Body) || rec.TenantID != ev.TenantID {
+			return Result{}, fmt.Errorf("%w: event %s", ErrConflict, ev.ID)
+		}
+		if eps, err = b.p.endpointsOf(ctx, rec); err != nil {
+			return Result{}, err
+		}
+	}
+	reqs := make([]delivery.Request, len(eps))
+	for i, ep := range eps {
+		reqs[i] = NewRequest(ev, ep)
+		reqs[i].AcceptedAt = rec.AcceptedAt
+	}
+	if err := b.startAll(ctx, reqs); err != nil {
+		return Result{}, err
+	}
+	out := Result{EventID: ev.ID, Deliveries: make([]Delivery, len(rec.Deliveries)), Duplicate: !claimed}
+	for i, d := range rec.Deliveries {
+		out.Deliveries[i] = Delivery(d)
+	}
+	if out.Duplicate {
+		b.p.Metrics.DuplicateIngest()
+		if b.p.Logger != nil {
+			b.p.Logger.Info("duplicate event", "event_id", ev.ID, "deliveries", len(out.Deliveries))
+		}
+	}
+	return out, nil
+}
+
+// record is the event record of ev fanned out to eps.
+func record(ev Event, eps []*store.Endpoint, now time.Time) *store.Event {
+	rec := &store.Event{
+		ID: ev.ID, Type: ev.Type, Digest: delivery.EventDigest(ev.Type, ev.Body), Payload: ev.Body,
+		TenantID: ev.TenantID, AcceptedAt: now, Deliveries: make([]store.EventDelivery, len(eps)),
+	}
+	for i, ep := range eps {
+		rec.Deliveries[i] = store.EventDelivery{ID: delivery.ID(ev.ID, ep.ID), EndpointID: ep.ID}
+	}
+	return rec
+}
+
+// endpointsOf loads the endpoints a recorded event fanned out to. One
+// deleted since is left out: there is nothing left to deliver to.
+func (p *Publisher) endpointsOf(ctx context.Context, rec *store.Event) ([]*store.Endpoint, error) {
+	eps := make([]*store.Endpoint, 0, len(rec.Deliveries))
+	for _, d := range rec.Deliveries {
+		ep, err := p.Records.GetEndpoint(ctx, d.EndpointID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		eps = append(eps, ep)
+	}
+	return eps, nil
+}
+
+// startAll starts every delivery, at most cap(b.slots) at a time across
+// the batch (and, eager, the publisher's bound across all batches), and
+// returns the first error.
+func (b *Batch) startAll(ctx context.Context, reqs []delivery.Request) error {
+	errs := make([]error, len(reqs))
+	eager := b.p.eagerBound()
+	var wg sync.WaitGroup
+	for i, req := range reqs {
+		if err := acquire(ctx, b.slots); err != nil {
+			wg.Wait()
+			return fmt.Errorf("%w: start delivery %s: %w", ErrUnavailable, req.DeliveryID, err)
+		}
+		if err := acquire(ctx, eager); err != nil {
+			<-b.slots
+			wg.Wait()
+			return fmt.Errorf("%w: start delivery %s: %w", ErrUnavailable, req.DeliveryID, err)
+		}
+		wg.Go(func() {
+			defer func() {
+				if eager != nil {
+					<-eager
+				}
+				<-b.slots
+			}()
+			errs[i] = b.p.start(ctx, req)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// acquire takes a slot of sem (none if sem is nil), or fails when ctx ends.
+func acquire(ctx context.Context, sem chan struct{}) error {
+	if sem == nil {
+		return nil
+	}
+	select {
+	case sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// start starts one delivery. Temporal refusing it as already started means
+// the delivery exists, which is what was asked.
+func (p *Publisher) start(ctx context.Context, req delivery.Request) error {
+	opts := delivery.StartOptions(req, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+	opts.EnableEagerStart = p.EagerStart
+	_, err := p.Temporal.ExecuteWorkflow(ctx, opts, delivery.WorkflowDelivery, req)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if err == nil || errors.As(err, &started) {
+		return nil
+	}
+	return fmt.Errorf("%w: start delivery %s: %w", ErrUnavailable, req.DeliveryID, err)
+}
+
+// NewRequest builds the delivery of ev to ep, with ep's schedule and
+// timeout or the defaults.
+func NewRequest(ev Event, ep *store.Endpoint) delivery.Request {
+	return delivery.Request{
+		DeliveryID: delivery.ID(ev.ID, ep.ID),
+		EventID:    ev.ID,
+		EventType:  ev.Type,
+		EndpointID: ep.ID,
+		TenantID:   ep.TenantID,
+		Body:       ev.Body,
+		Schedule:   delivery.Schedule(ep.RetrySchedule),
+		Timeout:    delivery.AttemptTimeout(ep.Timeout),
+	}
+}

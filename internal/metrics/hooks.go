@@ -1,0 +1,35 @@
+package metrics
+
+import "github.com/hookd/hookd/internal/delivery"
+
+// Redrive outcomes.
+const (
+	RedriveStarted = "started" // a fresh delivery run started
+	RedriveSkipped = "skipped" // the delivery had completed meanwhile: nothing to redrive
+	RedriveFailed  = "error"   // the start failed; the activity retries
+)
+
+// DuplicateIngest counts an event whose deliveries all existed already. A
+// nil Metrics counts nothing.
+func (m *Metrics) DuplicateIngest() {
+	if m != nil {
+		m.duplicateIngests.Inc()
+	}
+}
+
+// DeliveryEnded counts a delivery that ended with status: delivered, or
+// failed or exhausted (dead-lettered). A redriven delivery that ends again
+// counts again. A nil Metrics counts nothing.
+func (m *Metrics) DeliveryEnded(status delivery.Status) {
+	if m != nil {
+		m.deliveries.WithLabelValues(string(status)).Inc()
+	}
+}
+
+// Redrive counts a redrive start by outcome (RedriveStarted, ...). A nil
+// Metrics counts nothing.
+func (m *Metrics) Redrive(outcome string) {
+	if m != nil {
+		m.redrives.WithLabelValues(outcome).Inc()
+	}
+}

@@ -1,0 +1,117 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/hookd/hookd/internal/circuit"
+	"github.com/hookd/hookd/internal/visibility"
+)
+
+// CircuitLister lists every endpoint's circuit state (sqlstore.Store).
+type CircuitLister interface {
+	CircuitStates(ctx context.Context) (map[string]circuit.State, error)
+}
+
+// Sources are what the periodically computed gauges are read from.
+type Sources struct {
+	Temporal visibility.Reader // required
+	Circuits CircuitLister     // nil leaves the circuit gauges out
+	Now      func() time.Time
+}
+
+// DefaultRefreshEvery is how often RunRefresh reads the sources.
+const DefaultRefreshEvery = 30 * time.Second
+
+// RunRefresh refreshes the gauges every every (DefaultRefreshEvery if
+// zero) until ctx is done, logging failures.
+func (m *Metrics) RunRefresh(ctx context.Context, src Sources, every time.Duration, log *slog.Logger) {
+	if every <= 0 {
+		every = DefaultRefreshEvery
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		rctx, cancel := context.WithTimeout(ctx, every)
+		if err := m.Refresh(rctx, src); err != nil && ctx.Err() == nil {
+			log.Warn("refresh metrics", "error", err)
+		}
+		cancel()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Refresh reads the dead letters, the oldest pending delivery and the
+// circuit states once and sets their gauges.
+func (m *Metrics) Refresh(ctx context.Context, src Sources) error {
+	now := time.Now()
+	if src.Now != nil {
+		now = src.Now()
+	}
+	var errs []error
+	if n, oldest, err := visibility.Oldest(ctx, src.Temporal, visibility.DeadLetters(""), now); err != nil {
+		errs = append(errs, fmt.Errorf("dead letters: %w", err))
+	} else {
+		m.deadLetters.Set(float64(n))
+		m.deadLetterOldest.Set(age(oldest, now))
+	}
+	if _, oldest, err := visibility.Oldest(ctx, src.Temporal, visibility.Pending(""), now); err != nil {
+		errs = append(errs, fmt.Errorf("pending deliveries: %w", err))
+	} else {
+		m.pendingOldest.Set(age(oldest, now))
+	}
+	if src.Circuits != nil {
+		if err := m.refreshCircuits(ctx, src.Circuits); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (m *Metrics) refreshCircuits(ctx context.Context, l CircuitLister) error {
+	states, err := l.CircuitStates(ctx)
+	if err != nil {
+		return err
+	}
+	byState := map[circuit.State]float64{circuit.Closed: 0, circuit.HalfOpen: 0, circuit.Open: 0}
+	if m.perEndpoint {
+		m.circuitState.Reset()
+	}
+	for id, s := range states {
+		byState[s]++
+		if m.perEndpoint {
+			m.circuitState.WithLabelValues(id).Set(circuitValue(s))
+		}
+	}
+	for s, n := range byState {
+		m.circuits.WithLabelValues(string(s)).Set(n)
+	}
+	return nil
+}
+
+// circuitValue is a state as hookd_circuit_state reports it.
+func circuitValue(s circuit.State) float64 {
+	switch s {
+	case circuit.HalfOpen:
+		return 1
+	case circuit.Open:
+		return 2
+	default:
+		return 0
+	}
+}
+
+// age is the seconds since t, or 0 for the zero time.
+func age(t, now time.Time) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	return max(now.Sub(t).Seconds(), 0)
+}

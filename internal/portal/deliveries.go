@@ -1,0 +1,146 @@
+package portal
+
+import (
+	"errors"
+	"html/template"
+	"net/http"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hookd/hookd/internal/api"
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/signing"
+)
+
+// deliveryRow is a delivery in the list, with its attempts when they
+// could be read.
+type deliveryRow struct {
+	api.DeliveryRef
+	Attempts   int
+	LastStatus int
+	Known      bool
+}
+
+// deliveryList is the data of the deliveries page.
+type deliveryList struct {
+	Rows      []deliveryRow
+	Filter    listFilter
+	Endpoints []api.EndpointView
+	// URLs are the endpoints' URLs by ID.
+	URLs     map[string]string
+	Statuses []delivery.Status
+	Periods  []period
+	Next     template.URL
+}
+
+func (p *Portal) listDeliveries(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	f := filterOf(r)
+	data := deliveryList{Filter: f, Periods: periods, URLs: map[string]string{},
+		Statuses: []delivery.Status{delivery.StatusPending, delivery.StatusDelivered, delivery.StatusFailed, delivery.StatusExhausted}}
+	var err error
+	if data.Endpoints, err = p.filterEndpoints(ctx); err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	for _, ep := range data.Endpoints {
+		data.URLs[ep.ID] = ep.URL
+	}
+	filter := api.DeliveryFilter{EndpointID: f.EndpointID, Status: f.Status, EventType: f.EventType, Since: f.since(p.now())}
+	rows, next, down, err := historyPage(
+		func() ([]api.DeliveryRef, string, error) { return p.api.ListDeliveries(ctx, filter, pageOf(r)) },
+		func(a, b api.DeliveryRef) int { return b.CreatedAt.Compare(a.CreatedAt) },
+		func(ref api.DeliveryRef) (deliveryRow, error) {
+			d, err := p.api.Delivery(ctx, ref.ID)
+			return deliveryRow{DeliveryRef: ref, Attempts: d.Attempts, LastStatus: d.LastStatus, Known: err == nil}, err
+		})
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	data.Rows, data.Next = rows, f.next(next)
+	p.renderView(w, r, http.StatusOK, "deliveries", view{Section: "deliveries", Unavailable: down, Data: data})
+}
+
+// header is one header a delivery sent.
+type header struct{ Name, Value string }
+
+// deliveryPage is the data of a delivery's page.
+type deliveryPage struct {
+	api.DeliveryView
+	Headers    []header
+	HeadersOf  int // the attempt the headers are of
+	Resendable bool
+}
+
+func (p *Portal) showDelivery(w http.ResponseWriter, r *http.Request) {
+	p.showDeliveryPage(w, r, view{})
+}
+
+func (p *Portal) showDeliveryPage(w http.ResponseWriter, r *http.Request, v view) {
+	ctx := r.Context()
+	id := chi.URLParam(r, "id")
+	d, err := p.api.Delivery(ctx, id)
+	if api.IsUnavailable(err) {
+		v.Section, v.Unavailable = "deliveries", true
+		v.Data = message{Title: "Delivery " + id, Text: "Its history cannot be read right now. Try again in a minute."}
+		p.renderView(w, r, http.StatusServiceUnavailable, "message", v)
+		return
+	}
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	page := deliveryPage{DeliveryView: d,
+		Resendable: d.Status == delivery.StatusFailed || d.Status == delivery.StatusExhausted}
+	page.Headers, page.HeadersOf = p.headersSent(d)
+	v.Section, v.Data = "deliveries", page
+	p.renderView(w, r, http.StatusOK, "delivery", v)
+}
+
+// headersSent are the headers of the delivery's latest attempt, as the
+// delivery activity sets them (activities/attempt.go); the signature
+// itself is not stored.
+func (p *Portal) headersSent(d api.DeliveryView) ([]header, int) {
+	i := len(d.Timeline) - 1
+	for i >= 0 && d.Timeline[i].Kind != api.TimelineAttempt {
+		i--
+	}
+	if i < 0 {
+		return nil, 0
+	}
+	last := d.Timeline[i]
+	return []header{
+		{"Content-Type", "application/json"},
+		{"User-Agent", "hookd/" + p.version},
+		{signing.HeaderID, d.ID},
+		{signing.HeaderTimestamp, strconv.FormatInt(last.Start.Unix(), 10)},
+		{signing.HeaderSignature, "v1,… (HMAC-SHA256 with each valid secret; not stored)"},
+		{"hookd-event-type", d.EventType},
+		{"hookd-event-id", d.EventID},
+		{"hookd-attempt", strconv.Itoa(last.Number)},
+	}, last.Number
+}
+
+// resend redrives a failed or exhausted delivery from its dead letter.
+func (p *Portal) resend(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id := chi.URLParam(r, "id")
+	if _, err := p.api.Delivery(ctx, id); err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	err := p.api.RedriveDeadLetter(ctx, id, Reason)
+	var e *api.Error
+	switch {
+	case err == nil:
+		seeOther(w, r, Prefix+"/deliveries/"+id+"?done=resent")
+	case errors.As(err, &e) && e.Code == api.CodeNotFound:
+		p.showDeliveryPage(w, r, view{Alert: "This delivery has no dead letter waiting to be resent: it was resent already, or its dead letter expired."})
+	case api.IsUnavailable(err):
+		p.showDeliveryPage(w, r, view{Unavailable: true})
+	default:
+		p.fail(w, r, err)
+	}
+}

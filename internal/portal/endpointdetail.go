@@ -1,0 +1,98 @@
+package portal
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hookd/hookd/internal/api"
+)
+
+// endpointPage is the data of an endpoint's page. Secret, Rotated and
+// Test are set by the action that showed the page.
+type endpointPage struct {
+	endpointHealth
+	Secret   string
+	Rotated  *api.RotatedSecret
+	Test     *api.TestResult
+	Overlaps []overlap
+}
+
+// overlap is a choice of how long a rotated-out secret stays valid.
+type overlap struct{ Value, Label string }
+
+var overlaps = []overlap{
+	{"0s", "none: the old secret stops at once"},
+	{"1h", "1 hour"},
+	{"24h", "24 hours"},
+	{"168h", "7 days"},
+}
+
+// showEndpointPage renders an endpoint's page with what an action set in
+// page. A Temporal outage only hides the figures that need it.
+func (p *Portal) showEndpointPage(w http.ResponseWriter, r *http.Request, page endpointPage, v view) {
+	ctx := r.Context()
+	ep, err := p.api.Endpoint(ctx, chi.URLParam(r, "id"))
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	page.endpointHealth, err = p.withHealth(ctx, ep)
+	if api.IsUnavailable(err) {
+		v.Unavailable, err = true, nil
+	}
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	page.Overlaps = overlaps
+	v.Section, v.Data = "endpoints", page
+	p.renderView(w, r, http.StatusOK, "endpoint", v)
+}
+
+func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
+	p.showEndpointPage(w, r, endpointPage{}, view{})
+}
+
+func (p *Portal) revealSecret(w http.ResponseWriter, r *http.Request) {
+	secret, err := p.api.EndpointSecret(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	p.showEndpointPage(w, r, endpointPage{Secret: secret}, view{})
+}
+
+func (p *Portal) rotateSecret(w http.ResponseWriter, r *http.Request) {
+	overlap := r.PostFormValue("overlap")
+	rotated, err := p.api.RotateSecret(r.Context(), chi.URLParam(r, "id"), &overlap)
+	if err != nil {
+		p.actionFailed(w, r, err)
+		return
+	}
+	p.showEndpointPage(w, r, endpointPage{Rotated: &rotated}, view{Notice: "Secret rotated."})
+}
+
+func (p *Portal) testEndpoint(w http.ResponseWriter, r *http.Request) {
+	res, err := p.api.TestEndpoint(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		p.actionFailed(w, r, err)
+		return
+	}
+	p.showEndpointPage(w, r, endpointPage{Test: &res}, view{})
+}
+
+// actionFailed shows the endpoint's page with why an action on it failed:
+// the API's message, or the outage banner.
+func (p *Portal) actionFailed(w http.ResponseWriter, r *http.Request, err error) {
+	var e *api.Error
+	switch {
+	case errors.As(err, &e) && e.Code != api.CodeNotFound && e.Code != api.CodeInternal:
+		p.showEndpointPage(w, r, endpointPage{}, view{Alert: e.Error()})
+	case api.IsUnavailable(err):
+		p.showEndpointPage(w, r, endpointPage{}, view{Unavailable: true})
+	default:
+		p.fail(w, r, err)
+	}
+}

@@ -1,0 +1,199 @@
+package portal
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hookd/hookd/internal/api"
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/stats"
+	"github.com/hookd/hookd/internal/store"
+)
+
+// endpointHealth is an endpoint with its health, when it could be read.
+type endpointHealth struct {
+	api.EndpointView
+	Health  *api.Health
+	Figures *stats.Figures
+}
+
+func (p *Portal) withHealth(ctx context.Context, ep api.EndpointView) (endpointHealth, error) {
+	out := endpointHealth{EndpointView: ep}
+	h, err := p.api.EndpointHealth(ctx, ep.ID)
+	if err != nil {
+		return out, err
+	}
+	out.Health = &h
+	if f, ok := h.Stats.(stats.Figures); ok {
+		out.Figures = &f
+	}
+	return out, nil
+}
+
+// endpointList is the data of the endpoints page.
+type endpointList struct {
+	Endpoints  []endpointHealth
+	NextCursor string
+}
+
+func (p *Portal) listEndpoints(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	eps, next, err := p.api.ListEndpoints(ctx, "", store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: 50})
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	data := endpointList{Endpoints: make([]endpointHealth, len(eps)), NextCursor: next}
+	errs := each(len(eps), func(i int) error {
+		var err error
+		data.Endpoints[i], err = p.withHealth(ctx, eps[i])
+		return err
+	})
+	v := view{Section: "endpoints", Data: data}
+	if v.Unavailable, err = unavailable(errs); err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	p.renderView(w, r, http.StatusOK, "endpoints", v)
+}
+
+// endpointForm is the data of the create and edit forms: the fields as
+// typed, and the API's validation errors by field.
+type endpointForm struct {
+	ID                                          string // "" for a new endpoint
+	URL, EventTypes, Description, RetrySchedule string
+	Errors                                      map[string]string
+	// DefaultSchedule is the schedule an empty field means.
+	DefaultSchedule string
+}
+
+func formOf(ep api.EndpointView) endpointForm {
+	return endpointForm{ID: ep.ID, URL: ep.URL, EventTypes: strings.Join(ep.EventTypes, ", "),
+		Description: ep.Description, RetrySchedule: strings.Join(ep.RetrySchedule, ", ")}
+}
+
+func readForm(r *http.Request) endpointForm {
+	return endpointForm{URL: strings.TrimSpace(r.PostFormValue("url")), EventTypes: r.PostFormValue("event_types"),
+		Description: r.PostFormValue("description"), RetrySchedule: r.PostFormValue("retry_schedule")}
+}
+
+// patch is the form as the API's patch. An empty schedule means the
+// default one.
+func (f endpointForm) patch() api.EndpointPatch {
+	types := fieldsOf(f.EventTypes)
+	schedule := fieldsOf(f.RetrySchedule)
+	if len(schedule) == 0 {
+		for _, d := range delivery.DefaultSchedule() {
+			schedule = append(schedule, d.String())
+		}
+	}
+	return api.EndpointPatch{URL: &f.URL, Description: &f.Description, EventTypes: &types, RetrySchedule: &schedule}
+}
+
+// fieldsOf splits a list typed with commas or spaces.
+func fieldsOf(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r' })
+}
+
+// formFields are the API fields the endpoint form shows errors next to.
+var formFields = map[string]bool{"url": true, "description": true, "event_types": true, "retry_schedule": true}
+
+// showForm renders the form again with err, the API's validation error,
+// next to its field (or above the form for any other field).
+func (p *Portal) showForm(w http.ResponseWriter, r *http.Request, f endpointForm, err error) {
+	var e *api.Error
+	if !errors.As(err, &e) || e.Code != api.CodeInvalid {
+		p.fail(w, r, err)
+		return
+	}
+	v := view{Section: "endpoints"}
+	if formFields[e.Field] {
+		f.Errors = map[string]string{e.Field: e.Message}
+	} else {
+		v.Alert = e.Error()
+	}
+	f.DefaultSchedule = defaultSchedule()
+	v.Data = f
+	p.renderView(w, r, http.StatusBadRequest, "endpointform", v)
+}
+
+func defaultSchedule() string {
+	var out []string
+	for _, d := range delivery.DefaultSchedule() {
+		out = append(out, d.String())
+	}
+	return shortDurations(out)
+}
+
+func (p *Portal) newEndpoint(w http.ResponseWriter, r *http.Request) {
+	p.renderView(w, r, http.StatusOK, "endpointform", view{Section: "endpoints", Data: endpointForm{DefaultSchedule: defaultSchedule()}})
+}
+
+func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
+	f := readForm(r)
+	patch := f.patch()
+	var in api.EndpointCreate
+	in.URL, in.Description, in.EventTypes = patch.URL, patch.Description, patch.EventTypes
+	if strings.TrimSpace(f.RetrySchedule) != "" {
+		in.RetrySchedule = patch.RetrySchedule
+	}
+	ep, err := p.api.CreateEndpoint(r.Context(), in)
+	if err != nil {
+		p.showForm(w, r, f, err)
+		return
+	}
+	seeOther(w, r, Prefix+"/endpoints/"+ep.ID+"?done=created")
+}
+
+func (p *Portal) editEndpoint(w http.ResponseWriter, r *http.Request) {
+	ep, err := p.api.Endpoint(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	f := formOf(ep)
+	f.DefaultSchedule = defaultSchedule()
+	p.renderView(w, r, http.StatusOK, "endpointform", view{Section: "endpoints", Data: f})
+}
+
+func (p *Portal) updateEndpoint(w http.ResponseWriter, r *http.Request) {
+	f := readForm(r)
+	f.ID = chi.URLParam(r, "id")
+	if _, err := p.api.UpdateEndpoint(r.Context(), f.ID, f.patch()); err != nil {
+		p.showForm(w, r, f, err)
+		return
+	}
+	seeOther(w, r, Prefix+"/endpoints/"+f.ID+"?done=updated")
+}
+
+func (p *Portal) setEnabled(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	enabled := r.PostFormValue("enabled") == "true"
+	if _, err := p.api.UpdateEndpoint(r.Context(), id, api.EndpointPatch{Enabled: &enabled}); err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	done := map[bool]string{true: "enabled", false: "disabled"}[enabled]
+	seeOther(w, r, Prefix+"/endpoints/"+id+"?done="+done)
+}
+
+func (p *Portal) confirmDelete(w http.ResponseWriter, r *http.Request) {
+	ep, err := p.api.Endpoint(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	p.renderView(w, r, http.StatusOK, "delete", view{Section: "endpoints", Data: ep})
+}
+
+func (p *Portal) deleteEndpoint(w http.ResponseWriter, r *http.Request) {
+	if err := p.api.DeleteEndpoint(r.Context(), chi.URLParam(r, "id")); err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	seeOther(w, r, Prefix+"/?done=deleted")
+}

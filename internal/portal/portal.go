@@ -1,0 +1,140 @@
+// Package portal is hookd's consumer portal: web pages on which one
+// tenant (a customer of the platform) manages its endpoints and debugs its
+// deliveries and dead letters, without asking the platform's support.
+//
+// A browser signs in with a single-use link the platform asks for
+// (POST /v1/tenants/{id}/portal); the link starts a session held in an
+// HttpOnly, SameSite=Strict cookie and stored hashed (store.Portal). The
+// session resolves to authz.ForTenant(id, "portal") and every page calls
+// the API's service methods (api.Server) in that scope, so the portal
+// applies the API's own rules and validation, never a copy of them. Every
+// state-changing request carries a per-session CSRF token.
+//
+// Templates and assets are embedded (no build step, no CDN). Times are
+// rendered as UTC in <time datetime> and shown in the viewer's time zone
+// by a few lines of JavaScript.
+package portal
+
+import (
+	"embed"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hookd/hookd/internal/api"
+)
+
+// Prefix is the path the portal is served under.
+const Prefix = "/portal"
+
+//go:embed templates assets
+var files embed.FS
+
+// Config holds the portal's collaborators.
+type Config struct {
+	// API serves every operation the portal offers. Required.
+	API *api.Server
+	// Sessions keeps sign-in links and sessions (store.Store). Required.
+	Sessions Sessions
+	// Version is hookd's version, shown in the headers a delivery sent.
+	Version string
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Portal serves the portal's pages under Prefix.
+type Portal struct {
+	api      *api.Server
+	sessions Sessions
+	version  string
+	log      *slog.Logger
+	pages    pages
+	now      func() time.Time
+	router   chi.Router
+}
+
+// New validates cfg and returns the portal.
+func New(cfg Config) (*Portal, error) {
+	switch {
+	case cfg.API == nil:
+		return nil, errors.New("portal: missing API server")
+	case cfg.Sessions == nil:
+		return nil, errors.New("portal: missing session store")
+	}
+	p := &Portal{api: cfg.API, sessions: cfg.Sessions, version: cfg.Version, log: cfg.Logger, now: time.Now}
+	if p.log == nil {
+		p.log = slog.Default()
+	}
+	var err error
+	if p.pages, err = parsePages(); err != nil {
+		return nil, err
+	}
+	p.router = p.routes()
+	return p, nil
+}
+
+// Routes are the portal's routes, for tests that walk them.
+func (p *Portal) Routes() chi.Routes { return p.router }
+
+// ServeHTTP implements http.Handler for paths under Prefix.
+func (p *Portal) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.router.ServeHTTP(w, r) }
+
+func (p *Portal) routes() chi.Router {
+	r := chi.NewRouter()
+	r.Use(secureHeaders)
+	assets, _ := fs.Sub(files, "assets")
+	r.Get(Prefix+"/assets/*", http.StripPrefix(Prefix+"/assets/", cacheAssets(http.FileServerFS(assets))).ServeHTTP)
+	r.Get(api.PortalLoginPath, p.login)
+	r.Group(func(r chi.Router) {
+		r.Use(p.requireSession)
+		r.Post(Prefix+"/logout", p.logout)
+		r.Get(Prefix+"/", p.listEndpoints)
+		r.Get(Prefix+"/endpoints/new", p.newEndpoint)
+		r.Post(Prefix+"/endpoints", p.createEndpoint)
+		r.Get(Prefix+"/endpoints/{id}", p.showEndpoint)
+		r.Post(Prefix+"/endpoints/{id}", p.updateEndpoint)
+		r.Get(Prefix+"/endpoints/{id}/edit", p.editEndpoint)
+		r.Post(Prefix+"/endpoints/{id}/enabled", p.setEnabled)
+		r.Get(Prefix+"/endpoints/{id}/delete", p.confirmDelete)
+		r.Post(Prefix+"/endpoints/{id}/delete", p.deleteEndpoint)
+		r.Post(Prefix+"/endpoints/{id}/secret", p.revealSecret)
+		r.Post(Prefix+"/endpoints/{id}/rotate", p.rotateSecret)
+		r.Post(Prefix+"/endpoints/{id}/test", p.testEndpoint)
+		r.Get(Prefix+"/deliveries", p.listDeliveries)
+		r.Get(Prefix+"/deliveries/{id}", p.showDelivery)
+		r.Post(Prefix+"/deliveries/{id}/resend", p.resend)
+		r.Get(Prefix+"/dead-letters", p.listDeadLetters)
+		r.Post(Prefix+"/dead-letters/redrive", p.redrive)
+		r.Get(Prefix+"/dead-letters/redrive/{job}", p.redriveJob)
+	})
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) { p.fail(w, r, errNoPage) })
+	return r
+}
+
+// secureHeaders keeps the portal's pages out of frames, caches and other
+// origins' scripts, and sends no Referer to other origins (same-origin
+// requests keep theirs, so a form's Origin header names this server).
+func secureHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+			"form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// cacheAssets lets browsers keep the embedded assets for an hour.
+func cacheAssets(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,164 @@
+package portal
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hookd/hookd/internal/authz"
+	"github.com/hookd/hookd/internal/store"
+)
+
+// Sessions keeps the portal's sign-in links and sessions (store.Portal).
+type Sessions interface {
+	ExchangePortalLink(ctx context.Context, linkHash string, session store.PortalGrant) (string, error)
+	PortalSession(ctx context.Context, hash string, now time.Time) (store.PortalGrant, error)
+	DeletePortalSession(ctx context.Context, hash string) error
+}
+
+// SessionLifetime is how long a portal session lasts.
+const SessionLifetime = 24 * time.Hour
+
+// Reason is the reason a redrive from the portal records; its actor is
+// "tenant:<id>:portal".
+const Reason = "portal"
+
+// maxForm bounds a form's body.
+const maxForm = 64 << 10
+
+// cookieName is the session cookie's name.
+const cookieName = "hookd_portal"
+
+// session is the signed-in session of a request.
+type session struct {
+	tenant string
+	// csrf is the token every form of the session carries.
+	csrf string
+	hash string
+}
+
+type sessionKey struct{}
+
+func sessionOf(ctx context.Context) session {
+	s, _ := ctx.Value(sessionKey{}).(session)
+	return s
+}
+
+// csrfToken is the CSRF token of a session: derived from its secret
+// token, so it needs no storage, and one-way, so a page showing it
+// reveals nothing of the cookie.
+func csrfToken(sessionToken string) string {
+	sum := sha256.Sum256([]byte("hookd portal csrf\x00" + sessionToken))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// login exchanges a sign-in link for a session: it sets the session
+// cookie and sends the browser on to the portal. A used, expired or
+// unknown link gets a page saying so.
+func (p *Portal) login(w http.ResponseWriter, r *http.Request) {
+	link := r.URL.Query().Get("t")
+	token, err := authz.NewPortalSessionToken()
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	now := p.now().UTC()
+	tenant := ""
+	if strings.HasPrefix(link, authz.PortalLinkPrefix) {
+		grant := store.PortalGrant{Hash: authz.HashToken(token), CreatedAt: now, ExpiresAt: now.Add(SessionLifetime)}
+		tenant, err = p.sessions.ExchangePortalLink(r.Context(), authz.HashToken(link), grant)
+	}
+	switch {
+	case tenant == "" && (err == nil || errors.Is(err, store.ErrNotFound)):
+		p.render(w, r, http.StatusGone, "message", message{
+			Title: "This sign-in link is no longer valid",
+			Text:  "A sign-in link works once, for 10 minutes. This one was already used or has expired. Ask for a new link where you got this one.",
+		})
+		return
+	case err != nil:
+		p.fail(w, r, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: cookieName, Value: token, Path: Prefix + "/", MaxAge: int(SessionLifetime.Seconds()),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+	})
+	p.log.Info("portal session started", "tenant_id", tenant)
+	// A page rather than a 303: a SameSite=Strict cookie is not sent on a
+	// redirect that a link on another site started, but it is on a
+	// navigation this page starts.
+	p.render(w, r, http.StatusOK, "signedin", nil)
+}
+
+// logout ends the session.
+func (p *Portal) logout(w http.ResponseWriter, r *http.Request) {
+	if err := p.sessions.DeletePortalSession(r.Context(), sessionOf(r.Context()).hash); err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	clearCookie(w, r)
+	signedOut := r.WithContext(context.WithValue(r.Context(), sessionKey{}, session{}))
+	p.render(w, signedOut, http.StatusOK, "message", message{Title: "Signed out", Text: "Your portal session has ended."})
+}
+
+func clearCookie(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: Prefix + "/", MaxAge: -1,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+}
+
+// requireSession resolves the session cookie to the tenant's scope and
+// puts both in the request context, and checks the CSRF token of every
+// request that is not a GET or HEAD. Without a valid session it answers
+// with a page saying how to sign in again.
+func (p *Portal) requireSession(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var grant store.PortalGrant
+		err := store.ErrNotFound
+		c, cerr := r.Cookie(cookieName)
+		if cerr == nil && strings.HasPrefix(c.Value, authz.PortalSessionPrefix) {
+			grant, err = p.sessions.PortalSession(r.Context(), authz.HashToken(c.Value), p.now())
+		}
+		if errors.Is(err, store.ErrNotFound) {
+			clearCookie(w, r)
+			p.render(w, r, http.StatusUnauthorized, "message", message{
+				Title: "You are signed out",
+				Text:  "Your portal session has ended or was revoked. Open a new sign-in link to continue.",
+			})
+			return
+		}
+		if err != nil {
+			p.fail(w, r, err)
+			return
+		}
+		sess := session{tenant: grant.TenantID, csrf: csrfToken(c.Value), hash: grant.Hash}
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !validCSRF(r, sess.csrf) {
+			p.render(w, r, http.StatusForbidden, "message", message{
+				Title: "This form has expired",
+				Text:  "The form was not sent from this portal session. Go back, reload the page and try again.",
+			})
+			return
+		}
+		ctx := authz.NewContext(r.Context(), authz.ForTenant(grant.TenantID, "tenant:"+grant.TenantID+":portal"))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, sessionKey{}, sess)))
+	})
+}
+
+// validCSRF checks the form's CSRF token and, when the browser names the
+// request's origin, that it is this server.
+func validCSRF(r *http.Request, want string) bool {
+	if origin := r.Header.Get("Origin"); origin != "" {
+		u, err := url.Parse(origin)
+		if err != nil || u.Host != r.Host {
+			return false
+		}
+	}
+	got := r.PostFormValue("csrf")
+	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}

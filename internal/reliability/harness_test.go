@@ -1,0 +1,257 @@
+package reliability
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/receiver/reference"
+)
+
+var (
+	hookdBin string
+	full     = os.Getenv("HOOKD_RELIABILITY") == "full"
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hookd-reliability-")
+	if err != nil {
+		panic(err)
+	}
+	hookdBin = filepath.Join(dir, "hookd")
+	build := exec.Command("go", "build", "-o", hookdBin, "../../cmd/hookd")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build hookd:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	printTable()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// row is one scenario's figures.
+type row struct {
+	scenario                                             string
+	accepted, delivered, duplicates, effects, dead, lost int
+	note                                                 string
+}
+
+var (
+	rowsMu sync.Mutex
+	rows   []row
+)
+
+func report(r row) {
+	rowsMu.Lock()
+	defer rowsMu.Unlock()
+	rows = append(rows, r)
+}
+
+func printTable() {
+	rowsMu.Lock()
+	defer rowsMu.Unlock()
+	if len(rows) == 0 {
+		return
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "\nscenario\taccepted\tdelivered\tduplicates seen\teffects\tdead letters\tlost\tnote")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", r.scenario, r.accepted, r.delivered, r.duplicates, r.effects, r.dead, r.lost, r.note)
+	}
+	_ = w.Flush()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// hookd is a `hookd dev` process.
+type hookd struct {
+	t       *testing.T
+	dataDir string
+	http    string
+	tempo   string
+	extra   []string
+	cmd     *exec.Cmd
+	url     string
+	key     string
+	log     *bytes.Buffer
+}
+
+// startHookd starts `hookd dev` on a new data dir with free ports.
+func startHookd(t *testing.T, extra ...string) *hookd {
+	h := &hookd{t: t, dataDir: t.TempDir(), http: freeAddr(t), tempo: freeAddr(t), extra: extra}
+	h.start()
+	t.Cleanup(h.stop)
+	return h
+}
+
+func (h *hookd) start() {
+	t := h.t
+	args := append([]string{"dev", "--data-dir", h.dataDir, "--http-addr", h.http, "--temporal-addr", h.tempo, "--ui-addr", "", "--log-level", "warn"}, h.extra...)
+	h.cmd = exec.Command(hookdBin, args...)
+	h.log = &bytes.Buffer{}
+	h.cmd.Stdout, h.cmd.Stderr = io.Discard, &lockedWriter{w: h.log}
+	require.NoError(t, h.cmd.Start())
+	h.url = "http://" + h.http
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(h.url + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, 60*time.Second, 100*time.Millisecond, "hookd did not come up")
+	key, err := os.ReadFile(filepath.Join(h.dataDir, "api-key"))
+	require.NoError(t, err)
+	h.key = strings.TrimSpace(string(key))
+}
+
+// kill9 kills the process without letting it clean up.
+func (h *hookd) kill9() {
+	_ = h.cmd.Process.Signal(syscall.SIGKILL)
+	_ = h.cmd.Wait()
+}
+
+func (h *hookd) stop() {
+	if h.cmd.ProcessState != nil {
+		return
+	}
+	_ = h.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = h.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		h.kill9()
+	}
+	if h.t.Failed() {
+		h.t.Logf("hookd log:\n%s", h.log.String())
+	}
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// call sends an API request and decodes the JSON answer.
+func (h *hookd) call(method, path string, body, out any) int {
+	h.t.Helper()
+	raw, err := json.Marshal(body)
+	require.NoError(h.t, err)
+	req, err := http.NewRequest(method, h.url+path, bytes.NewReader(raw))
+	require.NoError(h.t, err)
+	req.Header.Set("Authorization", "Bearer "+h.key)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(h.t, err)
+	defer resp.Body.Close()
+	if out != nil {
+		require.NoError(h.t, json.NewDecoder(resp.Body).Decode(out))
+	}
+	return resp.StatusCode
+}
+
+// endpoint creates an endpoint for eventType at url and returns its ID and
+// secret.
+func (h *hookd) endpoint(url, eventType string, schedule ...string) (string, string) {
+	var ep struct{ ID, Secret string }
+	body := map[string]any{"url": url, "event_types": []string{eventType}}
+	if len(schedule) > 0 {
+		body["retry_schedule"] = schedule
+	}
+	require.Equal(h.t, http.StatusCreated, h.call("POST", "/v1/endpoints", body, &ep))
+	return ep.ID, ep.Secret
+}
+
+// sendBatch posts n events of eventType in batches of 100 and returns how
+// many were accepted.
+func (h *hookd) sendBatch(eventType string, n int) int {
+	accepted := 0
+	for start := 0; start < n; start += 100 {
+		var events []map[string]any
+		for i := start; i < min(n, start+100); i++ {
+			events = append(events, map[string]any{"type": eventType, "payload": map[string]int{"i": i}})
+		}
+		var res struct {
+			Results []struct{ Status int } `json:"results"`
+		}
+		require.Equal(h.t, http.StatusOK, h.call("POST", "/v1/events/batch", map[string]any{"events": events}, &res))
+		for _, r := range res.Results {
+			if r.Status == http.StatusAccepted {
+				accepted++
+			}
+		}
+	}
+	return accepted
+}
+
+func (h *hookd) deadLetters() int {
+	var sum struct{ Total int }
+	require.Equal(h.t, http.StatusOK, h.call("GET", "/v1/dead-letters/summary", nil, &sum))
+	return sum.Total
+}
+
+// sink is the reference receiver on a loopback port.
+type sink struct {
+	*reference.Receiver
+	url string
+}
+
+// newSink creates an endpoint for eventType pointing at a fresh loopback
+// port, then starts the reference receiver there with the endpoint's
+// secret and the given faults.
+func newSink(t *testing.T, h *hookd, eventType string, faults reference.Faults, schedule ...string) (*sink, string) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	url := "http://" + l.Addr().String()
+	id, secret := h.endpoint(url+"/hooks", eventType, schedule...)
+	rcv, err := reference.New(reference.Config{DBPath: filepath.Join(t.TempDir(), "inbox.db"), Secrets: []string{secret}, Faults: faults})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = rcv.Serve(ctx, l); close(done) }()
+	t.Cleanup(func() { cancel(); <-done; _ = rcv.Close() })
+	return &sink{Receiver: rcv, url: url}, id
+}
+
+// tally reads the receiver's figures: distinct deliveries with an effect,
+// total effects, and duplicates it saw.
+func (s *sink) tally(t *testing.T) (delivered, effects, duplicates int) {
+	t.Helper()
+	st, err := s.Stats(context.Background())
+	require.NoError(t, err)
+	for _, n := range st.Effects {
+		delivered++
+		effects += n
+	}
+	return delivered, effects, int(st.Duplicates)
+}

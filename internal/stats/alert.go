@@ -1,0 +1,50 @@
+package stats
+
+import (
+	"context"
+	"time"
+
+	"github.com/hookd/hookd/internal/opevents"
+)
+
+// AlertSuccessRate is the kind of the success-rate alert in the store.
+const AlertSuccessRate = opevents.ReasonSuccessRate
+
+// evaluate raises or clears the success-rate alert of each endpoint from
+// its figures over the last hour. The store's conditional update decides
+// which process announces a change, so several workers flushing the same
+// endpoint announce it once.
+func (a *Aggregator) evaluate(ctx context.Context, endpoints []string, now time.Time) {
+	for _, id := range endpoints {
+		t, err := a.cfg.Store.StatsSince(ctx, id, now.Add(-time.Hour))
+		if err != nil {
+			a.log.Warn("evaluate success rate", "endpoint_id", id, "error", err)
+			continue
+		}
+		if t.Attempts < a.cfg.AlertMinAttempts {
+			continue
+		}
+		w := windowOf(t)
+		unhealthy := w.SuccessRate < a.cfg.AlertBelow
+		changed, err := a.cfg.Store.SetAlert(ctx, id, AlertSuccessRate, unhealthy, now)
+		if err != nil {
+			a.log.Warn("set success-rate alert", "endpoint_id", id, "error", err)
+			continue
+		}
+		if !changed {
+			continue
+		}
+		eventType := opevents.EndpointRecovered
+		if unhealthy {
+			eventType = opevents.EndpointUnhealthy
+			a.log.Warn("endpoint success rate low", "endpoint_id", id, "success_rate", w.SuccessRate, "attempts", w.Attempts, "window", "1h")
+		} else {
+			a.log.Info("endpoint success rate recovered", "endpoint_id", id, "success_rate", w.SuccessRate, "attempts", w.Attempts, "window", "1h")
+		}
+		if a.cfg.Events != nil {
+			a.cfg.Events.Publish(eventType, opevents.Health{EndpointID: id, Reason: opevents.ReasonSuccessRate, At: now, SuccessRate: &opevents.SuccessRate{
+				Rate: w.SuccessRate, Attempts: w.Attempts, Successes: w.Successes, Window: "1h", Threshold: a.cfg.AlertBelow,
+			}})
+		}
+	}
+}

@@ -1,0 +1,65 @@
+// Package sqlite opens hookd's endpoint store in an SQLite file, the
+// embedded default of `hookd dev`. It uses the pure-Go modernc.org/sqlite
+// driver in WAL mode: one writer connection, so writes never contend for the
+// database lock inside a process, and a pool of read-only connections, so
+// the delivery activity's reads run in parallel with writes.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/hookd/hookd/internal/store/sqlstore"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Dialect is SQLite's sqlstore.Dialect. The writer connection's
+// BEGIN IMMEDIATE serialises migrations, so it needs no lock statement.
+var Dialect = sqlstore.Dialect{Name: "sqlite", BlobType: "BLOB"}
+
+// pragmas apply to every connection. busy_timeout lets another process's
+// writer finish; synchronous=normal is durable in WAL mode except for the
+// last commits before a power loss; foreign_keys enables the cascade from an
+// endpoint to its secrets.
+const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=foreign_keys(1)"
+
+// Open opens (creating it and its directory when missing) the SQLite
+// database at path, migrates its schema and returns a store whose secrets
+// are encrypted with the 32-byte master key.
+func Open(ctx context.Context, path string, key []byte) (*sqlstore.Store, error) {
+	write, read, err := openDBs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store: %w", err)
+	}
+	return sqlstore.New(ctx, sqlstore.Config{Read: read, Write: write, Dialect: Dialect, Key: key})
+}
+
+func openDBs(path string) (write, read *sql.DB, err error) {
+	if path == "" || strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") {
+		return nil, nil, fmt.Errorf("database path %q must be a plain file name without '?'", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, nil, err
+	}
+	write, err = sql.Open("sqlite", path+"?"+pragmas+"&_txlock=immediate")
+	if err != nil {
+		return nil, nil, err
+	}
+	write.SetMaxOpenConns(1)
+	write.SetConnMaxIdleTime(0)
+	read, err = sql.Open("sqlite", path+"?"+pragmas+"&_pragma=query_only(1)")
+	if err != nil {
+		return nil, nil, errors.Join(err, write.Close())
+	}
+	readers := max(4, runtime.GOMAXPROCS(0))
+	read.SetMaxOpenConns(readers)
+	read.SetMaxIdleConns(readers)
+	return write, read, nil
+}

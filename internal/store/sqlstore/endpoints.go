@@ -1,0 +1,187 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/hookd/hookd/internal/store"
+)
+
+const getEndpointSQL = `SELECT ` + endpointColumns + ` FROM hookd_endpoints WHERE id = $1`
+
+// CreateEndpoint inserts ep and its first secret, which is valid from
+// ep.CreatedAt.
+func (s *Store) CreateEndpoint(ctx context.Context, ep *store.Endpoint, secret string) error {
+	err := s.createEndpoint(ctx, ep, secret)
+	if err != nil {
+		return fmt.Errorf("create endpoint: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) createEndpoint(ctx context.Context, ep *store.Endpoint, secret string) error {
+	if ep.ID == "" || ep.CreatedAt.IsZero() || ep.UpdatedAt.IsZero() {
+		return errors.New("ID, CreatedAt and UpdatedAt are required")
+	}
+	values, err := endpointValues(ep)
+	if err != nil {
+		return err
+	}
+	sealed, err := s.seal(ep.ID, secret)
+	if err != nil {
+		return err
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if ep.TenantID != "" {
+			err := s.lockTenant(ctx, tx, ep.TenantID)
+			if errors.Is(err, store.ErrNotFound) {
+				err = store.ErrTenantNotFound
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO hookd_endpoints (`+endpointColumns+`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, values...); err != nil {
+			return err
+		}
+		if err := bumpEndpointsVersion(ctx, tx); err != nil {
+			return err
+		}
+		return insertSecret(ctx, tx, ep.ID, 1, sealed, ep.CreatedAt.UnixNano())
+	})
+}
+
+// GetEndpoint returns the endpoint or store.ErrNotFound.
+func (s *Store) GetEndpoint(ctx context.Context, id string) (*store.Endpoint, error) {
+	ep, err := scanEndpoint(s.getEndpoint.QueryRowContext(ctx, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		err = store.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get endpoint: %w", err)
+	}
+	return ep, nil
+}
+
+// ListEndpoints returns up to p.Limit endpoints (50 when zero, at most 500)
+// that f selects, after p.Cursor in (CreatedAt, ID) order, and the cursor
+// of the next page.
+func (s *Store) ListEndpoints(ctx context.Context, f store.TenantFilter, p store.Page) ([]*store.Endpoint, string, error) {
+	eps, next, err := s.listEndpoints(ctx, f, p)
+	if err != nil {
+		return nil, "", fmt.Errorf("list endpoints: %w", err)
+	}
+	return eps, next, nil
+}
+
+func (s *Store) listEndpoints(ctx context.Context, f store.TenantFilter, p store.Page) ([]*store.Endpoint, string, error) {
+	after, err := parseCursor(p.Cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	limit := pageLimit(p)
+	where, args := tenantClause(f, 3)
+	eps, err := s.queryEndpoints(ctx, `SELECT `+endpointColumns+` FROM hookd_endpoints
+		WHERE (created_at, id) > ($1, $2)`+where+` ORDER BY created_at, id LIMIT $3`,
+		append([]any{after.created, after.id, limit + 1}, args...)...)
+	if err != nil {
+		return nil, "", err
+	}
+	eps, next := pageOf(eps, limit, func(ep *store.Endpoint) cursor {
+		return cursor{created: ep.CreatedAt.UnixNano(), id: ep.ID}
+	})
+	return eps, next, nil
+}
+
+// tenantClause is the " AND ..." condition selecting f's rows by their
+// tenant_id column, and its argument, numbered after the query's last
+// placeholder.
+func tenantClause(f store.TenantFilter, last int) (string, []any) {
+	switch {
+	case f.All:
+		return "", nil
+	case f.ID == "":
+		return " AND tenant_id IS NULL", nil
+	default:
+		return fmt.Sprintf(" AND tenant_id = $%d", last+1), []any{f.ID}
+	}
+}
+
+// UpdateEndpoint replaces every field of the endpoint but its ID, tenant
+// and CreatedAt, or returns store.ErrNotFound.
+func (s *Store) UpdateEndpoint(ctx context.Context, ep *store.Endpoint) error {
+	values, err := endpointValues(ep)
+	if err == nil {
+		// Every column but created_at ($9) and tenant_id, which an update
+		// keeps.
+		values = append(values[:8:8], values[9])
+		err = s.changeEndpoints(ctx, `UPDATE hookd_endpoints SET url = $2, description = $3, event_types = $4,
+			enabled = $5, retry_schedule = $6, timeout_ns = $7, metadata = $8, updated_at = $9
+			WHERE id = $1`, values...)
+	}
+	if err != nil {
+		return fmt.Errorf("update endpoint: %w", err)
+	}
+	return nil
+}
+
+// DeleteEndpoint removes the endpoint and, by cascade, its secrets, or
+// returns store.ErrNotFound.
+func (s *Store) DeleteEndpoint(ctx context.Context, id string) error {
+	if err := s.changeEndpoints(ctx, `DELETE FROM hookd_endpoints WHERE id = $1`, id); err != nil {
+		return fmt.Errorf("delete endpoint: %w", err)
+	}
+	return nil
+}
+
+// changeEndpoints runs a change that must touch one row (else
+// store.ErrNotFound) and counts it as a change to the endpoints, in one
+// transaction.
+func (s *Store) changeEndpoints(ctx context.Context, query string, args ...any) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := execOneIn(ctx, tx, query, args...); err != nil {
+			return err
+		}
+		return bumpEndpointsVersion(ctx, tx)
+	})
+}
+
+func (s *Store) queryEndpoints(ctx context.Context, query string, args ...any) ([]*store.Endpoint, error) {
+	rows, err := s.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var eps []*store.Endpoint
+	for rows.Next() {
+		ep, err := scanEndpoint(rows)
+		if err != nil {
+			return nil, err
+		}
+		eps = append(eps, ep)
+	}
+	return eps, rows.Err()
+}
+
+// execer is a *sql.DB or *sql.Tx.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func execOneIn(ctx context.Context, db execer, query string, args ...any) error {
+	res, err := db.ExecContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}

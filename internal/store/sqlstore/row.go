@@ -1,0 +1,119 @@
+package sqlstore
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hookd/hookd/internal/store"
+)
+
+// endpointColumns is the column list every endpoint query selects, in the
+// order scanEndpoint reads and endpointValues writes.
+const endpointColumns = `id, url, description, event_types, enabled, retry_schedule, timeout_ns, metadata, created_at, updated_at, tenant_id`
+
+// endpointValues returns ep's column values in endpointColumns order.
+func endpointValues(ep *store.Endpoint) ([]any, error) {
+	types, err := json.Marshal(nonNil(ep.EventTypes))
+	if err != nil {
+		return nil, fmt.Errorf("encode event types: %w", err)
+	}
+	schedule := make([]string, len(ep.RetrySchedule))
+	for i, d := range ep.RetrySchedule {
+		schedule[i] = d.String()
+	}
+	retries, err := json.Marshal(schedule)
+	if err != nil {
+		return nil, fmt.Errorf("encode retry schedule: %w", err)
+	}
+	metadata, err := encodeMetadata(ep.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	return []any{
+		ep.ID, ep.URL, ep.Description, string(types), ep.Enabled, string(retries),
+		int64(ep.Timeout), metadata, ep.CreatedAt.UnixNano(), ep.UpdatedAt.UnixNano(),
+		nullString(ep.TenantID),
+	}, nil
+}
+
+// encodeMetadata returns metadata as JSON text ("{}" when nil).
+func encodeMetadata(meta map[string]string) (string, error) {
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return "", fmt.Errorf("encode metadata: %w", err)
+	}
+	return string(b), nil
+}
+
+// decodeMetadata reads JSON text written by encodeMetadata; an empty map
+// comes back nil.
+func decodeMetadata(text string) (map[string]string, error) {
+	var meta map[string]string
+	if err := json.Unmarshal([]byte(text), &meta); err != nil {
+		return nil, fmt.Errorf("decode metadata: %w", err)
+	}
+	if len(meta) == 0 {
+		return nil, nil
+	}
+	return meta, nil
+}
+
+// nullString stores "" as NULL.
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+// scanEndpoint reads one row of endpointColumns.
+func scanEndpoint(sc scanner) (*store.Endpoint, error) {
+	var (
+		ep                        store.Endpoint
+		types, retries, metadata  string
+		timeout, created, updated int64
+		tenant                    sql.NullString
+	)
+	if err := sc.Scan(&ep.ID, &ep.URL, &ep.Description, &types, &ep.Enabled, &retries,
+		&timeout, &metadata, &created, &updated, &tenant); err != nil {
+		return nil, err
+	}
+	ep.TenantID = tenant.String
+	if err := json.Unmarshal([]byte(types), &ep.EventTypes); err != nil {
+		return nil, fmt.Errorf("endpoint %s: decode event types: %w", ep.ID, err)
+	}
+	var schedule []string
+	if err := json.Unmarshal([]byte(retries), &schedule); err != nil {
+		return nil, fmt.Errorf("endpoint %s: decode retry schedule: %w", ep.ID, err)
+	}
+	for _, s := range schedule {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return nil, fmt.Errorf("endpoint %s: decode retry schedule: %w", ep.ID, err)
+		}
+		ep.RetrySchedule = append(ep.RetrySchedule, d)
+	}
+	var err error
+	if ep.Metadata, err = decodeMetadata(metadata); err != nil {
+		return nil, fmt.Errorf("endpoint %s: %w", ep.ID, err)
+	}
+	if len(ep.EventTypes) == 0 {
+		ep.EventTypes = nil
+	}
+	ep.Timeout = time.Duration(timeout)
+	ep.CreatedAt = fromNanos(created)
+	ep.UpdatedAt = fromNanos(updated)
+	return &ep, nil
+}
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

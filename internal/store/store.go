@@ -1,0 +1,126 @@
+// Package store is hookd's endpoint store: tenants, their tokens and portal
+// sessions, endpoints, their event-type filters and retry settings, their
+// signing secrets, encrypted at rest, and the record of every accepted event.
+// SQLite backs the embedded default and PostgreSQL backs production; both
+// implement Store and pass the same conformance suite.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hookd/hookd/internal/circuit"
+)
+
+// ErrNotFound is returned when an endpoint, an event, a tenant or a token
+// does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrInvalidCursor is returned by ListEndpoints and ListEvents for a
+// cursor they did not issue.
+var ErrInvalidCursor = errors.New("invalid cursor")
+
+// Endpoint is a URL that receives signed deliveries of matching events.
+type Endpoint struct {
+	ID string
+	// TenantID is the tenant the endpoint belongs to; "" for the
+	// platform's own endpoints. It never changes after creation.
+	TenantID    string
+	URL         string
+	Description string
+	// EventTypes filters events by type: exact names or prefix wildcards
+	// such as "order.*". Empty means every type.
+	EventTypes []string
+	Enabled    bool
+	// RetrySchedule is the delay before each retry; empty means the default.
+	RetrySchedule []time.Duration
+	// Timeout bounds one HTTP attempt; zero means the default.
+	Timeout   time.Duration
+	Metadata  map[string]string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Matches reports whether the endpoint's filter accepts eventType.
+func (e *Endpoint) Matches(eventType string) bool {
+	if len(e.EventTypes) == 0 {
+		return true
+	}
+	for _, f := range e.EventTypes {
+		if f == eventType || f == "*" {
+			return true
+		}
+		if prefix, ok := cutWildcard(f); ok && len(eventType) > len(prefix) && eventType[:len(prefix)] == prefix {
+			return true
+		}
+	}
+	return false
+}
+
+// cutWildcard turns "order.*" into "order." and reports whether f was a
+// prefix wildcard.
+func cutWildcard(f string) (string, bool) {
+	if len(f) >= 2 && f[len(f)-2:] == ".*" {
+		return f[:len(f)-1], true
+	}
+	return "", false
+}
+
+// Secret is one signing secret of an endpoint, in plaintext "whsec_" form.
+// A secret with a non-zero ExpiresAt is being rotated out.
+type Secret struct {
+	Value     string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// Page asks for one page of a list.
+type Page struct {
+	Cursor string // opaque; empty for the first page
+	Limit  int    // at most this many; zero means 50
+}
+
+// Store persists endpoints and their secrets.
+type Store interface {
+	// CreateEndpoint inserts ep (ID, CreatedAt and UpdatedAt set by the
+	// caller) with its first secret. It returns ErrTenantNotFound when
+	// ep.TenantID names no tenant.
+	CreateEndpoint(ctx context.Context, ep *Endpoint, secret string) error
+	// GetEndpoint returns the endpoint or ErrNotFound.
+	GetEndpoint(ctx context.Context, id string) (*Endpoint, error)
+	// ListEndpoints returns a page of the endpoints f selects, ordered by
+	// creation, and the cursor of the next page ("" when there is none).
+	ListEndpoints(ctx context.Context, f TenantFilter, p Page) ([]*Endpoint, string, error)
+	// UpdateEndpoint replaces the mutable fields of an existing endpoint
+	// (all but ID, TenantID and CreatedAt), or returns ErrNotFound.
+	UpdateEndpoint(ctx context.Context, ep *Endpoint) error
+	// DeleteEndpoint removes an endpoint and its secrets, or returns
+	// ErrNotFound.
+	DeleteEndpoint(ctx context.Context, id string) error
+	// MatchingEndpoints returns the enabled endpoints of the tenant ("" for
+	// the endpoints without a tenant) whose filter accepts eventType.
+	MatchingEndpoints(ctx context.Context, tenantID, eventType string) ([]*Endpoint, error)
+	// Secrets returns the endpoint's secrets still valid at now, newest
+	// first.
+	Secrets(ctx context.Context, endpointID string, now time.Time) ([]Secret, error)
+	// RotateSecret adds newSecret and makes every older secret expire at
+	// now+overlap (at once when overlap is zero).
+	RotateSecret(ctx context.Context, endpointID, newSecret string, now time.Time, overlap time.Duration) error
+	Circuits
+	Events
+	Tenants
+	Portal
+	// Close releases the store's connections.
+	Close() error
+}
+
+// Circuits keeps each endpoint's circuit breaker, shared by every worker.
+type Circuits interface {
+	// Circuit returns the endpoint's breaker (closed if never written).
+	Circuit(ctx context.Context, endpointID string) (circuit.Breaker, error)
+	// UpdateCircuit applies fn to the endpoint's breaker atomically and
+	// stores the result, which it returns. It returns ErrNotFound if the
+	// endpoint does not exist.
+	UpdateCircuit(ctx context.Context, endpointID string, fn func(circuit.Breaker) circuit.Breaker) (circuit.Breaker, error)
+}

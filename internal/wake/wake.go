@@ -1,0 +1,166 @@
+// Package wake tells the deliveries waiting on an endpoint (its circuit
+// open or its switch off) to try again now, oldest first, without hitting
+// a receiver that just came back with its whole backlog in one instant. A
+// circuit that closes (the activities) wakes them with Paced: recover
+// updates, a bounded number outstanding, each done once its delivery has
+// made its attempt. An operator's recover (the API) answers at once: it
+// signals a backlog of up to Immediate, each at its slot of a short
+// spread, and paces a larger one in the background.
+package wake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/visibility"
+)
+
+// How the waiting deliveries are spread: at most Burst at a time, the
+// groups spaced evenly over Window, so every one is attempted within a few
+// seconds.
+const (
+	Burst  = 10
+	Window = 4 * time.Second
+)
+
+// Temporal is what wake uses of Temporal (client.Client).
+type Temporal interface {
+	ListWorkflow(ctx context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error)
+	SignalWorkflow(ctx context.Context, workflowID, runID, signalName string, arg any) error
+}
+
+// Query finds an endpoint's deliveries that wait on its circuit or its
+// switch.
+func Query(endpointID string) string {
+	return visibility.Pending(endpointID) + fmt.Sprintf(" AND %s = '%s'", delivery.AttrStatus.GetName(), delivery.SearchStatusWaiting)
+}
+
+// Immediate is the largest backlog an operator's recover signals at once,
+// each delivery at its slot of Window: about the rate hookd drains at on
+// two cores. A larger one is woken at the drain's pace instead
+// (Backlog.Pace): signalled all within seconds, 100,000 woken deliveries
+// crowd out their own attempts (docs/performance.md).
+const Immediate = 500
+
+// Settle is how long after a wake-up's first list its second look (Again)
+// lists again.
+const Settle = 5 * time.Second
+
+// Again is a wake-up's second look: once settle has passed since listed,
+// if still reports that the endpoint takes attempts then, it wakes what a
+// new list finds waiting (Paced) and returns how many. The first list
+// misses a delivery deferred on the circuit or the switch as read an
+// instant before the change, since visibility does not yet show it
+// waiting; without a second look it sleeps out its wait.
+func Again(ctx context.Context, c Updater, endpointID string, sig delivery.RecoverSignal, listed time.Time, settle time.Duration, still func(context.Context) bool) (int, error) {
+	if !until(ctx, listed.Add(settle)) || !still(ctx) {
+		return 0, nil
+	}
+	return Paced(ctx, c, endpointID, sig)
+}
+
+// until waits until t or the end of ctx, and reports whether t came first.
+func until(ctx context.Context, t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}
+
+// Backlog is an endpoint's waiting deliveries, oldest first, as much of
+// each as a wake-up needs.
+type Backlog []run
+
+// List returns endpointID's waiting deliveries, oldest first.
+func List(ctx context.Context, c Temporal, endpointID string) (Backlog, error) {
+	// Only what the wake-up needs is kept: a backlog of 100,000 listed
+	// whole (search attributes, memo) would hold hundreds of MB.
+	var waiting Backlog
+	var token []byte
+	for {
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: Query(endpointID), PageSize: 1000, NextPageToken: token})
+		if err != nil {
+			return nil, fmt.Errorf("list waiting deliveries: %w", err)
+		}
+		for _, ex := range resp.GetExecutions() {
+			waiting = append(waiting, runOf(ex))
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			break
+		}
+	}
+	slices.SortFunc(waiting, func(a, b run) int { return a.started.Compare(b.started) })
+	return waiting, nil
+}
+
+// Waiting signals recover to every delivery of endpointID that waits; see
+// Backlog.Signal.
+func Waiting(ctx context.Context, c Temporal, endpointID string, sig delivery.RecoverSignal, at time.Time) (int, error) {
+	waiting, err := List(ctx, c, endpointID)
+	if err != nil {
+		return 0, err
+	}
+	return waiting.Signal(ctx, c, sig, at)
+}
+
+// Signal signals recover to every delivery of the backlog, each with sig
+// and its slot after at as NotBefore, and returns how many it reached. A
+// delivery that ended meanwhile is skipped; any other failure stops it,
+// with the count so far.
+func (b Backlog) Signal(ctx context.Context, c Temporal, sig delivery.RecoverSignal, at time.Time) (int, error) {
+	woken := 0
+	for i, r := range b {
+		sig.NotBefore = at.Add(Slot(i, len(b)))
+		err := c.SignalWorkflow(ctx, r.workflowID, r.runID, delivery.SignalRecover, sig)
+		var nf *serviceerror.NotFound
+		switch {
+		case errors.As(err, &nf):
+			continue
+		case err != nil:
+			return woken, fmt.Errorf("signal recover to %s: %w", r.workflowID, err)
+		}
+		woken++
+	}
+	return woken, nil
+}
+
+// run is a waiting delivery's run, as much of it as a wake-up needs.
+type run struct {
+	workflowID, runID string
+	started           time.Time
+}
+
+// runOf keeps of a listed execution what its signal and its order need.
+func runOf(ex *workflowpb.WorkflowExecutionInfo) run {
+	return run{workflowID: ex.GetExecution().GetWorkflowId(), runID: ex.GetExecution().GetRunId(), started: ex.GetStartTime().AsTime()}
+}
+
+// Slot is when, after the wake, the i-th of n waiting deliveries tries
+// again: groups of Burst spaced evenly over Window.
+func Slot(i, n int) time.Duration {
+	groups := (n + Burst - 1) / Burst
+	if groups <= 1 {
+		return 0
+	}
+	return time.Duration(i/Burst) * (Window / time.Duration(groups))
+}
+
+// Spread is when the last of n woken deliveries tries again.
+func Spread(n int) time.Duration {
+	if n == 0 {
+		return 0
+	}
+	return Slot(n-1, n)
+}

@@ -1,0 +1,72 @@
+// Package worker runs hookd's Temporal worker: it registers the delivery and
+// dead-letter workflows and the activities on hookd's task queue. Workers
+// are stateless; run as many as the load needs against one Temporal cluster.
+package worker
+
+import (
+	"cmp"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/hookd/hookd/internal/activities"
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/workflows"
+)
+
+// Options tunes a worker. The zero value is a sensible default.
+type Options struct {
+	// MaxConcurrentAttempts bounds the HTTP attempts in flight (local and
+	// regular activities each); zero means 256.
+	MaxConcurrentAttempts int
+	// StopTimeout is how long a stop waits for in-flight attempts before
+	// handing them back to Temporal; zero is the SDK's default.
+	StopTimeout time.Duration
+}
+
+// DefaultWorkflowCacheSize is the workflow cache hookd runs with, instead
+// of the SDK's 10,000: parked deliveries (a receiver down, a circuit open)
+// otherwise each keep their state, a goroutine included, in memory while
+// they wait (docs/performance.md).
+const DefaultWorkflowCacheSize = 1000
+
+// SizeWorkflowCache bounds the workflow executions whose state the process
+// keeps between workflow tasks (the SDK's sticky cache) to n; zero or less
+// means DefaultWorkflowCacheSize. An evicted delivery replays its short
+// history when it next wakes. The cache is shared by every SDK worker in
+// the process, an embedded Temporal server's own system workers included,
+// and sized when the first of them starts: call this before starting
+// anything.
+func SizeWorkflowCache(n int) {
+	sdkworker.SetStickyWorkflowCacheSize(cmp.Or(max(n, 0), DefaultWorkflowCacheSize))
+}
+
+// New returns a worker, not yet started, for hookd's task queue.
+func New(c client.Client, acts *activities.Activities, opts Options) sdkworker.Worker {
+	n := cmp.Or(max(opts.MaxConcurrentAttempts, 0), 256)
+	w := sdkworker.New(c, delivery.TaskQueue, sdkworker.Options{
+		MaxConcurrentActivityExecutionSize:      n,
+		MaxConcurrentLocalActivityExecutionSize: n,
+		MaxConcurrentWorkflowTaskExecutionSize:  n,
+		WorkerStopTimeout:                       opts.StopTimeout,
+	})
+	workflows.Register(w)
+	Register(w, acts)
+	return w
+}
+
+// Register registers the activities under the names workflows call them by.
+func Register(r sdkworker.ActivityRegistry, acts *activities.Activities) {
+	for name, fn := range map[string]any{
+		delivery.ActivityFirstAttempt: acts.FirstAttempt,
+		delivery.ActivityRetry:        acts.Retry,
+		delivery.ActivityDeadLetter:   acts.DeadLetter,
+		delivery.ActivityRedrive:      acts.StartRedrive,
+		delivery.ActivityAdmit:        acts.Admit,
+		delivery.ActivityWakeAttempt:  acts.WakeAttempt,
+	} {
+		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
+	}
+}

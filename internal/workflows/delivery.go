@@ -1,0 +1,409 @@
+package workflows
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/hookd/hookd/internal/delivery"
+)
+
+// activitySlack is added to the HTTP timeout for an attempt's
+// StartToClose, so an HTTP timeout is an ordinary retryable attempt that
+// follows the schedule rather than an activity timeout.
+const activitySlack = 10 * time.Second
+
+// Delivery delivers one event to one endpoint. The first attempt runs as a
+// local activity (six history events when it succeeds); if it fails
+// retryably, a timer waits out the first delay and a regular activity makes
+// the remaining attempts, retried by Temporal on the endpoint's schedule.
+// An attempt the endpoint holds back (circuit open, endpoint disabled) is
+// deferred: the run waits, then attempts again as a local activity
+// (changeWakeAttempt). A delivery that fails permanently or exhausts the
+// schedule is parked as a dead letter and the run fails with the final
+// state as details.
+func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, error) {
+	w := &run{req: req, state: delivery.Result{Status: delivery.StatusPending, Attempts: req.Resume}}
+	if err := workflow.SetQueryHandler(ctx, delivery.QueryState, func() (delivery.Result, error) { return w.state, nil }); err != nil {
+		return w.state, err
+	}
+	w.req.Timeout = delivery.AttemptTimeout(req.Timeout)
+	if len(req.Resume) > 0 {
+		return w.retry(ctx, 0, false) // continued as new: the first attempt is long done
+	}
+
+	first, err := w.localAttempt(ctx, delivery.ActivityFirstAttempt, req)
+	if err != nil {
+		// The attempt itself broke (worker timeout, panic): count it as a
+		// retryable attempt on the schedule, without jitter.
+		first = delivery.Attempt{Number: 1, Start: workflow.Now(ctx), Outcome: delivery.OutcomeRetryable, ErrorClass: "internal", Error: "attempt did not complete"}
+		if len(req.Schedule) > 0 {
+			first.NextDelay, first.DelayReason = req.Schedule[0], "schedule"
+		}
+	}
+	wait, deferred, done, err := w.settle(ctx, first)
+	if done {
+		return w.state, err
+	}
+	return w.retry(ctx, wait, deferred)
+}
+
+// run is one delivery run's state.
+type run struct {
+	req    delivery.Request
+	state  delivery.Result
+	status string // the HookdStatus search attribute, once set
+	// recovers carries accepted recover updates to the wait; waiting says
+	// a wait that ends on recover is under way (updates are rejected
+	// otherwise).
+	recovers workflow.Channel
+	waiting  bool
+}
+
+// maxHistory bounds a run's history in runs that predate
+// changeBoundedWait, which continue as new only past it.
+const maxHistory = 5000
+
+// changeBoundedWait versions how a waiting delivery keeps its history
+// bounded: each wake-up of a deferred delivery asks the Admit activity,
+// whose input carries no body, before it schedules Retry; and the run
+// continues as new when Temporal suggests it (history size or length).
+// Runs started before it re-ran Retry, body and all, on every wake-up.
+const changeBoundedWait = "bounded-wait"
+
+// boundedWait reports whether the run follows changeBoundedWait. It is
+// asked only off the happy path (a deferral, a suggestion to continue as
+// new), so a delivery that never waits records no version marker.
+func (w *run) boundedWait(ctx workflow.Context) bool {
+	return w.wakeLocally(ctx) || workflow.GetVersion(ctx, changeBoundedWait, workflow.DefaultVersion, 1) >= 1
+}
+
+// retry waits, then makes the remaining attempts in a regular activity that
+// Temporal retries on the schedule. An attempt the endpoint's switch or
+// circuit defers completes the activity without counting; the run waits as
+// told, then attempts in WakeAttempt (deferred again while the endpoint
+// still holds attempts back) and goes on to Retry only after a retryable
+// failure. Runs from before changeWakeAttempt ask Admit instead.
+func (w *run) retry(ctx workflow.Context, wait time.Duration, deferred bool) (delivery.Result, error) {
+	for {
+		if wait > 0 {
+			if err := w.pause(ctx, wait); err != nil {
+				return w.state, err
+			}
+		}
+		w.state.WaitUntil, w.state.WaitReason = time.Time{}, "" // the wait is over
+		if w.continueAsNew(ctx) {
+			next := w.req
+			next.Resume = w.state.Attempts
+			return w.state, workflow.NewContinueAsNewError(ctx, delivery.WorkflowDelivery, next)
+		}
+		if deferred && w.boundedWait(ctx) {
+			if w.wakeLocally(ctx) {
+				at, err := w.localAttempt(ctx, delivery.ActivityWakeAttempt, delivery.RetryInput{Request: w.req, Prior: w.state.Attempts})
+				if err == nil {
+					var done bool
+					if wait, deferred, done, err = w.settle(ctx, at); done {
+						return w.state, err
+					}
+					continue
+				}
+				workflow.GetLogger(ctx).Warn("wake-up attempt did not complete; retrying", "error", err)
+			}
+			if adm, ok := w.admit(ctx); ok && !adm.WaitUntil.IsZero() {
+				w.waitFor(ctx, adm.WaitUntil, adm.WaitReason)
+				wait = adm.WaitUntil.Sub(workflow.Now(ctx))
+				continue
+			}
+		}
+		remaining := w.req.Attempts() - len(w.state.Attempts)
+		if remaining <= 0 {
+			return w.fail(ctx, delivery.StatusExhausted)
+		}
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: w.req.Timeout + activitySlack,
+			RetryPolicy: &temporal.RetryPolicy{
+				// Used only when an attempt times out (a worker died
+				// mid-attempt); every other retry sets its own delay.
+				InitialInterval:    cmp.Or(firstOr(w.req.Schedule), delivery.MinRetryDelay),
+				BackoffCoefficient: 2,
+				MaximumInterval:    delivery.MaxRetryDelay,
+				MaximumAttempts:    int32(remaining),
+			},
+		})
+		var res delivery.Result
+		err := workflow.ExecuteActivity(actx, delivery.ActivityRetry, delivery.RetryInput{Request: w.req, Prior: w.state.Attempts}).Get(ctx, &res)
+		if err != nil {
+			if timeline := timelineOf(err); len(timeline) > len(w.state.Attempts) {
+				w.state.Attempts = timeline
+			}
+			var appErr *temporal.ApplicationError
+			if errors.As(err, &appErr) && appErr.Type() == delivery.ErrTypePermanent {
+				return w.fail(ctx, delivery.StatusFailed)
+			}
+			return w.fail(ctx, delivery.StatusExhausted)
+		}
+		if len(res.Attempts) > len(w.state.Attempts) {
+			w.state.Attempts = res.Attempts
+		}
+		if res.Status == delivery.StatusDelivered {
+			w.state.Status, w.state.WaitUntil, w.state.WaitReason = delivery.StatusDelivered, time.Time{}, ""
+			w.setStatus(ctx, string(delivery.StatusDelivered), "")
+			return w.state, nil
+		}
+		w.waitFor(ctx, res.WaitUntil, res.WaitReason)
+		wait, deferred = res.WaitUntil.Sub(workflow.Now(ctx)), true
+	}
+}
+
+// localAttempt makes one attempt as a local activity: no task-queue trip
+// and one marker event. It is tried once; the workflow decides what
+// follows from the outcome it reports.
+func (w *run) localAttempt(ctx workflow.Context, activity string, in any) (delivery.Attempt, error) {
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: w.req.Timeout + activitySlack,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	var at delivery.Attempt
+	err := workflow.ExecuteLocalActivity(lctx, activity, in).Get(ctx, &at)
+	return at, err
+}
+
+// settle applies the outcome of a local attempt: the run is done (with
+// the error to end it with), or it waits before trying again, deferred
+// when the endpoint held the attempt back (nothing counted).
+func (w *run) settle(ctx workflow.Context, at delivery.Attempt) (wait time.Duration, deferred, done bool, err error) {
+	if at.Outcome == delivery.OutcomeDeferred {
+		w.waitFor(ctx, at.NextAttempt, at.DelayReason)
+		return at.NextAttempt.Sub(workflow.Now(ctx)), true, false, nil
+	}
+	w.state.Attempts = append(w.state.Attempts, at)
+	switch {
+	case at.Outcome == delivery.OutcomeSuccess:
+		w.state.Status = delivery.StatusDelivered
+		if w.status != "" { // off the happy path the search attribute said otherwise
+			w.setStatus(ctx, string(delivery.StatusDelivered), "")
+		}
+		return 0, false, true, nil
+	case at.Outcome == delivery.OutcomePermanent:
+		_, err = w.fail(ctx, delivery.StatusFailed)
+		return 0, false, true, err
+	case len(w.state.Attempts) >= w.req.Attempts():
+		_, err = w.fail(ctx, delivery.StatusExhausted)
+		return 0, false, true, err
+	}
+	w.setStatus(ctx, delivery.SearchStatusRetrying, "after attempt "+strconv.Itoa(at.Number)+": "+at.ErrorClass)
+	return at.NextDelay, false, false, nil
+}
+
+// changeWakeAttempt versions how a deferred delivery wakes up: from
+// version 1 on, it attempts at once in a local activity (WakeAttempt),
+// which is deferred again while the endpoint still holds attempts back;
+// only a retryable failure goes on to Retry and the schedule. Runs
+// started before asked Admit, then scheduled Retry through the task
+// queue: two activities' events and trips per wake-up, which made
+// draining a backlog several times dearer than delivering afresh.
+const changeWakeAttempt = "wake-attempt"
+
+// wakeLocally reports whether the run follows changeWakeAttempt, which
+// implies changeBoundedWait and changeRecover: a run that records it
+// records neither of theirs. Each version marker comes with an upsert of
+// the TemporalChangeVersion search attribute, one more history event and
+// visibility write. It is asked only off the happy path, from a
+// delivery's first deferral on.
+func (w *run) wakeLocally(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeWakeAttempt, workflow.DefaultVersion, 1) >= 1
+}
+
+// continueAsNew reports whether the run should continue as new before it
+// waits any longer.
+func (w *run) continueAsNew(ctx workflow.Context) bool {
+	info := workflow.GetInfo(ctx)
+	if info.GetCurrentHistoryLength() > maxHistory {
+		return true
+	}
+	return info.GetContinueAsNewSuggested() && w.boundedWait(ctx)
+}
+
+// admit asks whether the endpoint of a deferred delivery takes attempts
+// again. ok is false if the question could not be answered; Retry, which
+// gates every attempt itself, then finds out.
+func (w *run) admit(ctx workflow.Context) (adm delivery.Admission, ok bool) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
+	})
+	in := delivery.AdmitInput{DeliveryID: w.req.DeliveryID, EndpointID: w.req.EndpointID, Redrive: w.req.Redrive != nil}
+	if err := workflow.ExecuteActivity(actx, delivery.ActivityAdmit, in).Get(ctx, &adm); err != nil {
+		workflow.GetLogger(ctx).Warn("admission check failed; attempting", "error", err)
+		return delivery.Admission{}, false
+	}
+	return adm, true
+}
+
+// waitFor records that the delivery waits until the given time.
+func (w *run) waitFor(ctx workflow.Context, until time.Time, reason string) {
+	w.state.WaitUntil, w.state.WaitReason = until, reason
+	w.setStatus(ctx, delivery.SearchStatusWaiting, reason)
+}
+
+// changeRecover versions the wait of a deferred delivery: from version 1
+// on, a recover signal ends it early.
+const changeRecover = "recover-ends-wait"
+
+// pause waits d before the next attempt. A deferral's wait (the state
+// holds its reason: the endpoint's circuit is open or its switch off) ends
+// early when an operator recovers the endpoint; a wait on the retry
+// schedule does not.
+func (w *run) pause(ctx workflow.Context, d time.Duration) error {
+	if w.state.WaitUntil.IsZero() {
+		return workflow.Sleep(ctx, d)
+	}
+	if !w.wakeLocally(ctx) && workflow.GetVersion(ctx, changeRecover, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return workflow.Sleep(ctx, d)
+	}
+	return w.untilRecovered(ctx, d)
+}
+
+// untilRecovered waits d, or until a recover signal or update says to try
+// again: at once, or at its NotBefore if that comes sooner. A recover that
+// arrived before this wait began concerned an earlier one and is dropped.
+func (w *run) untilRecovered(ctx workflow.Context, d time.Duration) error {
+	recovers := workflow.GetSignalChannel(ctx, delivery.SignalRecover)
+	for recovers.ReceiveAsync(nil) {
+	}
+	updates, err := w.recoverUpdates(ctx)
+	if err != nil {
+		return err
+	}
+	for updates.ReceiveAsync(nil) { // accepted as an earlier wait ended
+	}
+	w.waiting = true
+	defer func() { w.waiting = false }()
+	deadline := workflow.Now(ctx).Add(d)
+	tctx, cancel := workflow.WithCancel(ctx)
+	defer func() { cancel() }()
+	timer := workflow.NewTimer(tctx, d)
+	for {
+		var (
+			sig       delivery.RecoverSignal
+			recovered bool
+			err       error
+		)
+		sel := workflow.NewSelector(ctx)
+		sel.AddFuture(timer, func(f workflow.Future) { err = f.Get(ctx, nil) })
+		sel.AddReceive(recovers, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, &sig); recovered = true })
+		sel.AddReceive(updates, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, &sig); recovered = true })
+		sel.Select(ctx)
+		if !recovered {
+			return err
+		}
+		workflow.GetLogger(ctx).Info("wait ended by recover", "delivery_id", w.req.DeliveryID, "by", sig.By, "reason", sig.Reason)
+		workflow.SetCurrentDetails(ctx, strings.TrimSpace("endpoint recovered by "+cmp.Or(sig.By, "temporal signal")+" "+sig.Reason))
+		if !sig.NotBefore.Before(deadline) {
+			continue // the wait ends sooner anyway
+		}
+		cancel()
+		now := workflow.Now(ctx)
+		if !sig.NotBefore.After(now) {
+			return nil
+		}
+		deadline = sig.NotBefore
+		tctx, cancel = workflow.WithCancel(ctx)
+		timer = workflow.NewTimer(tctx, deadline.Sub(now))
+	}
+}
+
+// errNotWaiting rejects a recover update that finds the delivery not
+// waiting (attempting, or about to end): a rejected update leaves nothing
+// in the history.
+var errNotWaiting = temporal.NewApplicationError("the delivery is not waiting", delivery.ErrTypeNotWaiting)
+
+// recoverUpdates registers, once per run, the handler of the recover
+// update, and returns the channel it hands accepted updates to. A run
+// that never waits registers nothing, and the handler writes no command,
+// so runs recorded before it replay unchanged.
+func (w *run) recoverUpdates(ctx workflow.Context) (workflow.ReceiveChannel, error) {
+	if w.recovers != nil {
+		return w.recovers, nil
+	}
+	ch := workflow.NewBufferedChannel(ctx, 16)
+	err := workflow.SetUpdateHandlerWithOptions(ctx, delivery.UpdateRecover,
+		func(ctx workflow.Context, sig delivery.RecoverSignal) error {
+			ch.SendAsync(sig) // a full buffer means the wait already ends
+			return nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, _ delivery.RecoverSignal) error {
+			if !w.waiting {
+				return errNotWaiting
+			}
+			return nil
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("recover update handler: %w", err)
+	}
+	w.recovers = ch
+	return ch, nil
+}
+
+func firstOr(s []time.Duration) time.Duration {
+	if len(s) == 0 {
+		return 0
+	}
+	return s[0]
+}
+
+// timelineOf recovers the attempts carried by the Retry activity's final
+// error: its details, or the last heartbeat if the attempt timed out.
+func timelineOf(err error) []delivery.Attempt {
+	var (
+		timeline []delivery.Attempt
+		appErr   *temporal.ApplicationError
+		toErr    *temporal.TimeoutError
+	)
+	switch {
+	case errors.As(err, &appErr) && appErr.HasDetails():
+		_ = appErr.Details(&timeline)
+	case errors.As(err, &toErr) && toErr.HasLastHeartbeatDetails():
+		_ = toErr.LastHeartbeatDetails(&timeline)
+	}
+	return timeline
+}
+
+// fail parks the delivery as a dead letter and fails the run with the
+// final state as the error's details.
+func (w *run) fail(ctx workflow.Context, status delivery.Status) (delivery.Result, error) {
+	w.state.Status = status
+	w.setStatus(ctx, string(status), "dead-lettered")
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		// No maximum: the dead letter must be parked, however long the
+		// Temporal frontend takes to come back.
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
+	})
+	dl := delivery.DeadLetter{Request: w.req, Reason: status, Attempts: w.state.Attempts, DeadAt: workflow.Now(ctx)}
+	dl.Request.Resume = nil
+	if err := workflow.ExecuteActivity(actx, delivery.ActivityDeadLetter, dl).Get(ctx, nil); err != nil {
+		return w.state, err
+	}
+	return w.state, temporal.NewNonRetryableApplicationError("delivery "+string(status), string(status), nil, w.state)
+}
+
+// setStatus records the delivery's status as a search attribute when it
+// changes, and a readable line in the Web UI's current details. It is only
+// called off the happy path, where one more history event is affordable.
+func (w *run) setStatus(ctx workflow.Context, status, detail string) {
+	workflow.SetCurrentDetails(ctx, strings.TrimSpace(status+" "+detail))
+	if status == w.status {
+		return
+	}
+	w.status = status
+	if err := workflow.UpsertTypedSearchAttributes(ctx, delivery.AttrStatus.ValueSet(status)); err != nil {
+		workflow.GetLogger(ctx).Warn("upsert status", "error", err)
+	}
+}
