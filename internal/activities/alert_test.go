@@ -17,10 +17,10 @@ import (
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/opevents"
-	"github.com/hookd/hookd/signing"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/store/sqlite"
 	"github.com/hookd/hookd/internal/store/storetest"
+	"github.com/hookd/hookd/signing"
 )
 
 // heldSink is a sink that takes each event only when the test lets it.

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/hookd/hookd/internal/delivery"
-	"github.com/hookd/hookd/signing"
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/signing"
 )
 
 // Response bodies are read up to readCap; at most keepCap is kept.

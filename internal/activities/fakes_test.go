@@ -16,8 +16,8 @@ import (
 
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
-	"github.com/hookd/hookd/signing"
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/signing"
 )
 
 // fakeEndpoints is an in-memory endpoint store: endpoints, one secret each

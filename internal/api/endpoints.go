@@ -11,8 +11,8 @@ import (
 
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/delivery"
-	"github.com/hookd/hookd/signing"
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/signing"
 )
 
 // endpointJSON is an endpoint as the API shows it. Secret is set only by

@@ -15,9 +15,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/hookd/hookd/internal/delivery"
-	"github.com/hookd/hookd/signing"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/store/sqlite"
+	"github.com/hookd/hookd/signing"
 )
 
 // fuzzAPI is a real API server over a real SQLite endpoint store; Temporal

@@ -15,9 +15,9 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/hookd/hookd/internal/ingest"
-	"github.com/hookd/hookd/receiver/reference"
 	"github.com/hookd/hookd/internal/store/secretbox"
 	"github.com/hookd/hookd/internal/store/sqlite"
+	"github.com/hookd/hookd/receiver/reference"
 )
 
 // abortAfter is a Temporal client whose delivery starts fail after the
