@@ -42,6 +42,10 @@ type DevConfig struct {
 	UIAddr       string // Web UI; empty disables it
 	TemporalAddr string // embedded frontend gRPC
 	Namespace    string // default "default"
+	// MetricsAddr serves /metrics alone, without credentials, for a
+	// scraper; empty disables it. /metrics on HTTPAddr always needs the
+	// API key.
+	MetricsAddr string
 	// APIKey is the bearer token; empty means load or create one in DataDir.
 	APIKey string
 	// Retention is the namespace retention, hence the dedup window.
@@ -79,11 +83,13 @@ type DevConfig struct {
 
 // Dev is a running `hookd dev`.
 type Dev struct {
-	APIURL   string
-	APIKey   string
-	UIURL    string
-	Client   client.Client
-	Temporal *embedded.Server
+	APIURL string
+	APIKey string
+	// MetricsURL is where MetricsAddr listens ("" if not).
+	MetricsURL string
+	UIURL      string
+	Client     client.Client
+	Temporal   *embedded.Server
 	// API is the HTTP API's server, for tests that walk its routes.
 	API *api.Server
 	// Portal is the consumer portal, for tests that walk its routes.
@@ -129,9 +135,15 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 		return nil, err
 	}
 	d.APIURL = apiURL
+	metricsLn, metricsURL, err := listen(cfg.MetricsAddr)
+	if err != nil {
+		closeListeners(ln)
+		return nil, err
+	}
+	d.MetricsURL = metricsURL
 	defer func() {
 		if err != nil {
-			closeListeners(ln)
+			closeListeners(ln, metricsLn)
 			d.Stop(context.Background())
 		}
 	}()
@@ -145,7 +157,6 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 		d.codec, err = newPayloadCodec(d.cfg.Payload, cfg.Namespace)
 	}
 	if err != nil {
-		_ = ln.Close()
 		return nil, err
 	}
 	d.Temporal, err = embedded.Start(embedded.Options{
@@ -165,6 +176,7 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 		return nil, err
 	}
 	d.http.serve(ln, handler)
+	d.http.serve(metricsLn, d.obs.scrapeHandler(d.API))
 	return d, nil
 }
 

@@ -101,16 +101,33 @@ func (o *observability) Stats(ctx context.Context, endpointID string) (any, erro
 // MetricsHandler serves /metrics.
 func (o *observability) MetricsHandler() http.Handler { return o.metrics.Handler() }
 
-// withMetrics serves GET /metrics beside next. With an API in the
-// process, /metrics is platform-only: a tenant token gets 403.
+// withMetrics serves GET /metrics beside next, on the API's own listener:
+// there it needs the platform's API key (401 without, 403 for a tenant
+// token), since the metrics name every tenant's endpoints. A nil
+// apiServer (tests of the figures alone) serves them unguarded.
 func (o *observability) withMetrics(next http.Handler, apiServer *api.Server) http.Handler {
+	metrics := o.MetricsHandler()
+	if apiServer != nil {
+		metrics = apiServer.RequireAPIKey(metrics)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	mux.Handle("/", next)
+	return mux
+}
+
+// scrapeHandler serves GET /metrics alone, for a listener of its own
+// (--metrics-addr) that Prometheus scrapes without hookd credentials:
+// the operator keeps that address off the public network. A tenant
+// token is still refused (403) when an API is in the process.
+func (o *observability) scrapeHandler(apiServer *api.Server) http.Handler {
 	metrics := o.MetricsHandler()
 	if apiServer != nil {
 		metrics = apiServer.PlatformOnly(metrics)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics)
-	mux.Handle("/", next)
+	mux.Handle("/", http.NotFoundHandler())
 	return mux
 }
 

@@ -12,7 +12,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 
+	"github.com/hookd/hookd/internal/api"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/stats"
 	"github.com/hookd/hookd/internal/store/sqlite"
@@ -82,4 +84,57 @@ func TestObservability(t *testing.T) {
 	require.Equal(t, int64(4), hour.Attempts)
 	require.Equal(t, 0.75, hour.SuccessRate)
 	require.InDelta(t, float64(8*time.Millisecond)+float64(8*time.Millisecond)*2/3, float64(hour.P50), float64(time.Microsecond)) // rank 2 of 3 in (8ms, 16ms]
+}
+
+// noTemporal is a Temporal client the metrics routes never call.
+type noTemporal struct{ client.Client }
+
+// TestMetricsNeedTheAPIKeyOnTheAPIListener: /metrics beside the API names
+// every tenant's endpoints, so it answers only the platform's API key;
+// the scrape listener of its own answers without one (its address is
+// kept private), still refusing a tenant token.
+func TestMetricsNeedTheAPIKeyOnTheAPIListener(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hookd.db"), storetest.Key(t))
+	require.NoError(t, err)
+	defer st.Close()
+	h, err := api.New(api.Config{Temporal: noTemporal{}, Store: st, APIKeys: []string{"hk_key"}, Namespace: "default",
+		Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	o := newObservability(observabilityConfig{}, slog.New(slog.DiscardHandler))
+	o.Observe("ep_secret", delivery.Attempt{Start: time.Now(), Duration: time.Millisecond, Status: 200, Outcome: delivery.OutcomeSuccess})
+
+	status := func(url, cred string) (int, string) {
+		req, err := http.NewRequest("GET", url+"/metrics", nil)
+		require.NoError(t, err)
+		if cred != "" {
+			req.Header.Set("Authorization", "Bearer "+cred)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	main := httptest.NewServer(o.withMetrics(http.NotFoundHandler(), h))
+	defer main.Close()
+	for cred, want := range map[string]int{"": http.StatusUnauthorized, "hk_wrong": http.StatusUnauthorized, "htk_unknown": http.StatusUnauthorized, "hk_key": http.StatusOK} {
+		code, body := status(main.URL, cred)
+		require.Equal(t, want, code, "main listener, credential %q", cred)
+		if code != http.StatusOK {
+			require.NotContains(t, body, "ep_secret")
+			require.Contains(t, body, `"code":"unauthorized"`)
+		}
+	}
+	scrape := httptest.NewServer(o.scrapeHandler(h))
+	defer scrape.Close()
+	code, body := status(scrape.URL, "")
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, `endpoint_id="ep_secret"`)
+	code, _ = status(scrape.URL, "htk_unknown")
+	require.Equal(t, http.StatusUnauthorized, code, "a tenant token is judged even here")
+	resp, err := http.Get(scrape.URL + "/v1/endpoints")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusNotFound, resp.StatusCode, "the scrape listener serves nothing else")
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/netip"
 	"sync/atomic"
 	"time"
@@ -185,7 +184,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 		}
 	}
 	s.http.serve(apiLn, handler)
-	s.http.serve(metricsLn, s.obs.withMetrics(http.NotFoundHandler(), h))
+	s.http.serve(metricsLn, s.obs.scrapeHandler(h))
 	log.Info("hookd started", "api", cfg.API, "worker", cfg.Worker, "http", s.HTTPURL, "metrics", s.MetricsURL,
 		"temporal", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace, "allow_cidrs", len(cfg.AllowCIDRs))
 	return s, nil

@@ -263,8 +263,8 @@ func TestTenantIsolation(t *testing.T) {
 	requireSecretNotRotated(t, c, f.b)
 	requireOwnListsOnly(t, asA, f.a)
 
-	// /metrics is the platform's.
-	for token, want := range map[string]int{f.a.token: http.StatusForbidden, shared.APIKey: http.StatusOK, "": http.StatusOK} {
+	// /metrics is the platform's: on the API's listener, only its API key.
+	for token, want := range map[string]int{f.a.token: http.StatusForbidden, shared.APIKey: http.StatusOK, "": http.StatusUnauthorized} {
 		require.Equal(t, want, getMetrics(t, token), "/metrics with %q", token)
 	}
 

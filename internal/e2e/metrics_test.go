@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -21,15 +20,12 @@ func TestMetricsAndHealthFigures(t *testing.T) {
 		api.waitDelivery(a.Deliveries[0].ID, 10*time.Second)
 	}
 
-	resp, err := http.Get(api.dev.APIURL + "/metrics")
-	require.NoError(t, err)
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	require.NoError(t, err)
-	require.Contains(t, string(body), fmt.Sprintf(`hookd_attempts_total{endpoint_id=%q,outcome="success"} 3`, ep.ID))
-	require.Contains(t, string(body), "hookd_attempt_duration_seconds_bucket")
-	require.Regexp(t, `(?m)^hookd_deliveries_total\{status="delivered"\} [1-9]`, string(body), "deliveries by final status")
-	require.Contains(t, string(body), "temporal_request_total{", "Temporal SDK metrics")
+	code, body := scrapeMetrics(t, shared.APIKey)
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, fmt.Sprintf(`hookd_attempts_total{endpoint_id=%q,outcome="success"} 3`, ep.ID))
+	require.Contains(t, body, "hookd_attempt_duration_seconds_bucket")
+	require.Regexp(t, `(?m)^hookd_deliveries_total\{status="delivered"\} [1-9]`, body, "deliveries by final status")
+	require.Contains(t, body, "temporal_request_total{", "Temporal SDK metrics")
 
 	var health struct {
 		Stats struct {
