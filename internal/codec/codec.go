@@ -16,7 +16,6 @@
 package codec
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
@@ -26,6 +25,8 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/hookd/hookd/internal/keyring"
 )
 
 // Metadata of an encrypted payload.
@@ -65,9 +66,8 @@ var ErrUnknownKey = errors.New("payload encrypted under a key that is not config
 // concurrent use.
 type Codec struct {
 	namespace string
-	encrypt   *dataKey // nil: encryption off, Encode passes payloads through
-	keys      map[string]*dataKey
-	ids       []string // oldest first
+	encrypt   bool // false: Encode passes payloads through
+	keys      *keyring.Ring[string]
 }
 
 // New returns the codec of namespace ns. keys are master keys, oldest
@@ -79,41 +79,44 @@ func New(keys [][]byte, ns string, encrypt bool) (*Codec, error) {
 	if encrypt && len(keys) == 0 {
 		return nil, errors.New("payload encryption needs at least one key")
 	}
-	c := &Codec{namespace: ns, keys: map[string]*dataKey{}}
+	c := &Codec{namespace: ns, encrypt: encrypt, keys: keyring.New[string]()}
 	for i, master := range keys {
 		k, err := deriveDataKey(master, ns)
 		if err != nil {
 			return nil, fmt.Errorf("payload key %d: %w", i+1, err)
 		}
-		if _, dup := c.keys[k.id]; dup {
-			return nil, fmt.Errorf("payload key %d: the same key is configured twice (id %s)", i+1, k.id)
+		id := KeyID(master)
+		if slices.Contains(c.keys.IDs(), id) {
+			return nil, fmt.Errorf("payload key %d: the same key is configured twice (id %s)", i+1, id)
 		}
-		c.keys[k.id] = k
-		c.ids = append(c.ids, k.id)
-		if encrypt {
-			c.encrypt = k
+		if err := c.keys.Add(id, k); err != nil {
+			return nil, fmt.Errorf("payload key %d: %w", i+1, err)
+		}
+		if err := c.keys.SetCurrent(id); err != nil {
+			return nil, fmt.Errorf("payload key %d: %w", i+1, err)
 		}
 	}
 	return c, nil
 }
 
 // Encrypting reports whether Encode encrypts.
-func (c *Codec) Encrypting() bool { return c.encrypt != nil }
+func (c *Codec) Encrypting() bool { return c.encrypt }
 
 // KeyIDs returns the IDs of the configured keys, oldest first.
-func (c *Codec) KeyIDs() []string { return slices.Clone(c.ids) }
+func (c *Codec) KeyIDs() []string { return c.keys.IDs() }
 
 // EncryptingKeyID returns the ID of the key Encode uses ("" when off).
 func (c *Codec) EncryptingKeyID() string {
-	if c.encrypt == nil {
+	if !c.encrypt {
 		return ""
 	}
-	return c.encrypt.id
+	id, _ := c.keys.Current()
+	return id
 }
 
 // Encode implements converter.PayloadCodec.
 func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
-	if c.encrypt == nil {
+	if !c.encrypt {
 		return payloads, nil
 	}
 	out := make([]*commonpb.Payload, len(payloads))
@@ -150,39 +153,34 @@ func (c *Codec) seal(p *commonpb.Payload) (*commonpb.Payload, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode payload: %w", err)
 	}
-	k := c.encrypt
+	id, _ := c.keys.Current()
 	plain := append([]byte{formatRaw}, raw...)
 	if len(raw) >= minCompress {
 		if z := zenc.EncodeAll(raw, []byte{formatZstd}); len(z) < len(plain) {
 			plain = z
 		}
 	}
-	nonce := make([]byte, k.aead.NonceSize(), k.aead.NonceSize()+len(plain)+k.aead.Overhead())
-	if _, err := rand.Read(nonce); err != nil {
+	data, err := c.keys.Seal(nil, plain, additionalData(id))
+	if err != nil {
 		return nil, fmt.Errorf("encode payload: %w", err)
 	}
 	return &commonpb.Payload{
 		Metadata: map[string][]byte{
 			converter.MetadataEncoding: []byte(EncodingEncrypted),
-			MetadataKeyID:              []byte(k.id),
+			MetadataKeyID:              []byte(id),
 		},
-		Data: k.aead.Seal(nonce, nonce, plain, additionalData(k.id)),
+		Data: data,
 	}, nil
 }
 
 func (c *Codec) open(p *commonpb.Payload) (*commonpb.Payload, error) {
 	id := string(p.GetMetadata()[MetadataKeyID])
-	k, ok := c.keys[id]
-	if !ok {
+	plain, err := c.keys.Open(id, p.GetData(), additionalData(id))
+	switch {
+	case errors.Is(err, keyring.ErrUnknownKey):
 		return nil, fmt.Errorf("decode payload: %w: key id %q is not among the configured payload keys [%s]",
-			ErrUnknownKey, id, strings.Join(c.ids, " "))
-	}
-	data := p.GetData()
-	if len(data) < k.aead.NonceSize() {
-		return nil, fmt.Errorf("decode payload under key %s: truncated", id)
-	}
-	plain, err := k.aead.Open(nil, data[:k.aead.NonceSize()], data[k.aead.NonceSize():], additionalData(id))
-	if err != nil {
+			ErrUnknownKey, id, strings.Join(c.keys.IDs(), " "))
+	case err != nil:
 		return nil, fmt.Errorf("decode payload under key %s in namespace %q: %w", id, c.namespace, err)
 	}
 	if len(plain) == 0 {

@@ -29,10 +29,10 @@ func (c *Codec) CheckNamespace(ctx context.Context, ws workflowservice.WorkflowS
 	}
 	recorded := splitIDs(desc.GetNamespaceInfo().GetData()[NamespaceDataKey])
 	if n := len(recorded); n > 0 {
-		if last := recorded[n-1]; !slices.Contains(c.ids, last) {
+		if last := recorded[n-1]; !slices.Contains(c.KeyIDs(), last) {
 			return fmt.Errorf("payload keys: namespace %q holds payloads encrypted under key id %s, which is not configured (configured: [%s]); "+
 				"a payload key is missing or wrong: configure every key still needed for decryption, oldest first",
-				c.namespace, last, strings.Join(c.ids, " "))
+				c.namespace, last, strings.Join(c.KeyIDs(), " "))
 		}
 	}
 	id := c.EncryptingKeyID()

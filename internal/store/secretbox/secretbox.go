@@ -5,15 +5,14 @@
 package secretbox
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/rand"
 	"errors"
 	"fmt"
+
+	"github.com/hookd/hookd/internal/keyring"
 )
 
 // KeySize is the length of a master key in bytes (AES-256).
-const KeySize = 32
+const KeySize = keyring.KeySize
 
 // DefaultKeyID is the key ID New gives its single key.
 const DefaultKeyID byte = 1
@@ -24,8 +23,7 @@ var ErrDecrypt = errors.New("secretbox: cannot decrypt value")
 
 // Box seals and opens values. It is safe for concurrent use.
 type Box struct {
-	current byte
-	aeads   map[byte]cipher.AEAD
+	ring *keyring.Ring[byte]
 }
 
 // New returns a Box with one key, DefaultKeyID.
@@ -36,25 +34,16 @@ func New(key []byte) (*Box, error) {
 // NewKeyring returns a Box that seals with keys[current] and opens values
 // sealed with any key in keys.
 func NewKeyring(current byte, keys map[byte][]byte) (*Box, error) {
-	if _, ok := keys[current]; !ok {
-		return nil, fmt.Errorf("secretbox: current key %d is not in the keyring", current)
-	}
-	b := &Box{current: current, aeads: make(map[byte]cipher.AEAD, len(keys))}
+	ring := keyring.New[byte]()
 	for id, key := range keys {
-		if len(key) != KeySize {
-			return nil, fmt.Errorf("secretbox: key %d is %d bytes, want %d", id, len(key), KeySize)
+		if err := ring.Add(id, key); err != nil {
+			return nil, fmt.Errorf("secretbox: %w", err)
 		}
-		block, err := aes.NewCipher(key)
-		if err != nil {
-			return nil, fmt.Errorf("secretbox: key %d: %w", id, err)
-		}
-		aead, err := cipher.NewGCM(block)
-		if err != nil {
-			return nil, fmt.Errorf("secretbox: key %d: %w", id, err)
-		}
-		b.aeads[id] = aead
 	}
-	return b, nil
+	if err := ring.SetCurrent(current); err != nil {
+		return nil, fmt.Errorf("secretbox: %w", err)
+	}
+	return &Box{ring: ring}, nil
 }
 
 // Seal encrypts plaintext with a fresh random nonce. additional is
@@ -62,13 +51,12 @@ func NewKeyring(current byte, keys map[byte][]byte) (*Box, error) {
 // to, so a value copied to another row does not open). The result is
 // keyID || nonce || ciphertext+tag.
 func (b *Box) Seal(plaintext, additional []byte) ([]byte, error) {
-	aead := b.aeads[b.current]
-	out := make([]byte, 1+aead.NonceSize(), 1+aead.NonceSize()+len(plaintext)+aead.Overhead())
-	out[0] = b.current
-	if _, err := rand.Read(out[1:]); err != nil {
-		return nil, fmt.Errorf("secretbox: nonce: %w", err)
+	current, _ := b.ring.Current()
+	out, err := b.ring.Seal([]byte{current}, plaintext, additional)
+	if err != nil {
+		return nil, fmt.Errorf("secretbox: %w", err)
 	}
-	return aead.Seal(out, out[1:], plaintext, additional), nil
+	return out, nil
 }
 
 // Open decrypts a value made by Seal with the same additional data. Its
@@ -77,12 +65,7 @@ func (b *Box) Open(sealed, additional []byte) ([]byte, error) {
 	if len(sealed) == 0 {
 		return nil, ErrDecrypt
 	}
-	aead, ok := b.aeads[sealed[0]]
-	if !ok || len(sealed) < 1+aead.NonceSize()+aead.Overhead() {
-		return nil, ErrDecrypt
-	}
-	nonce, ct := sealed[1:1+aead.NonceSize()], sealed[1+aead.NonceSize():]
-	plain, err := aead.Open(nil, nonce, ct, additional)
+	plain, err := b.ring.Open(sealed[0], sealed[1:], additional)
 	if err != nil {
 		return nil, ErrDecrypt
 	}
