@@ -7,10 +7,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/store"
@@ -83,16 +83,15 @@ func (s *Server) event(ctx context.Context, id string) (*store.Event, error) {
 // deliveryStatuses reads each delivery's status from Temporal.
 func (s *Server) deliveryStatuses(ctx context.Context, ds []eventDeliveryOut) error {
 	errs := make([]error, len(ds))
-	slots := make(chan struct{}, describeConcurrency)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(describeConcurrency)
 	for i := range ds {
-		slots <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-slots }()
+		g.Go(func() error {
 			ds[i].Status, errs[i] = s.deliveryStatus(ctx, ds[i].ID)
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait() // every status's error is in errs
 	return errors.Join(errs...)
 }
 
@@ -124,9 +123,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	evs, next, err := s.store.ListEvents(r.Context(), f, store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: limit})
-	if errors.Is(err, store.ErrInvalidCursor) {
-		err = invalid("cursor", "is not a cursor this API returned")
-	}
+	err = cursorError(err)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -6,8 +6,9 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/hookd/hookd/internal/api"
 	"github.com/hookd/hookd/internal/store"
@@ -93,16 +94,15 @@ func historyPage[Ref, Row any](list func() ([]Ref, string, error), newer func(a,
 // each runs fn for 0..n-1, a few at a time, and returns their errors.
 func each(n int, fn func(i int) error) []error {
 	errs := make([]error, n)
-	sem := make(chan struct{}, 4)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(4)
 	for i := range n {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
+		g.Go(func() error {
 			errs[i] = fn(i)
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait() // every fn's error is in errs
 	return errs
 }
 
