@@ -210,8 +210,9 @@ func freePort(host string) (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// sqliteConfig describes one SQLite file, tuned as measured in DESIGN.md:
-// WAL with synchronous=NORMAL. Pragmas go without a leading underscore.
+// sqliteConfig describes one SQLite file, tuned as docs/architecture.md
+// notes: WAL with synchronous=NORMAL. Pragmas go without a leading
+// underscore (with one, SQLite ignores them).
 func sqliteConfig(path string) *config.SQL {
 	return &config.SQL{
 		PluginName:   sqliteplugin.PluginName,
@@ -248,7 +249,8 @@ func prepareStores(opts Options) (main, vis *config.SQL, err error) {
 	return prepareSQLite(opts)
 }
 
-// prepareSQLite prepares the SQLite files, as measured in DESIGN.md.
+// prepareSQLite prepares the SQLite files, tuned as docs/architecture.md
+// notes.
 func prepareSQLite(opts Options) (*config.SQL, *config.SQL, error) {
 	// Executions and visibility live in separate files: visibility writes
 	// then stop contending with history writes for one SQLite lock.
@@ -350,7 +352,7 @@ func serverOptions(opts Options, conf *config.Config) []temporal.ServerOption {
 	dyn := dynamicconfig.StaticClient{
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
 		// One task-queue partition: on one node more partitions only split
-		// the pollers (DESIGN.md).
+		// the pollers (docs/architecture.md).
 		dynamicconfig.MatchingNumTaskqueueReadPartitions.Key():  1,
 		dynamicconfig.MatchingNumTaskqueueWritePartitions.Key(): 1,
 		// Bulk redrives are batch operations; allow a few at once.
