@@ -60,6 +60,11 @@ type Config struct {
 	DataConverter converter.DataConverter
 	// Metrics counts duplicate ingests; nil counts nothing.
 	Metrics *metrics.Metrics
+	// CursorSecret is what the page cursors' HMAC key is derived from:
+	// the store's master key, the same in every API process of a
+	// deployment, so any of them reads a cursor another made. Empty
+	// means a random key per process.
+	CursorSecret []byte
 	// RecoverImmediate is the largest backlog a recover signals at once;
 	// a larger one is woken at the drain's pace. Zero means
 	// wake.Immediate.
@@ -80,6 +85,7 @@ type Server struct {
 	dc         converter.DataConverter
 	stats      func(context.Context, string) (any, error)
 	now        func() time.Time
+	cursors    cursors
 
 	recoverImmediate int
 	wakeSettle       time.Duration
@@ -114,6 +120,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	auth, err := authz.NewAuthenticator(cfg.APIKeys, cfg.Store)
 	if err != nil {
+		return nil, fmt.Errorf("api: %w", err)
+	}
+	if s.cursors, err = newCursors(cfg.CursorSecret); err != nil {
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	s.auth, s.res = auth, &authz.Resources{Store: cfg.Store}

@@ -200,7 +200,7 @@ func (s *Server) checkEndpointFilter(ctx context.Context, id string) error {
 // p's cursor and up to its limit (50 when zero), each as show shows it,
 // and the next page's cursor.
 func listExecutions[U any](ctx context.Context, s *Server, query string, p store.Page, show func(*workflowpb.WorkflowExecutionInfo) U) ([]U, string, error) {
-	token, err := decodeCursor("cursor", p.Cursor)
+	token, err := s.cursors.decode(p.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -214,7 +214,7 @@ func listExecutions[U any](ctx context.Context, s *Server, query string, p store
 	for _, ex := range resp.GetExecutions() {
 		out = append(out, show(ex))
 	}
-	return out, encodeCursor(resp.GetNextPageToken()), nil
+	return out, s.cursors.encode(resp.GetNextPageToken()), nil
 }
 
 // deliveryRefOf reads a delivery's list entry from its visibility record.

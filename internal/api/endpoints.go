@@ -253,9 +253,7 @@ func (s *Server) ListEndpoints(ctx context.Context, tenantID string, p store.Pag
 		return nil, "", err
 	}
 	eps, next, err := s.store.ListEndpoints(ctx, f, p)
-	if errors.Is(err, store.ErrInvalidCursor) {
-		err = invalid("cursor", "is not a cursor this API returned")
-	}
+	err = cursorError(err)
 	if err != nil {
 		return nil, "", err
 	}

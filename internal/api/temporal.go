@@ -29,7 +29,7 @@ func fromTemporal(err error, doing, notFound string) error {
 func fromTemporalPage(err error, doing string, token []byte) error {
 	var badArg *serviceerror.InvalidArgument
 	if token != nil && errors.As(err, &badArg) {
-		return invalid("cursor", "is not a cursor this API returned")
+		return invalidCursor()
 	}
 	return fromTemporal(err, doing, "")
 }

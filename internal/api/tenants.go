@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -126,9 +125,7 @@ func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ts, next, err := s.store.ListTenants(r.Context(), store.Page{Cursor: r.URL.Query().Get("cursor"), Limit: limit})
-	if errors.Is(err, store.ErrInvalidCursor) {
-		err = invalid("cursor", "is not a cursor this API returned")
-	}
+	err = cursorError(err)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -241,6 +241,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		Stats:         d.obs.Stats,
 		Metrics:       d.obs.metrics,
 		DataConverter: d.codec.DataConverter(),
+		CursorSecret:  key,
 
 		RecoverImmediate: cfg.RecoverImmediate,
 	})

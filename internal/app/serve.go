@@ -164,6 +164,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			Stats:         s.obs.Stats,
 			Metrics:       s.obs.metrics,
 			DataConverter: s.codec.DataConverter(),
+			CursorSecret:  cfg.MasterKey,
 		})
 		if err != nil {
 			return nil, err

@@ -1,0 +1,50 @@
+package e2e
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestForgedCursorRefusedAtOnce: page cursors are signed with a key only
+// the deployment holds. A cursor forged the way an unkeyed checksum
+// allowed (token + SHA-256 of a public label) is a 400 naming "cursor"
+// at once, where it used to reach Temporal and answer 503 after 10 s; a
+// cursor the API returned still pages.
+func TestForgedCursorRefusedAtOnce(t *testing.T) {
+	t.Parallel()
+	api := newAPI(t)
+	ep := api.createEndpoint(map[string]any{"url": newReceiver(t, nil).URL, "event_types": []string{"cursor.forged"}})
+	for range 2 {
+		api.waitDelivery(api.send(`{"type":"cursor.forged","payload":{}}`).Deliveries[0].ID, 10*time.Second)
+	}
+	var page struct {
+		Data       []struct{ ID string } `json:"data"`
+		NextCursor string                `json:"next_cursor"`
+	}
+	q := url.Values{"endpoint_id": {ep.ID}, "limit": {"1"}}
+	require.Eventually(t, func() bool {
+		page.NextCursor = ""
+		return api.do("GET", "/v1/deliveries?"+q.Encode(), nil, &page) == http.StatusOK && page.NextCursor != ""
+	}, 10*time.Second, 100*time.Millisecond, "a first page with a next cursor")
+	q.Set("cursor", page.NextCursor)
+	require.Equal(t, http.StatusOK, api.do("GET", "/v1/deliveries?"+q.Encode(), nil, &page), "the API's own cursor pages")
+	require.Len(t, page.Data, 1)
+
+	token := []byte("forged page token")
+	sum := sha256.Sum256(append([]byte("hookd page cursor\x00"), token...))
+	forged := base64.RawURLEncoding.EncodeToString(append(token, sum[:8]...))
+	for _, list := range []string{"/v1/deliveries", "/v1/dead-letters"} {
+		start := time.Now()
+		var e apiFailure
+		require.Equal(t, http.StatusBadRequest, api.do("GET", list+"?cursor="+forged, nil, &e), list)
+		require.Equal(t, "cursor", e.Error.Field, list)
+		require.Equal(t, "invalid", e.Error.Code, list)
+		require.Less(t, time.Since(start), 2*time.Second, list)
+	}
+}
