@@ -98,6 +98,17 @@ func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.E
 	if err != nil {
 		return response{}, "", err
 	}
+	if resp.StatusCode < 200 {
+		// A 101 is the only 1xx net/http returns, and its body is the
+		// raw connection, read outside the request's context: a receiver
+		// holding it would hold the attempt. Close it unread.
+		resp.Body.Close()
+		return response{code: resp.StatusCode}, "", nil
+	}
+	// The transport ends a body's reads at the deadline; closing it then
+	// makes sure of it whatever the body is.
+	stop := context.AfterFunc(ctx, func() { resp.Body.Close() })
+	defer stop()
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, readCap))
 	return response{code: resp.StatusCode, body: truncate(body)}, resp.Header.Get("Retry-After"), nil

@@ -55,10 +55,12 @@ func classifyError(err error) (delivery.Outcome, string, string) {
 		return delivery.OutcomePermanent, "refused", refusedMessage(err)
 	case errors.Is(err, errInternal):
 		return delivery.OutcomeRetryable, "internal", errInternal.Error()
+	case headersTooLarge(err):
+		return delivery.OutcomeRetryable, "response_headers_too_large", fmt.Sprintf("response headers larger than %d KiB", maxResponseHeaderBytes>>10)
+	case errors.As(err, &dnsErr):
+		return delivery.OutcomeRetryable, "dns", dnsMessage(dnsErr)
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return delivery.OutcomeRetryable, "timeout", "request timed out"
-	case errors.As(err, &dnsErr):
-		return delivery.OutcomeRetryable, "dns", "DNS lookup failed: " + dnsErr.Err
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return delivery.OutcomeRetryable, "connection_refused", "connection refused"
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
@@ -111,4 +113,46 @@ func refusedMessage(err error) string {
 		err = oe.Err
 	}
 	return err.Error()
+}
+
+// headersTooLarge reports whether err is the transport refusing a response
+// header over its MaxResponseHeaderBytes. net/http exports no error value
+// for it, over HTTP/1.1 or HTTP/2, so its messages are matched (Go 1.26's;
+// TestHugeResponseHeaders pins the HTTP/1.1 one). Only matched, never shown:
+// err's text holds the URL.
+func headersTooLarge(err error) bool {
+	msg := err.Error()
+	for _, m := range []string{
+		"server response headers exceeded",                  // HTTP/1.1
+		"response header list larger than advertised limit", // HTTP/2
+		"header list too large",                             // HTTP/2, interim answers
+	} {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// dnsMessages are the DNS failures net reports in words of its own; any
+// other DNSError.Err carries the underlying error's text, which names the
+// resolver ("read udp 10.0.0.2:41234->127.0.0.53:53: i/o timeout").
+var dnsMessages = map[string]bool{"no such host": true, "server misbehaving": true, "no answer from DNS server": true}
+
+// dnsMessage says how a lookup failed: the host and the kind of failure,
+// never the resolver's address.
+func dnsMessage(e *net.DNSError) string {
+	what := "failed"
+	switch {
+	case e.IsNotFound:
+		what = "failed: no such host"
+	case e.IsTimeout:
+		what = "timed out"
+	case dnsMessages[e.Err]:
+		what = "failed: " + e.Err
+	}
+	if e.Name == "" {
+		return "DNS lookup " + what
+	}
+	return "DNS lookup of " + e.Name + " " + what
 }

@@ -106,6 +106,29 @@ func TestClassifyError(t *testing.T) {
 	assert.Equal(t, "destination refused: private address 10.0.0.1", msg)
 }
 
+// A DNS failure's message names the class and the host, never the
+// resolver: net's DNSError carries the resolver in Server and, for some
+// failures, inside Err.
+func TestDNSMessageHidesTheResolver(t *testing.T) {
+	for _, c := range []struct {
+		err  *net.DNSError
+		want string
+	}{
+		{&net.DNSError{Err: "no such host", Name: "hooks.example.com", Server: "127.0.0.53:53", IsNotFound: true}, "DNS lookup of hooks.example.com failed: no such host"},
+		{&net.DNSError{Err: "read udp 127.0.0.1:41234->127.0.0.53:53: i/o timeout", Name: "hooks.example.com", Server: "127.0.0.53:53", IsTimeout: true}, "DNS lookup of hooks.example.com timed out"},
+		{&net.DNSError{Err: "dial udp 127.0.0.53:53: connect: network is unreachable", Name: "hooks.example.com", Server: "127.0.0.53:53"}, "DNS lookup of hooks.example.com failed"},
+		{&net.DNSError{Err: "server misbehaving", Name: "hooks.example.com", Server: "[fd00::53]:53", IsTemporary: true}, "DNS lookup of hooks.example.com failed: server misbehaving"},
+	} {
+		require.Contains(t, c.err.Error(), c.err.Server, "the raw error names the resolver")
+		outcome, class, msg := classifyError(asClientError("dial", c.err))
+		assert.Equal(t, delivery.OutcomeRetryable, outcome, c.err.Err)
+		assert.Equal(t, "dns", class, c.err.Err)
+		assert.Equal(t, c.want, msg)
+		assert.NotContains(t, msg, "53", c.err.Err)
+		assert.NotContains(t, msg, "SECRET-TOKEN", c.err.Err)
+	}
+}
+
 // Real transport failures from the client deliveries use, classified.
 func TestClassifyRealErrors(t *testing.T) {
 	client := NewHTTPClient(Guard{AllowLoopback: true})

@@ -31,9 +31,11 @@ var cloudMetadata = []netip.Prefix{
 }
 
 // reserved are ranges no webhook receiver lives in, refused unless
-// allow-listed: special-purpose IPv4 ranges, and the IPv6 prefixes that
-// reach IPv4 through a translator or tunnel, which could carry any
-// refused IPv4 address.
+// allow-listed: special-purpose IPv4 and IPv6 ranges (IANA's registries),
+// and the IPv6 prefixes that reach IPv4 through a translator or tunnel,
+// which could carry any refused IPv4 address. IPv4-mapped addresses
+// (::ffff:0:0/96) are not here: Check judges them as the IPv4 address
+// they are dialled as.
 var reserved = []struct {
 	prefix netip.Prefix
 	kind   string
@@ -41,12 +43,24 @@ var reserved = []struct {
 	{netip.MustParsePrefix("0.0.0.0/8"), "this-network"},
 	{netip.MustParsePrefix("100.64.0.0/10"), "shared (CGNAT)"},
 	{netip.MustParsePrefix("192.0.0.0/24"), "IETF protocol"},
+	{netip.MustParsePrefix("192.0.2.0/24"), "documentation"},
+	{netip.MustParsePrefix("192.88.99.0/24"), "6to4 relay"},
 	{netip.MustParsePrefix("198.18.0.0/15"), "benchmarking"},
+	{netip.MustParsePrefix("198.51.100.0/24"), "documentation"},
+	{netip.MustParsePrefix("203.0.113.0/24"), "documentation"},
 	{netip.MustParsePrefix("240.0.0.0/4"), "reserved (240/4)"},
+	{netip.MustParsePrefix("::ffff:0:0:0/96"), "IPv4-translated"},
 	{netip.MustParsePrefix("64:ff9b::/96"), "NAT64"},
 	{netip.MustParsePrefix("64:ff9b:1::/48"), "NAT64"},
-	{netip.MustParsePrefix("2002::/16"), "6to4"},
+	{netip.MustParsePrefix("100::/64"), "discard-only"},
+	{netip.MustParsePrefix("2001:2::/48"), "benchmarking"},
+	{netip.MustParsePrefix("2001:10::/28"), "ORCHID"},
+	{netip.MustParsePrefix("2001:20::/28"), "ORCHID"},
+	{netip.MustParsePrefix("2001:db8::/32"), "documentation"},
 	{netip.MustParsePrefix("2001::/32"), "Teredo"},
+	{netip.MustParsePrefix("2002::/16"), "6to4"},
+	{netip.MustParsePrefix("3fff::/20"), "documentation"},
+	{netip.MustParsePrefix("fec0::/10"), "site-local"},
 }
 
 // Check returns an error wrapping ErrRefused if addr may not be dialled.
@@ -143,6 +157,10 @@ func newHTTPClient(g Guard, roots *x509.CertPool) *http.Client {
 			MaxIdleConnsPerHost:   64,
 			IdleConnTimeout:       90 * time.Second,
 			ResponseHeaderTimeout: 0, // bounded by the attempt's context
+			// net/http's default would read up to 10 MB of headers per
+			// attempt; past the cap the attempt fails retryably
+			// (response_headers_too_large).
+			MaxResponseHeaderBytes: maxResponseHeaderBytes,
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
@@ -198,6 +216,10 @@ func (d *dialer) dialTLS(ctx context.Context, network, addr string) (net.Conn, e
 	}
 	return &framingConn{Conn: conn}, nil
 }
+
+// maxResponseHeaderBytes caps the response header an attempt reads (all
+// interim 1xx headers included, over HTTP/1.1).
+const maxResponseHeaderBytes = 64 << 10
 
 // tlsHandshakeTimeout bounds a TLS handshake.
 const tlsHandshakeTimeout = 10 * time.Second

@@ -101,7 +101,36 @@ func TestGuardCheck(t *testing.T) {
 		{"2002:808:808::1", Guard{}, "6to4"},
 		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", Guard{}, "Teredo"},
 		{"2001:db9::1", Guard{}, ""},
+		// Documentation ranges, deprecated site-local and other
+		// special-purpose IPv6.
+		{"192.0.2.1", Guard{}, "documentation"},
+		{"198.51.100.7", Guard{}, "documentation"},
+		{"203.0.113.255", Guard{}, "documentation"},
+		{"203.0.114.1", Guard{}, ""},
+		{"2001:db8::1", Guard{}, "documentation"},
+		{"2001:db8:ffff::1", Guard{}, "documentation"},
+		{"3fff::1", Guard{}, "documentation"},
+		{"fec0::1", Guard{}, "site-local"},
+		{"feff:ffff::1", Guard{}, "site-local"},
+		{"100::1", Guard{}, "discard-only"},
+		{"2001:2::1", Guard{}, "benchmarking"},
+		{"2001:10::1", Guard{}, "ORCHID"},
+		{"2001:20::1", Guard{}, "ORCHID"},
+		{"192.88.99.1", Guard{}, "6to4 relay"},
+		{"192.0.2.1", Guard{Allow: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}}, ""},
+		// IPv4-translated (SIIT, ::ffff:0:a.b.c.d) and NAT64 forms reach
+		// IPv4 through a translator: refused whatever they hold.
+		{"::ffff:0:7f00:1", Guard{}, "IPv4-translated"},
+		{"::ffff:0:a9fe:a9fe", Guard{}, "IPv4-translated"},
+		{"::ffff:0:808:808", Guard{}, "IPv4-translated"},
+		{"::ffff:0:7f00:1", Guard{AllowLoopback: true}, "IPv4-translated"},
+		{"64:ff9b::a9fe:a9fe", Guard{}, "NAT64"},
+		{"64:ff9b::c000:201", Guard{}, "NAT64"},
 		// IPv4-mapped and IPv4-compatible forms of refused IPv4 ranges.
+		{"::ffff:192.0.2.1", Guard{}, "documentation"},
+		{"::ffff:203.0.113.9", Guard{}, "documentation"},
+		{"::198.51.100.1", Guard{}, "documentation"},
+		{"::ffff:8.8.8.8", Guard{}, ""}, // mapped: dialled as the public IPv4 it is
 		{"::127.0.0.1", Guard{}, "loopback"},
 		{"::127.0.0.1", Guard{AllowLoopback: true}, ""},
 		{"::ffff:100.64.0.1", Guard{}, "shared (CGNAT)"},
