@@ -35,8 +35,8 @@ bench-external: build bench-build
 
 # make bench-shapes: what Temporal costs per delivery with a workflow per
 # delivery (1:1 and fan-out x10) against one workflow per event making its
-# deliveries as local activities, on the embedded server without hookd
-#, beside hookd's own 1:1 and fan-out phases.
+# deliveries as local activities, on the embedded server without hookd,
+# beside hookd's own 1:1 and fan-out phases (docs/performance.md).
 bench-shapes: bench-build
 	./bin/hookd-bench -n 3000 -baseline-n -1 -light-duration=-1s -storm-n -1 -shapes-n 3000 $(BENCH_FLAGS)
 
