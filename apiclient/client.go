@@ -130,11 +130,16 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 	}
 	var reqBody io.Reader
 	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
+		// Without HTML escaping: a payload's "<", ">" and "&" reach hookd
+		// as given, so the same event sent by this client and by curl is
+		// the same bytes (json.Marshal would send \u003c).
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(in); err != nil {
 			return 0, nil, fmt.Errorf("%s %s: encode request: %w", method, path, err)
 		}
-		reqBody = bytes.NewReader(b)
+		reqBody = &b
 	}
 	req, err := http.NewRequestWithContext(ctx, method, target, reqBody)
 	if err != nil {

@@ -78,10 +78,15 @@ func (s *Server) apiError(r *http.Request, err error) *Error {
 // errUnavailable marks failures worth retrying (Temporal unreachable).
 var errUnavailable = errors.New("unavailable")
 
+// writeJSON answers status with v as JSON. Payloads go out as they came
+// in: "<", ">" and "&" are not escaped (the answer is application/json,
+// never HTML), so a client reads back the bytes it sent.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	if err := json.NewEncoder(w).Encode(v); err != nil {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		slog.Debug("write response", "error", err)
 	}
 }

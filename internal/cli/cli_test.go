@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -233,4 +234,16 @@ func TestReceiverInboxUnderTheDataDir(t *testing.T) {
 	cmd, _, err := root.Find([]string{"receiver"})
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, "receiver.db"), cmd.Flags().Lookup("db").DefValue)
+}
+
+func TestReceiverRefusesAPortInUseBeforeItsBanner(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	var out, errOut bytes.Buffer
+	code := newEnv(strings.NewReader(""), &out, &errOut).execute(context.Background(),
+		[]string{"receiver", "--secret", "whsec_" + strings.Repeat("A", 32), "--db", "", "--addr", ln.Addr().String()})
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out.String(), "no banner for a receiver that is not listening")
+	assert.Contains(t, errOut.String(), "listen on "+ln.Addr().String())
 }

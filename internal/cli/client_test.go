@@ -494,3 +494,11 @@ func TestDLQJobStopsWatchingOnCancel(t *testing.T) {
 	assert.ErrorContains(t, err, "hookd dlq job redrive_1")
 	assert.NotEmpty(t, f.requests())
 }
+
+func TestSendKeepsThePayloadBytes(t *testing.T) {
+	f := newFakeAPI(t)
+	f.on("POST /v1/events", 202, `{"event_id":"evt_1","deliveries":[],"duplicate":false}`)
+	_, _, err := cli("send", "--type", "note.created", "--event-id", "evt_1", "--payload", `{"note":"<b>fish & chips</b>"}`)
+	require.NoError(t, err)
+	assert.Contains(t, f.only(t).Body, `"payload":{"note":"<b>fish & chips</b>"}`)
+}

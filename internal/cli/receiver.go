@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
 	"strings"
 
@@ -56,7 +57,20 @@ per delivery ID (GET /stats) and can inject failures to try hookd's retries.`,
 	return cmd
 }
 
+// runReceiver takes the receiver's port before it prints its banner, so a
+// port in use is an error and not a banner followed by one.
 func runReceiver(ctx context.Context, cfg reference.Config, stdout io.Writer) error {
-	fmt.Fprintf(stdout, "hookd reference receiver on http://%s (stats: http://%s/stats)\n", cfg.Addr, cfg.Addr)
-	return reference.Run(ctx, cfg)
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	r, err := reference.New(cfg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer r.Close()
+	addr := ln.Addr().String()
+	fmt.Fprintf(stdout, "hookd reference receiver on http://%s (stats: http://%s/stats)\n", addr, addr)
+	return r.Serve(ctx, ln)
 }
