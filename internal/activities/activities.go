@@ -46,6 +46,7 @@ type Activities struct {
 	observe             func(endpointID string, at delivery.Attempt)
 	events              Events
 	metrics             *metrics.Metrics
+	shares              *endpointShares // nil: unbounded (LimitEndpoints)
 }
 
 // Events takes hookd's operational events (opevents.Publisher). Publish

@@ -26,6 +26,14 @@ const (
 func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) delivery.Attempt {
 	start := a.now()
 	at := delivery.Attempt{Number: n, Start: start}
+	release, turn, ok, first := a.shares.take(req.EndpointID, start, delivery.AttemptTimeout(req.Timeout))
+	if !ok {
+		if first {
+			a.log.Info("endpoint has its share of attempts in flight; deferring the rest", "endpoint_id", req.EndpointID, "share", a.shares.limit)
+		}
+		return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: turn, DelayReason: waitEndpointBusy}
+	}
+	defer release()
 	ep, signer, err := a.load(ctx, req.EndpointID, start)
 	var g gate
 	if err == nil {

@@ -19,8 +19,15 @@ import (
 // Options tunes a worker. The zero value is a sensible default.
 type Options struct {
 	// MaxConcurrentAttempts bounds the HTTP attempts in flight (local and
-	// regular activities each); zero means 256.
+	// regular activities each); zero means DefaultMaxConcurrentAttempts.
 	MaxConcurrentAttempts int
+	// MaxAttemptsPerEndpoint bounds one endpoint's attempts in flight in
+	// this worker, first attempts and retries together, so no endpoint
+	// takes every slot (a receiver that holds each attempt to its
+	// timeout); zero means EndpointShare(MaxConcurrentAttempts), negative
+	// leaves it unbounded. An attempt over the share is deferred without
+	// counting (activities.LimitEndpoints).
+	MaxAttemptsPerEndpoint int
 	// StopTimeout is how long a stop waits for in-flight attempts before
 	// handing them back to Temporal; zero is the SDK's default.
 	StopTimeout time.Duration
@@ -43,9 +50,30 @@ func SizeWorkflowCache(n int) {
 	sdkworker.SetStickyWorkflowCacheSize(cmp.Or(max(n, 0), DefaultWorkflowCacheSize))
 }
 
-// New returns a worker, not yet started, for hookd's task queue.
+// DefaultMaxConcurrentAttempts is a worker's HTTP attempts in flight when
+// Options sets none.
+const DefaultMaxConcurrentAttempts = 256
+
+// EndpointShare is the attempts one endpoint may have in flight in a
+// worker running n at once: a quarter, at least one.
+func EndpointShare(n int) int { return max(1, n/4) }
+
+// perEndpoint is the share opts give one endpoint; zero means unbounded.
+func (opts Options) perEndpoint() int {
+	switch n := opts.MaxAttemptsPerEndpoint; {
+	case n < 0:
+		return 0
+	case n > 0:
+		return n
+	}
+	return EndpointShare(cmp.Or(max(opts.MaxConcurrentAttempts, 0), DefaultMaxConcurrentAttempts))
+}
+
+// New returns a worker, not yet started, for hookd's task queue. It bounds
+// each endpoint's share of acts' attempts (Options.MaxAttemptsPerEndpoint).
 func New(c client.Client, acts *activities.Activities, opts Options) sdkworker.Worker {
-	n := cmp.Or(max(opts.MaxConcurrentAttempts, 0), 256)
+	n := cmp.Or(max(opts.MaxConcurrentAttempts, 0), DefaultMaxConcurrentAttempts)
+	activities.LimitEndpoints(acts, opts.perEndpoint())
 	w := sdkworker.New(c, delivery.TaskQueue, sdkworker.Options{
 		MaxConcurrentActivityExecutionSize:      n,
 		MaxConcurrentLocalActivityExecutionSize: n,
