@@ -89,6 +89,7 @@ type Server struct {
 
 	recoverImmediate int
 	wakeSettle       time.Duration
+	testWait         time.Duration // MaxTestWait
 	router           chi.Router
 }
 
@@ -117,6 +118,7 @@ func New(cfg Config) (*Server, error) {
 
 		recoverImmediate: cmp.Or(cfg.RecoverImmediate, wake.Immediate),
 		wakeSettle:       wake.Settle,
+		testWait:         MaxTestWait,
 	}
 	auth, err := authz.NewAuthenticator(cfg.APIKeys, cfg.Store)
 	if err != nil {

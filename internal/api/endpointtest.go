@@ -26,8 +26,13 @@ const TestEventType = "hookd.test"
 // is asked again rather than spending the whole wait.
 const (
 	testWaitSlack = 10 * time.Second
-	testPoll      = 50 * time.Millisecond
-	testQuery     = 2 * time.Second
+	// MaxTestWait bounds the whole test route, whatever the endpoint's
+	// timeout (up to delivery.MaxTimeout, 60 s): it answers 202 with
+	// outcome "pending" by then, well inside the HTTP server's 60 s write
+	// timeout, past which a client would get an empty reply.
+	MaxTestWait = 40 * time.Second
+	testPoll    = 50 * time.Millisecond
+	testQuery   = 2 * time.Second
 )
 
 // outcomeCircuitOpen is a test's outcome when the endpoint's circuit held
@@ -103,6 +108,10 @@ func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
 // TestEndpoint sends a test event to the endpoint, if the scope of ctx may
 // see it, and returns its first attempt (see testEndpoint).
 func (s *Server) TestEndpoint(ctx context.Context, id string) (TestResult, error) {
+	// The route's own deadline, from its start: the wait below gets what
+	// the lookups and the start left of it.
+	ctx, cancelRoute := context.WithTimeout(ctx, s.testWait)
+	defer cancelRoute()
 	ep, err := s.endpointIn(ctx, id)
 	if err == nil && !ep.Enabled {
 		// Its delivery would wait, unsent, until the endpoint is enabled.

@@ -370,3 +370,35 @@ func assertRefusals(t *testing.T, post func(id, body string) (int, map[string]an
 		assert.Equal(t, c.field, field, "%v", out)
 	}
 }
+
+// The test route answers 202 "pending" within its own bound (MaxTestWait
+// in production), however long the endpoint's timeout: an endpoint with
+// the longest timeout would otherwise be waited for past the HTTP
+// server's write timeout, and the client would get an empty reply.
+func TestEndpointTestBoundedBelowTheWriteTimeout(t *testing.T) {
+	require.Less(t, delivery.AttemptTimeout(delivery.MaxTimeout)+testWaitSlack, 2*time.Minute, "the unbounded wait this guards against")
+	require.Less(t, MaxTestWait, delivery.AttemptTimeout(delivery.MaxTimeout)+testWaitSlack, "the bound is below the longest wait")
+	tc := &fakeTemporal{} // no state: the first attempt is never known
+	s := newTestServer(t, tc)
+	s.store.(*fakeStore).endpoints["ep_slow"] = &store.Endpoint{ID: "ep_slow", URL: "https://example.com/h", Enabled: true, Timeout: delivery.MaxTimeout}
+	s.testWait = 300 * time.Millisecond
+	type answer struct {
+		code int
+		out  map[string]any
+	}
+	done := make(chan answer, 1)
+	start := time.Now()
+	go func() {
+		code, out := postTest(t, s, context.Background(), "ep_slow", "")
+		done <- answer{code, out}
+	}()
+	select {
+	case a := <-done:
+		require.Equal(t, http.StatusAccepted, a.code, a.out)
+		assert.Equal(t, "pending", a.out["outcome"])
+		assert.NotEmpty(t, a.out["delivery_id"])
+		assert.GreaterOrEqual(t, time.Since(start), s.testWait)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the test route did not answer within its bound")
+	}
+}

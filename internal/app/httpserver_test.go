@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/internal/api"
 )
 
 func takenAddr(t *testing.T) string {
@@ -63,4 +65,10 @@ func TestHTTPServersReportFailure(t *testing.T) {
 	err = g.wait(ctx)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), ln.Addr().String())
+}
+
+// The endpoint test route's bound leaves room inside the write timeout
+// for the answer to be written.
+func TestEndpointTestFitsTheWriteTimeout(t *testing.T) {
+	require.LessOrEqual(t, api.MaxTestWait+15*time.Second, newHTTPServer(nil).WriteTimeout)
 }
