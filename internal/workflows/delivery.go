@@ -34,6 +34,18 @@ func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, erro
 		return w.state, err
 	}
 	w.req.Timeout = delivery.AttemptTimeout(req.Timeout)
+	res, err := w.deliver(ctx, req)
+	// A recover update's handler still waiting for its attempt (the run
+	// continues as new or ends first) completes before the run does.
+	w.ending = true
+	if aerr := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); aerr != nil && err == nil {
+		err = aerr
+	}
+	return res, err
+}
+
+// deliver is the delivery run's body; see Delivery.
+func (w *run) deliver(ctx workflow.Context, req delivery.Request) (delivery.Result, error) {
 	if len(req.Resume) > 0 {
 		return w.retry(ctx, 0, false) // continued as new: the first attempt is long done
 	}
@@ -64,6 +76,13 @@ type run struct {
 	// otherwise).
 	recovers workflow.Channel
 	waiting  bool
+	// wokenByUpdate says the last wait was ended by a recover update;
+	// attempts counts the attempt activities that have returned, which a
+	// recover update's handler waits on (changeDurableWake); ending says
+	// the run returns, so no handler waits any longer.
+	wokenByUpdate, legacyUpdate bool
+	attempts                    int
+	ending                      bool
 }
 
 // maxHistory bounds a run's history in runs that predate
@@ -105,6 +124,9 @@ func (w *run) retry(ctx workflow.Context, wait time.Duration, deferred bool) (de
 		}
 		if deferred && w.boundedWait(ctx) {
 			if w.wakeLocally(ctx) {
+				if err := w.recordWake(ctx); err != nil {
+					return w.state, err
+				}
 				at, err := w.localAttempt(ctx, delivery.ActivityWakeAttempt, delivery.RetryInput{Request: w.req, Prior: w.state.Attempts})
 				if err == nil {
 					var done bool
@@ -138,6 +160,7 @@ func (w *run) retry(ctx workflow.Context, wait time.Duration, deferred bool) (de
 		})
 		var res delivery.Result
 		err := workflow.ExecuteActivity(actx, delivery.ActivityRetry, delivery.RetryInput{Request: w.req, Prior: w.state.Attempts}).Get(ctx, &res)
+		w.attempts++
 		if err != nil {
 			if timeline := timelineOf(err); len(timeline) > len(w.state.Attempts) {
 				w.state.Attempts = timeline
@@ -171,7 +194,36 @@ func (w *run) localAttempt(ctx workflow.Context, activity string, in any) (deliv
 	})
 	var at delivery.Attempt
 	err := workflow.ExecuteLocalActivity(lctx, activity, in).Get(ctx, &at)
+	w.attempts++
 	return at, err
+}
+
+// changeDurableWake versions how a recover update wakes a deferred
+// delivery. From version 1 on its handler only ends the wait and then
+// waits for the woken delivery's attempt, and the run ends the workflow
+// task that accepted the update (a timer of a millisecond) before it
+// attempts: the update's acceptance is in the history before anything is
+// sent. Before, the handler completed at once and the attempt ran as a
+// local activity inside the update's speculative workflow task; when the
+// server aborted that task (40 recovers at once on 3,000 deliveries:
+// 104,000 aborted updates in two minutes) the attempt had been sent and
+// was recorded nowhere, and the next update sent it again (503
+// deliveries received two to four times, each showing one attempt).
+const changeDurableWake = "durable-wake"
+
+// durableWakeTimer is the task boundary between a recover update's
+// acceptance and the attempt it wakes.
+const durableWakeTimer = time.Millisecond
+
+// recordWake ends the workflow task before a wake-up attempt when a
+// recover update ended the wait (changeDurableWake): the attempt then
+// runs in a task of its own, after the update's acceptance is written.
+func (w *run) recordWake(ctx workflow.Context) error {
+	if !w.wokenByUpdate || w.legacyUpdate {
+		return nil
+	}
+	w.wokenByUpdate = false
+	return workflow.NewTimerWithOptions(ctx, durableWakeTimer, workflow.TimerOptions{Summary: "record the recover update before attempting"}).Get(ctx, nil)
 }
 
 // settle applies the outcome of a local attempt: the run is done (with
@@ -239,7 +291,9 @@ func (w *run) admit(ctx workflow.Context) (adm delivery.Admission, ok bool) {
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
 	})
 	in := delivery.AdmitInput{DeliveryID: w.req.DeliveryID, EndpointID: w.req.EndpointID, Redrive: w.req.Redrive != nil}
-	if err := workflow.ExecuteActivity(actx, delivery.ActivityAdmit, in).Get(ctx, &adm); err != nil {
+	err := workflow.ExecuteActivity(actx, delivery.ActivityAdmit, in).Get(ctx, &adm)
+	w.attempts++
+	if err != nil {
 		workflow.GetLogger(ctx).Warn("admission check failed; attempting", "error", err)
 		return delivery.Admission{}, false
 	}
@@ -283,7 +337,7 @@ func (w *run) untilRecovered(ctx workflow.Context, d time.Duration) error {
 	}
 	for updates.ReceiveAsync(nil) { // accepted as an earlier wait ended
 	}
-	w.waiting = true
+	w.waiting, w.wokenByUpdate = true, false
 	defer func() { w.waiting = false }()
 	deadline := workflow.Now(ctx).Add(d)
 	tctx, cancel := workflow.WithCancel(ctx)
@@ -298,7 +352,10 @@ func (w *run) untilRecovered(ctx workflow.Context, d time.Duration) error {
 		sel := workflow.NewSelector(ctx)
 		sel.AddFuture(timer, func(f workflow.Future) { err = f.Get(ctx, nil) })
 		sel.AddReceive(recovers, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, &sig); recovered = true })
-		sel.AddReceive(updates, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, &sig); recovered = true })
+		sel.AddReceive(updates, func(c workflow.ReceiveChannel, _ bool) {
+			c.Receive(ctx, &sig)
+			recovered, w.wokenByUpdate = true, true
+		})
 		sel.Select(ctx)
 		if !recovered {
 			return err
@@ -336,7 +393,14 @@ func (w *run) recoverUpdates(ctx workflow.Context) (workflow.ReceiveChannel, err
 	err := workflow.SetUpdateHandlerWithOptions(ctx, delivery.UpdateRecover,
 		func(ctx workflow.Context, sig delivery.RecoverSignal) error {
 			ch.SendAsync(sig) // a full buffer means the wait already ends
-			return nil
+			if workflow.GetVersion(ctx, changeDurableWake, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+				w.legacyUpdate = true
+				return nil // completed with the task that makes the attempt
+			}
+			// Done once the woken delivery's attempt returned, so a
+			// wake-up waiting on it goes as fast as the deliveries drain.
+			n := w.attempts
+			return workflow.Await(ctx, func() bool { return w.attempts > n || w.ending })
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, _ delivery.RecoverSignal) error {
 			if !w.waiting {

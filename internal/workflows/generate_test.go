@@ -114,7 +114,7 @@ func TestGenerateHistories(t *testing.T) {
 	// The circuit is open for an hour: the delivery waits until an
 	// operator recovers the endpoint (the recover-ends-wait version; the
 	// kept history was recorded before the wake-attempt change).
-	for name, hist := range map[string]string{"success-recovered": histDeliveryRecovered, "success-wake-recovered": histDeliveryWakeRecovered, "success-wake-updated": histDeliveryWakeUpdated} {
+	for name, hist := range map[string]string{"success-recovered": histDeliveryRecovered, "success-wake-recovered": histDeliveryWakeRecovered, "success-wake-updated": histDeliveryWakeUpdated, "success-wake-durable": histDeliveryWakeDurable} {
 		fakes.setOpenUntil(time.Now().Add(time.Hour))
 		req = newRequest(name, short)
 		run = startDelivery(ctx, t, c, req)
@@ -125,7 +125,7 @@ func TestGenerateHistories(t *testing.T) {
 		}, 10*time.Second, 50*time.Millisecond, "the first attempt is deferred")
 		fakes.setOpenUntil(time.Time{})
 		sig := delivery.RecoverSignal{By: "histories_test", Reason: "receiver fixed"}
-		if hist == histDeliveryWakeUpdated {
+		if hist == histDeliveryWakeUpdated || hist == histDeliveryWakeDurable {
 			h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 				WorkflowID: req.DeliveryID, UpdateName: delivery.UpdateRecover, Args: []any{sig}, WaitForStage: client.WorkflowUpdateStageCompleted,
 			})

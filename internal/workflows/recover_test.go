@@ -109,23 +109,34 @@ func TestStateForgetsAWaitThatIsOver(t *testing.T) {
 type updateOutcome struct {
 	accepted, completed bool
 	rejected            error
+	// attemptsAtCompletion counts the attempt calls made when the update
+	// completed, if calls is set.
+	calls                func() int
+	attemptsAtCompletion int
 }
 
 func (o *updateOutcome) callbacks() *testsuite.TestUpdateCallback {
 	return &testsuite.TestUpdateCallback{
-		OnAccept:   func() { o.accepted = true },
-		OnReject:   func(err error) { o.rejected = err },
-		OnComplete: func(_ any, err error) { o.completed = err == nil },
+		OnAccept: func() { o.accepted = true },
+		OnReject: func(err error) { o.rejected = err },
+		OnComplete: func(_ any, err error) {
+			o.completed = err == nil
+			if o.calls != nil {
+				o.attemptsAtCompletion = o.calls()
+			}
+		},
 	}
 }
 
 // The recover update ends a deferral's wait as the signal does: the woken
-// delivery attempts at once, and the update completes.
+// delivery attempts at once, in a workflow task after the one that
+// accepted the update (a millisecond's timer between them), and the
+// update completes once that attempt is made.
 func TestRecoverUpdateEndsADeferralsWait(t *testing.T) {
 	env := newTestEnv(t)
 	env.fakes.outcome = outcomes(success)
 	env.fakes.setOpenUntil(t0.Add(time.Hour))
-	var got updateOutcome
+	got := updateOutcome{calls: func() int { calls, _, _ := env.fakes.snapshot(); return len(calls) }}
 	env.RegisterDelayedCallback(func() {
 		env.fakes.setOpenUntil(time.Time{})
 		env.UpdateWorkflow(delivery.UpdateRecover, "wake-1", got.callbacks(), delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"})
@@ -142,7 +153,8 @@ func TestRecoverUpdateEndsADeferralsWait(t *testing.T) {
 	calls = sent(calls)
 	require.Len(t, calls, 1)
 	assert.Equal(t, delivery.ActivityWakeAttempt, calls[0].activity)
-	assert.Equal(t, t0.Add(10*time.Minute), calls[0].at, "attempted when woken, not at the cooldown's end")
+	assert.Equal(t, t0.Add(10*time.Minute+time.Millisecond), calls[0].at, "attempted when woken, not at the cooldown's end")
+	assert.Equal(t, 2, got.attemptsAtCompletion, "the update completed after the woken attempt (the first was the deferral)")
 }
 
 // A recover update that finds the delivery not waiting on its endpoint

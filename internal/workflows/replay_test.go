@@ -54,6 +54,10 @@ const (
 	histDeliveryWakeRetry     = "delivery-wake-retry.json"     // woken, failed retryably, delivered by Retry
 	histDeliveryWakeRecovered = "delivery-wake-recovered.json" // a recover signal ended the wait
 	histDeliveryWakeUpdated   = "delivery-wake-updated.json"   // a recover update ended the wait
+	// Recorded after the durable-wake change: the recover update's
+	// acceptance is written (a millisecond's timer) before the attempt,
+	// and the update completes after it.
+	histDeliveryWakeDurable = "delivery-wake-durable.json"
 	// Recorded with durations as strings and the payload as JSON (the
 	// histories above hold nanoseconds and the body as a string).
 	histDeliveryReadable   = "delivery-failed-readable.json"
@@ -66,6 +70,7 @@ var histories = []string{
 	histDeliveryDeferred, histDeliveryContinued, histDeliveryContinuedLast, histDeliveryCircuitOpenV0,
 	histDeliveryRecoveredV0, histDeliveryRecovered, histDeliveryReadable, histDeadLetterReadable,
 	histDeliveryWake, histDeliveryWakeRetry, histDeliveryWakeRecovered, histDeliveryWakeUpdated,
+	histDeliveryWakeDurable,
 }
 
 // replay replays a recorded history against the workflows register registers.
