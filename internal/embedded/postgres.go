@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net"
@@ -10,12 +9,13 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to create the databases
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/log"
 	pgplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/postgresql"
 	"go.temporal.io/server/tools/common/schema"
 	toolsql "go.temporal.io/server/tools/sql"
+
+	"github.com/hookd/hookd/internal/pgadmin"
 )
 
 // Postgres puts the embedded server's persistence in PostgreSQL instead of
@@ -118,7 +118,7 @@ func preparePostgres(ctx context.Context, p Postgres, logger log.Logger) (main, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := createDatabases(ctx, p.URL, main.DatabaseName, vis.DatabaseName); err != nil {
+	if err := pgadmin.CreateDatabases(ctx, p.URL, main.DatabaseName, vis.DatabaseName); err != nil {
 		return nil, nil, err
 	}
 	if err := updateSchema(main, pgMainSchema, logger); err != nil {
@@ -128,36 +128,6 @@ func preparePostgres(ctx context.Context, p Postgres, logger log.Logger) (main, 
 		return nil, nil, err
 	}
 	return main, vis, nil
-}
-
-// createDatabases creates those of names that do not exist yet, connected
-// to the server's "postgres" database.
-func createDatabases(ctx context.Context, rawURL string, names ...string) error {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return errors.New("PostgreSQL URL: cannot parse it")
-	}
-	u.Path = "/postgres"
-	db, err := sql.Open("pgx", u.String())
-	if err != nil {
-		return fmt.Errorf("connect to PostgreSQL at %s: %w", u.Host, err)
-	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	for _, name := range names {
-		var exists bool
-		if err := db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
-			return fmt.Errorf("look up database %s at %s: %w", name, u.Host, err)
-		}
-		if exists {
-			continue
-		}
-		if _, err := db.ExecContext(ctx, `CREATE DATABASE "`+strings.ReplaceAll(name, `"`, `""`)+`"`); err != nil {
-			return fmt.Errorf("create database %s at %s: %w", name, u.Host, err)
-		}
-	}
-	return nil
 }
 
 // updateSchema brings cfg's database to the newest version of the

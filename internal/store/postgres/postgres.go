@@ -12,6 +12,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 
+	"github.com/hookd/hookd/internal/pgadmin"
 	"github.com/hookd/hookd/internal/store/sqlstore"
 )
 
@@ -38,7 +39,15 @@ func Open(ctx context.Context, url string, key []byte) (*sqlstore.Store, error) 
 	db.SetMaxOpenConns(MaxConns)
 	db.SetMaxIdleConns(MaxConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	if err := db.PingContext(ctx); err != nil {
+	err = db.PingContext(ctx)
+	if name, ok := pgadmin.DatabaseName(url); ok && pgadmin.IsMissingDatabase(err) {
+		// A new deployment: the endpoint store's database is created here,
+		// as its tables are by the migrations.
+		if err = pgadmin.CreateDatabases(ctx, url, name); err == nil {
+			err = db.PingContext(ctx)
+		}
+	}
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open postgres store: %w", err)
 	}
