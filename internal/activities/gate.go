@@ -14,9 +14,10 @@ import (
 // DefaultDisabledPoll is how often a delivery to a disabled endpoint checks
 // whether it was enabled again. Enabling the endpoint wakes its held
 // deliveries at once (the API), so the check is only the bound when that
-// wake-up is missed. Checked every minute, 2,000 held deliveries took 67%
-// of a 2-core machine's CPU for as long as the endpoint stayed off, and
-// 10,000 saturated it (hookd-bench -held-n; docs/performance.md).
+// wake-up is missed. An hour keeps a held backlog's checks cheap: checked
+// every minute, a few thousand held deliveries keep a 2-core machine busy
+// for as long as the endpoint stays off (hookd-bench -held-n;
+// docs/performance.md).
 const DefaultDisabledPoll = time.Hour
 
 // gate is the admission of one attempt.

@@ -13,9 +13,9 @@ import (
 // its open circuit a worker process lets wake when the cooldown ends: one
 // takes the probe, the others find it taken and wait for the next round.
 // The rest sleep (CircuitSleep) and are woken when the circuit closes.
-// Before, every deferred delivery woke at every cooldown's end, so a
-// backlog of N cost N wake-ups per round: 60,000 parked took the whole
-// machine for minutes at each round (docs/performance.md).
+// A round therefore costs a handful of wake-ups whatever the backlog;
+// were every deferred delivery to wake at every cooldown's end, a backlog
+// of N would cost N wake-ups per round (docs/performance.md).
 const ProbersPerCooldown = 8
 
 // DefaultCircuitSleep is how long a deferred delivery that is not a

@@ -143,7 +143,7 @@ func (s *Server) RequireAPIKey(next http.Handler) http.Handler {
 
 // PlatformOnly guards a handler served beside the API (/metrics), which
 // scrapers call without hookd credentials: a tenant token is refused with
-// 403 (401 when it is not valid); any other request passes as before.
+// 403 (401 when it is not valid); any other request goes on to next.
 func (s *Server) PlatformOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cred := bearer(r)

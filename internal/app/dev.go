@@ -191,8 +191,8 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		Namespace:      cfg.Namespace,
 		Logger:         sdkLogger(cfg.Logger),
 		MetricsHandler: d.obs.SDKMetrics(),
-		// The server is in this process, reached over loopback: gzip on
-		// every call was 4% of hookd's CPU and saved no bandwidth that
+		// The server is in this process, reached over loopback: no gzip,
+		// which would cost CPU on every call and save no bandwidth that
 		// matters (docs/performance.md).
 		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}},
 	}

@@ -40,9 +40,9 @@ func (c *apiClient) requireNoDelivery(eventID, endpointID string) {
 		"no delivery of %s to %s", eventID, endpointID)
 }
 
-// Reproduction 1-2 of issue 14: an endpoint subscribes between a post and a
-// conflicting re-post. The conflict is refused with no side effect; the
-// original re-posted is a duplicate with the original delivery only.
+// An endpoint subscribes between a post and a conflicting re-post. The
+// conflict is refused with no side effect; the original re-posted is a
+// duplicate with the original delivery only.
 func TestSequentialConflictAfterNewEndpoint(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)
@@ -70,10 +70,9 @@ func TestSequentialConflictAfterNewEndpoint(t *testing.T) {
 	require.Equal(t, fan1.ID, first.Deliveries[0].EndpointID)
 }
 
-// Reproduction 3 of issue 14: six posts of payload A and six of B for one
-// event ID, at once, to three endpoints. Exactly one payload wins: its
-// posts are accepted, the others refused, and every receiver gets the
-// winner's bytes once.
+// Six posts of payload A and six of B for one event ID, at once, to three
+// endpoints. Exactly one payload wins: its posts are accepted, the others
+// refused, and every receiver gets the winner's bytes once.
 func TestConcurrentConflictingPostsOnePayloadWins(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)

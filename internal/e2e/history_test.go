@@ -15,8 +15,8 @@ import (
 // half second (the harness's disabled poll) without recording its body
 // again: after 150 history events its history holds the body twice (the
 // start input, the one retry that found the endpoint disabled) and little
-// else. Before, each wake-up recorded the body again: 150 events held it
-// about 14 times, 3.5 MB. Enabled again, it is delivered.
+// else (a body recorded at each wake-up would be there about 14 times,
+// 3.5 MB). Enabled again, it is delivered.
 func TestParkedDeliveryHistoryStaysSmall(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)

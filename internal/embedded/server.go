@@ -256,9 +256,9 @@ func prepareSQLite(opts Options) (*config.SQL, *config.SQL, error) {
 	// then stop contending with history writes for one SQLite lock.
 	main := sqliteConfig(filepath.Join(opts.DataDir, "temporal.db"))
 	vis := sqliteConfig(filepath.Join(opts.DataDir, "temporal-visibility.db"))
-	// One connection per file, the plugin's default: four visibility
-	// connections contended for SQLite's write lock and cut throughput from
-	// 95 to 58 deliveries/s (docs/performance.md).
+	// One connection per file, the plugin's default: SQLite has one write
+	// lock per file, and more connections would only contend for it
+	// (docs/performance.md).
 	for _, sql := range []*config.SQL{main, vis} {
 		if err := prepare(sql); err != nil {
 			return nil, nil, err
@@ -332,7 +332,7 @@ func buildConfig(opts Options, host string, port int) (*config.Config, error) {
 }
 
 // historyCacheSize bounds the history service's workflow cache
-// (docs/performance.md, retry storm).
+// (docs/performance.md, Levers).
 const historyCacheSize = 2048
 
 func serverOptions(opts Options, conf *config.Config) []temporal.ServerOption {
@@ -357,14 +357,15 @@ func serverOptions(opts Options, conf *config.Config) []temporal.ServerOption {
 		dynamicconfig.MatchingNumTaskqueueWritePartitions.Key(): 1,
 		// Bulk redrives are batch operations; allow a few at once.
 		dynamicconfig.FrontendMaxConcurrentBatchOperationPerNamespace.Key(): 10,
-		// The history service caches every workflow it touched in the last
-		// hour, up to 128,000: 10,000 parked deliveries held ~200 MB of
-		// mutable state. In-flight deliveries need a few hundred entries;
-		// an evicted one is read back from SQLite when it wakes.
+		// By default the history service caches every workflow it touched
+		// in the last hour, up to 128,000, so a parked backlog's mutable
+		// state (about 20 KB each) would stay in memory. In-flight
+		// deliveries need a few hundred entries; an evicted one is read
+		// back from SQLite when it wakes.
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key(): historyCacheSize,
 		// hookd stores no payload outside history; counting external
-		// payloads walked every payload of every event batch written
-		// (3.3% of CPU at saturation, docs/performance.md).
+		// payloads would walk every payload of every event batch written
+		// (docs/performance.md).
 		dynamicconfig.ExternalPayloadsEnabled.Key(): false,
 	}
 	for k, v := range opts.Tuning.Dynamic {

@@ -25,9 +25,9 @@ var stmtCacheStats struct{ hits, misses, bypasses atomic.Int64 }
 // stmtCacheDriver wraps a database/sql driver so that every connection keeps
 // its statements prepared, keyed by query text. Temporal's SQLite plugin
 // executes every statement through database/sql's DB.ExecContext and
-// QueryContext, which the SQLite driver compiles afresh on each call:
-// compiling the visibility upsert (70 generated columns) alone was 8% of
-// hookd's CPU (docs/performance.md). The SQL, the connection and its
+// QueryContext, which the SQLite driver compiles afresh on each call, the
+// visibility upsert (70 generated columns) dearest of all
+// (docs/performance.md). The SQL, the connection and its
 // pragmas are unchanged; only the compilation is reused.
 type stmtCacheDriver struct {
 	inner driver.Driver

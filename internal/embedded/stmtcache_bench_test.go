@@ -19,7 +19,7 @@ import (
 // schema: the start record, then the close record's upsert. "uncached" is
 // the plugin as shipped, which compiles both statements on every call.
 //
-//	go test -run '^$' -bench VisibilityStartAndClose -benchtime 2000x ./embedded/
+//	go test -run '^$' -bench VisibilityStartAndClose -benchtime 2000x ./internal/embedded/
 func BenchmarkVisibilityStartAndClose(b *testing.B) {
 	for _, cached := range []bool{false, true} {
 		name := map[bool]string{false: "uncached", true: "cached"}[cached]

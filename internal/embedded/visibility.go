@@ -19,8 +19,8 @@ import (
 //
 // Temporal's schema creates 58 indexes on that one table, one per column a
 // query could filter on. Every visibility write (two per delivery: start
-// and close) maintains all of them, and compiling the REPLACE statement
-// against them was 9% of hookd's CPU on its own (docs/performance.md).
+// and close) maintains all of them, and the cost of compiling the REPLACE
+// statement grows with them (docs/performance.md).
 // Dropping an index never changes a query's answer; a filter on a dropped
 // column (say Int01, or HistoryLength) scans instead.
 var keptVisibilityIndexes = map[string]bool{

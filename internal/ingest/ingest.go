@@ -73,9 +73,8 @@ const DefaultMaxStarts = 32
 // in flight across all requests. The in-process worker has 256
 // workflow-task slots, but a start's task keeps its slot after the start
 // returns (the first attempt runs in it), so the bound is well below: at
-// 128, fan-out still missed slots (p99 to the receiver ~20 s); at 8, 16
-// and 32 it did not (~4.5 s), with 1:1 throughput unchanged within the
-// noise (docs/performance.md, round 2).
+// 32 a fan-out's starts stay eager and 1:1 throughput is unchanged, where
+// 128 lets fan-out overrun the slots (docs/performance.md).
 const DefaultMaxEagerStarts = 32
 
 // Starter starts delivery workflows: the Temporal client.
@@ -98,9 +97,9 @@ type Publisher struct {
 	// all requests; zero means DefaultMaxEagerStarts. The SDK starts a
 	// workflow eagerly only while the worker has a free workflow-task slot
 	// and otherwise sends its first task through the task queue: fan-out
-	// (64 requests of 10 starts each) overran the 256 slots, and the
-	// deliveries past them waited 16 s in matching at 1.6 times the CPU of
-	// an eager one (docs/performance.md). Waiting here instead keeps every
+	// (64 requests of 10 starts each) would overrun the 256 slots, and the
+	// deliveries past them would wait in matching, at more CPU than an
+	// eager one (docs/performance.md). Waiting here instead keeps every
 	// start eager, and the back-pressure in the 202.
 	MaxEagerStarts int
 	Logger         *slog.Logger

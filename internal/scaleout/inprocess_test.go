@@ -107,7 +107,7 @@ func TestServeInProcess(t *testing.T) {
 	}
 	t.Logf("%d events delivered in %s (%d requests)", unique, time.Since(t0).Round(time.Millisecond), total)
 
-	// Issue 8, scenario 6: with no worker running the API keeps accepting;
+	// A worker outage: with no worker running the API keeps accepting;
 	// nothing is refused or lost, and deliveries resume with a worker.
 	worker.Stop(ctx)
 	more := api.sendEventsFrom(events, events)
@@ -131,7 +131,7 @@ func TestServeInProcess(t *testing.T) {
 	}
 	t.Logf("worker outage: %d events accepted with no worker, all delivered %s after it returned", events, time.Since(t1).Round(time.Millisecond))
 
-	// Issue 14: two API processes on one PostgreSQL race conflicting posts
+	// Two API processes on one PostgreSQL race conflicting posts
 	// of one event ID; one payload wins everywhere.
 	api2Srv := start(true, false)
 	defer api2Srv.Stop(ctx)

@@ -28,9 +28,9 @@ const InFlight = 16
 // the recover update, InFlight at a time, and returns how many it woke.
 // An update completes once its delivery has made its attempt, so the
 // wake-up runs as fast as the woken deliveries drain and never piles up
-// woken deliveries faster than the workers serve them (signalled ahead of
-// the drain, 100,000 drained three times slower than one signal at a
-// time: docs/performance.md). An update is also cheaper than a signal:
+// woken deliveries faster than the workers serve them (woken ahead of the
+// drain, a large backlog drains several times slower:
+// docs/performance.md). An update is also cheaper than a signal:
 // its workflow task is speculative, written only with the attempt's
 // outcome. A delivery that ended or stopped waiting meanwhile is skipped.
 // A server that refuses updates gets signals instead; any other failure

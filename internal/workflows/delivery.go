@@ -203,12 +203,11 @@ func (w *run) localAttempt(ctx workflow.Context, activity string, in any) (deliv
 // waits for the woken delivery's attempt, and the run ends the workflow
 // task that accepted the update (a timer of a millisecond) before it
 // attempts: the update's acceptance is in the history before anything is
-// sent. Before, the handler completed at once and the attempt ran as a
-// local activity inside the update's speculative workflow task; when the
-// server aborted that task (40 recovers at once on 3,000 deliveries:
-// 104,000 aborted updates in two minutes) the attempt had been sent and
-// was recorded nowhere, and the next update sent it again (503
-// deliveries received two to four times, each showing one attempt).
+// sent. At DefaultVersion the handler completes at once and the attempt
+// runs as a local activity inside the update's speculative workflow task:
+// a server that aborts that task (as many concurrent recovers make it do)
+// leaves an attempt sent and recorded nowhere, and the next update sends
+// it again.
 const changeDurableWake = "durable-wake"
 
 // durableWakeTimer is the task boundary between a recover update's

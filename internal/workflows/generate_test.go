@@ -49,7 +49,7 @@ func script(req delivery.Request, n int) delivery.Outcome {
 // their histories for TestReplay. It links the whole server, so it sits
 // behind the histories build tag:
 //
-//	go test -tags histories ./workflows/ -run TestGenerateHistories -update
+//	go test -tags histories ./internal/workflows/ -run TestGenerateHistories -update
 //
 // Regenerate only to add a path or after a versioned workflow change; a
 // history recorded by an older workflow version must keep replaying.

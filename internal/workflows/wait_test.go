@@ -125,9 +125,9 @@ func brokenOnce() func(delivery.Request, int) delivery.Outcome {
 // wake-ups, one a minute) keeps every run's history under 4 MiB, a
 // twelfth of Temporal's 50 MiB limit: waiting does not re-record the
 // body, and each run continues as new when Temporal suggests it. The
-// timeline survives every continue-as-new. Before the bounded-wait change
-// each wake-up recorded the 256 KiB body again, past 4 MiB within 16
-// wake-ups and past the limit within 200.
+// timeline survives every continue-as-new. (Re-recording the 256 KiB body
+// at each wake-up, as a run at bounded-wait's DefaultVersion does, passes
+// 4 MiB within 16 wake-ups and the limit within 200.)
 func TestParkedMaxSizeDeliveryHistoryStaysBounded(t *testing.T) {
 	const wakeUps = 1500
 	req := newRequest("parked", delivery.DefaultSchedule())

@@ -53,7 +53,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Result, error) {
 	return finish(nil)
 }
 
-// Targets of issue 9 on a 2-core machine.
+// Targets the report checks, for a 2-core machine (docs/performance.md).
 const (
 	targetRatio     = 5
 	targetRate      = 100
@@ -62,8 +62,7 @@ const (
 	targetIngestP99 = 100 * time.Millisecond
 	targetHistory   = 7
 	targetPeakRSSMB = 600
-	// targetFanoutCPU bounds CPU per delivery in fan-out against 1:1
-	// (issue 20).
+	// targetFanoutCPU bounds CPU per delivery in fan-out against 1:1.
 	targetFanoutCPU  = 0.7
 	fmtRow           = "| %-44s | %-22s | %-22s | %-12s | %-4s |\n"
 	reportTimeFormat = "2006-01-02 15:04 MST"

@@ -19,8 +19,8 @@ import (
 	"github.com/hookd/hookd/internal/embedded"
 )
 
-// ShapesResult is the workflow-shape experiment behind issue 20's fan-out
-// target: on hookd's embedded server, tuned as hookd runs it, but without
+// ShapesResult is the workflow-shape experiment behind the fan-out target
+// (docs/performance.md): on hookd's embedded server, tuned as hookd runs it, but without
 // hookd's API, store or codec, what Temporal costs per delivery when each
 // delivery is a workflow, and when one workflow makes an event's
 // deliveries. Every delivery is a signed POST in a local activity started
