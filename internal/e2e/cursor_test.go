@@ -12,10 +12,9 @@ import (
 )
 
 // TestForgedCursorRefusedAtOnce: page cursors are signed with a key only
-// the deployment holds. A cursor forged the way an unkeyed checksum
-// allowed (token + SHA-256 of a public label) is a 400 naming "cursor"
-// at once, where it used to reach Temporal and answer 503 after 10 s; a
-// cursor the API returned still pages.
+// the deployment holds. A cursor forged as an unkeyed checksum would be
+// (token + SHA-256 of a public label) is a 400 naming "cursor" at once,
+// without reaching Temporal; a cursor the API returned still pages.
 func TestForgedCursorRefusedAtOnce(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)
