@@ -11,7 +11,6 @@ import (
 
 	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/app"
-	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/namespace"
 	"github.com/hookd/hookd/internal/worker"
 )
@@ -30,9 +29,7 @@ func devFlags(fs envFlags, o *devOptions) {
 	fs.level(&o.TemporalLogLevel, "temporal-log-level", "HOOKD_TEMPORAL_LOG_LEVEL", slog.LevelError, "log level of the embedded Temporal server")
 	fs.boolean(&o.OnlyTemporal, "only-temporal", "HOOKD_ONLY_TEMPORAL", false, "run only the embedded Temporal server and Web UI (for hookd worker and hookd api processes)")
 	fs.secret(&o.TemporalDatabaseURL, "temporal-database-url", "HOOKD_TEMPORAL_DATABASE_URL", "with --only-temporal: persist Temporal in PostgreSQL, postgres://user:password@host:port/temporal (that database and <database>_visibility, created with their schemas if missing) instead of SQLite files in the data dir")
-	o.Circuit = circuit.DefaultPolicy()
-	fs.duration(&o.Circuit.BaseCooldown, "circuit-cooldown", "HOOKD_CIRCUIT_COOLDOWN", circuit.DefaultPolicy().BaseCooldown, "how long an endpoint's circuit stays open after it trips (doubles on each re-open)")
-	fs.duration(&o.Circuit.MaxCooldown, "circuit-max-cooldown", "HOOKD_CIRCUIT_MAX_COOLDOWN", circuit.DefaultPolicy().MaxCooldown, "the cap on the doubling cooldown")
+	circuitFlags(fs, &o.Circuit)
 	fs.integer(&o.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries the worker keeps in memory between workflow tasks (bounds memory while many are parked)")
 	fs.level(&o.LogLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
 	fs.offSwitch(&o.Payload.Off, "payload-encryption", "HOOKD_PAYLOAD_ENCRYPTION", "encrypt payloads in Temporal (on, with the keys in <data-dir>/payload-keys) or write them in plaintext (off)")
@@ -40,8 +37,8 @@ func devFlags(fs envFlags, o *devOptions) {
 
 // check validates the options once flags and environment are applied.
 func (o *devOptions) check() error {
-	if o.Circuit.BaseCooldown <= 0 || o.Circuit.MaxCooldown < o.Circuit.BaseCooldown {
-		return usagef("--circuit-cooldown must be positive and at most --circuit-max-cooldown")
+	if err := checkCircuit(o.Circuit); err != nil {
+		return err
 	}
 	if o.TemporalDatabaseURL != "" && !o.OnlyTemporal {
 		return usagef("--temporal-database-url needs --only-temporal (plain hookd dev keeps Temporal in SQLite)")
