@@ -100,6 +100,7 @@ type Dev struct {
 	store  *sqlstore.Store
 	obs    *observability
 	pruner *eventPruner
+	guard  *embedded.DataDirGuard
 	worker sdkworker.Worker
 	http   httpServers
 }
@@ -147,8 +148,8 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 			d.Stop(context.Background())
 		}
 	}()
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data dir: %w", err)
+	if err := embedded.SecureDataDir(cfg.DataDir, cfg.Logger); err != nil {
+		return nil, err
 	}
 	if d.APIKey, err = loadOrCreate(filepath.Join(cfg.DataDir, "api-key"), cfg.APIKey, "hk_"); err != nil {
 		return nil, err
@@ -213,6 +214,13 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	if d.store, err = sqlite.Open(ctx, filepath.Join(cfg.DataDir, "hookd.db"), key); err != nil {
 		return nil, err
 	}
+	// hookd.db was just created with the umask's mode.
+	if err := embedded.SecureDataDir(cfg.DataDir, cfg.Logger); err != nil {
+		return nil, err
+	}
+	if d.guard, err = embedded.GuardDataDir(cfg.DataDir, guardedFiles, cfg.Logger); err != nil {
+		return nil, err
+	}
 	p, err := startParts(d.store, d.Client, d.obs, cfg.Logger)
 	if err != nil {
 		return nil, err
@@ -254,7 +262,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	d.Portal = pt
-	return withCodecServer(d.obs.withMetrics(withUI, h), codecServerOptions{
+	return withCodecServer(withDataDirGuard(d.obs.withMetrics(withUI, h), d.guard), codecServerOptions{
 		payload: cfg.Payload, namespace: cfg.Namespace, requireKey: h.RequireAPIKey,
 		trustedOrigins: loopbackUIOrigins(cfg.UIAddr, strings.TrimPrefix(d.APIURL, "http://")),
 	})
@@ -285,6 +293,7 @@ func (d *Dev) Stop(ctx context.Context) {
 		d.Client.Close()
 	}
 	d.pruner.Close()
+	d.guard.Close()
 	if d.store != nil {
 		_ = d.store.Close()
 	}

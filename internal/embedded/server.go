@@ -109,8 +109,8 @@ func Start(opts Options) (*Server, error) {
 		}
 	}
 	if opts.Postgres == nil {
-		if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
-			return nil, fmt.Errorf("create data dir: %w", err)
+		if err := SecureDataDir(opts.DataDir, opts.Logger); err != nil {
+			return nil, err
 		}
 	}
 	conf, err := buildConfig(opts, host, port)
@@ -123,6 +123,14 @@ func Start(opts Options) (*Server, error) {
 	}
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("start temporal server: %w", err)
+	}
+	if opts.Postgres == nil {
+		// The databases SQLite just created got the umask's mode; their
+		// journals take the database's.
+		if err := SecureDataDir(opts.DataDir, opts.Logger); err != nil {
+			_ = srv.Stop()
+			return nil, err
+		}
 	}
 	s := &Server{temporal: srv, opts: opts}
 	if opts.UIAddr != "" {
