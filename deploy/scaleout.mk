@@ -10,7 +10,7 @@ test-scaleout:
 
 # Checks the Dockerfile, Kubernetes manifests and compose file against hookd's flags.
 test-deploy:
-	$(GO) test -count=1 -run TestDeploy ./cmd/hookd/
+	$(GO) test -count=1 -run TestDeploy ./internal/cli/
 
 # Builds the container image (needs a Docker engine; none on CI machines).
 image:

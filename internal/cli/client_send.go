@@ -48,7 +48,7 @@ func printSent(e *clientEnv, res *apiclient.EventResult) {
 	case res.Duplicate:
 		fmt.Fprintf(e.stdout, "Event %s was accepted before (duplicate): nothing new is sent.\n", res.EventID)
 	case len(res.Deliveries) == 0:
-		fmt.Fprintf(e.stdout, "Event %s accepted; no enabled endpoint subscribes to its type.\n", res.EventID)
+		fmt.Fprintf(e.stdout, "Event %s accepted; no endpoint subscribes to its type.\n", res.EventID)
 		return
 	default:
 		fmt.Fprintf(e.stdout, "Event %s accepted: %s.\n", res.EventID, count(len(res.Deliveries), "delivery", "deliveries"))

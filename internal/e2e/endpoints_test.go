@@ -27,9 +27,10 @@ func eventIDs(hits []hit) []string {
 	return ids
 }
 
-// An event fans out to every enabled endpoint whose filter matches (exact,
-// prefix wildcard, empty = all), each with its own delivery; a disabled
-// endpoint and a non-matching one get nothing. Not parallel: the catch-all
+// An event fans out to every endpoint whose filter matches (exact, prefix
+// wildcard, empty = all), each with its own delivery; a non-matching
+// endpoint gets none, and a disabled one gets a delivery that is held,
+// not sent. Not parallel: the catch-all
 // endpoint would receive every other test's events while it exists. It
 // may still receive hookd's own events (hookd.endpoint.*) about the
 // endpoints of tests that ran before it, which it subscribes to too.
@@ -40,17 +41,21 @@ func TestFanOutByFilter(t *testing.T) {
 	epWild := api.createEndpoint(map[string]any{"url": wildcard.URL, "event_types": []string{"fan.*"}})
 	epAll := api.createEndpoint(map[string]any{"url": all.URL})
 	t.Cleanup(func() { api.do("DELETE", "/v1/endpoints/"+epAll.ID, nil, nil) })
-	api.createEndpoint(map[string]any{"url": disabled.URL, "event_types": []string{"fan.created"}, "enabled": false})
+	epOff := api.createEndpoint(map[string]any{"url": disabled.URL, "event_types": []string{"fan.created"}, "enabled": false})
 	api.createEndpoint(map[string]any{"url": other.URL, "event_types": []string{"fan.deleted", "fanfare.*"}})
 
 	a := api.send(`{"event_id":"fan-1","type":"fan.created","payload":{"n":1}}`)
-	require.Len(t, a.Deliveries, 3)
+	require.Len(t, a.Deliveries, 4)
 	byEndpoint := map[string]string{}
 	for _, d := range a.Deliveries {
 		byEndpoint[d.EndpointID] = d.ID
-		require.Equal(t, "delivered", api.waitDelivery(d.ID, 10*time.Second).Status)
+		if d.EndpointID != epOff.ID {
+			require.Equal(t, "delivered", api.waitDelivery(d.ID, 10*time.Second).Status)
+		}
 	}
-	require.Len(t, byEndpoint, 3)
+	require.Len(t, byEndpoint, 4)
+	held := waitHeld(t, api, byEndpoint[epOff.ID])
+	require.Equal(t, "pending", held.Status)
 	ids := map[string]bool{}
 	for rc, ep := range map[*receiver]endpoint{exact: epExact, wildcard: epWild, all: epAll} {
 		hits := slices.DeleteFunc(rc.Hits(), func(h hit) bool { return strings.HasPrefix(h.Header.Get("hookd-event-type"), "hookd.") })

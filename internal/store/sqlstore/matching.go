@@ -10,11 +10,13 @@ import (
 )
 
 // Matching runs once per event, so it must not read every endpoint each
-// time. Each process keeps, per tenant, the tenant's enabled endpoints as
+// time. Each process keeps, per tenant, the tenant's endpoints as
 // of a version of the hookd_endpoint_changes counter, which every change
 // to an endpoint increments in its own transaction. An event costs one
 // single-row read of the counter; only after a change does a tenant's set
-// load again, through the (tenant_id, enabled) index. Processes sharing a
+// load again, through the (tenant_id, enabled) index. Disabled endpoints
+// match too: disabling pauses an endpoint, so its deliveries are created
+// and held until it is enabled again. Processes sharing a
 // database see each other's changes at their next event.
 
 // maxCachedTenants bounds the tenants whose endpoints a process keeps.
@@ -25,7 +27,7 @@ const (
 	bumpVersionSQL      = `UPDATE hookd_endpoint_changes SET version = version + 1 WHERE id = 1`
 )
 
-// matchCache holds each tenant's enabled endpoints ("" for the endpoints
+// matchCache holds each tenant's endpoints ("" for the endpoints
 // without a tenant) with the version they were read at.
 type matchCache struct {
 	mu       sync.Mutex
@@ -59,9 +61,10 @@ func (c *matchCache) put(tenant string, version int64, eps []*store.Endpoint) {
 	c.byTenant[tenant] = cachedEndpoints{version: version, eps: eps}
 }
 
-// MatchingEndpoints returns the enabled endpoints of the tenant ("" for
-// those without a tenant) whose filter accepts eventType, in creation
-// order. The endpoints are copies the caller may change.
+// MatchingEndpoints returns the endpoints of the tenant ("" for those
+// without a tenant) whose filter accepts eventType, in creation order,
+// disabled ones included (their deliveries wait until they are enabled).
+// The endpoints are copies the caller may change.
 func (s *Store) MatchingEndpoints(ctx context.Context, tenantID, eventType string) ([]*store.Endpoint, error) {
 	eps, err := s.tenantEndpoints(ctx, tenantID)
 	if err != nil {
@@ -77,7 +80,7 @@ func (s *Store) MatchingEndpoints(ctx context.Context, tenantID, eventType strin
 	return matched, nil
 }
 
-// tenantEndpoints returns the tenant's enabled endpoints from the cache,
+// tenantEndpoints returns the tenant's endpoints from the cache,
 // reading them again when an endpoint changed since they were read. The
 // version is read first, so a set is never kept under a newer version
 // than the one it reflects.
@@ -91,7 +94,7 @@ func (s *Store) tenantEndpoints(ctx context.Context, tenantID string) ([]*store.
 	}
 	where, args := tenantClause(store.OfTenant(tenantID), 0)
 	eps, err := s.queryEndpoints(ctx, `SELECT `+endpointColumns+` FROM hookd_endpoints
-		WHERE enabled`+where+` ORDER BY created_at, id`, args...)
+		WHERE TRUE`+where+` ORDER BY created_at, id`, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -159,12 +159,13 @@ func testMatching(t *testing.T, s store.Store) {
 	require.NoError(t, s.UpdateEndpoint(ctx, nowDisabled))
 
 	for eventType, want := range map[string][]string{
-		"order.created":    {"all", "exact", "prefix", "star"},
-		"order.updated":    {"all", "prefix", "star"},
-		"order.item.added": {"all", "prefix", "star"},
-		"order":            {"all", "star"},
-		"invoice.paid":     {"all", "star", "invoice"},
-		"user.created":     {"all", "star"},
+		// Disabled endpoints match: their deliveries are held, not skipped.
+		"order.created":    {"all", "exact", "prefix", "star", "disabled", "now_disabled"},
+		"order.updated":    {"all", "prefix", "star", "disabled"},
+		"order.item.added": {"all", "prefix", "star", "disabled"},
+		"order":            {"all", "star", "disabled"},
+		"invoice.paid":     {"all", "star", "invoice", "disabled"},
+		"user.created":     {"all", "star", "disabled"},
 	} {
 		got, err := s.MatchingEndpoints(ctx, "", eventType)
 		require.NoError(t, err)

@@ -55,6 +55,8 @@ func testTenantPutGet(t *testing.T, s store.Store) {
 	got, created, err := s.PutTenant(ctx, want)
 	require.NoError(t, err)
 	require.True(t, created)
+	require.NotEmpty(t, got.Incarnation, "creation chooses an incarnation")
+	want.Incarnation = got.Incarnation
 	require.Equal(t, want, got, "every field round trips, times to the nanosecond")
 	read, err := s.GetTenant(ctx, want.ID)
 	require.NoError(t, err)
@@ -64,7 +66,7 @@ func testTenantPutGet(t *testing.T, s store.Store) {
 	got, created, err = s.PutTenant(ctx, update)
 	require.NoError(t, err)
 	require.False(t, created, "a second put updates")
-	require.Equal(t, &store.Tenant{ID: want.ID, Name: "Acme EU", CreatedAt: want.CreatedAt, UpdatedAt: at(time.Hour)}, got,
+	require.Equal(t, &store.Tenant{ID: want.ID, Name: "Acme EU", CreatedAt: want.CreatedAt, UpdatedAt: at(time.Hour), Incarnation: want.Incarnation}, got,
 		"name and metadata replaced, creation time kept")
 
 	_, err = s.GetTenant(ctx, "missing")
@@ -198,8 +200,8 @@ func testMatchingByTenant(t *testing.T, s store.Store) {
 	}{
 		{"", "order.created", []string{"platform_all", "platform_order"}},
 		{"", "user.created", []string{"platform_all"}},
-		{"a", "order.created", []string{"a_all", "a_order"}},
-		{"a", "user.created", []string{"a_all"}},
+		{"a", "order.created", []string{"a_all", "a_order", "a_off"}}, // disabled: held, not skipped
+		{"a", "user.created", []string{"a_all", "a_off"}},
 		{"b", "order.created", []string{"b_order"}},
 		{"b", "user.created", nil},
 		{"nobody", "order.created", nil},
@@ -250,10 +252,15 @@ func CheckMatchingSeesChanges(t *testing.T, writer, reader store.Store) {
 	ep.EventTypes = nil
 	ep.Enabled = false
 	require.NoError(t, writer.UpdateEndpoint(ctx, ep))
-	require.Nil(t, match("a"), "a disabled endpoint does not match")
+	m, err := reader.MatchingEndpoints(ctx, "a", "order.created")
+	require.NoError(t, err)
+	require.Len(t, m, 1, "a disabled endpoint still matches: its deliveries are held")
+	require.False(t, m[0].Enabled, "and the match says it is disabled")
 	ep.Enabled = true
 	require.NoError(t, writer.UpdateEndpoint(ctx, ep))
-	require.Equal(t, []string{"a1"}, match("a"), "re-enabled")
+	m, err = reader.MatchingEndpoints(ctx, "a", "order.created")
+	require.NoError(t, err)
+	require.True(t, len(m) == 1 && m[0].Enabled, "re-enabled")
 
 	create(t, writer, newEndpoint("p1", time.Second))
 	require.Equal(t, []string{"p1"}, match(""))
