@@ -153,7 +153,7 @@ func (a *Activities) record(ctx context.Context, endpointID string, g gate, at d
 	case circuit.Recovered:
 		a.log.Info("circuit closed", "endpoint_id", endpointID)
 		a.alert(opevents.EndpointRecovered, endpointID, after)
-		a.wakeWaiting(endpointID)
+		a.wakeWaiting(ctx, endpointID)
 	}
 }
 

@@ -24,12 +24,10 @@ const ProbersPerCooldown = 8
 // circuit stopped, or visibility had not yet seen the delivery waiting).
 const DefaultCircuitSleep = time.Hour
 
-// sleepers chooses the probers of each endpoint's cooldown round and
-// wakes the sleepers when its circuit closes.
+// sleepers chooses the probers of each endpoint's cooldown round.
 type sleepers struct {
 	mu     sync.Mutex
 	rounds map[string]round // by endpoint ID
-	waking map[string]bool  // a wake-up of the endpoint's waiting deliveries is running
 }
 
 // round is one cooldown of an endpoint's circuit: it ends at until, and n
@@ -56,65 +54,35 @@ func (s *sleepers) prober(endpointID string, until time.Time) bool {
 	return r.n <= ProbersPerCooldown
 }
 
-// closed forgets endpointID's rounds and reports whether the caller should
-// wake its waiting deliveries (false while another wake-up of them runs).
-func (s *sleepers) closed(endpointID string) bool {
+// closed forgets endpointID's rounds: its circuit closed.
+func (s *sleepers) closed(endpointID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.rounds, endpointID)
-	if s.waking == nil {
-		s.waking = map[string]bool{}
-	}
-	if s.waking[endpointID] {
-		return false
-	}
-	s.waking[endpointID] = true
-	return true
 }
 
-func (s *sleepers) woken(endpointID string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.waking, endpointID)
-}
+// wakeTimeout bounds the start of a wake-up from the attempt that closed
+// the circuit.
+const wakeTimeout = 10 * time.Second
 
-// wakeWaiting tells endpointID's waiting deliveries, in the background,
-// that its circuit closed: each tries again within seconds instead of at
-// the end of its sleep. Once wake.Settle has passed since the first list it
-// looks again, if the circuit is still closed, for those visibility had
-// not yet shown waiting.
-func (a *Activities) wakeWaiting(endpointID string) {
-	if a.temporal == nil || !a.sleepers.closed(endpointID) {
+// wakeWaiting tells endpointID's waiting deliveries that its circuit
+// closed: it starts the endpoint's wake-up workflow (wake.Waker), or joins
+// the one running, before the attempt that closed the circuit returns.
+// The wake-up then outlives this process: each sleeper tries again within
+// seconds instead of at the end of its sleep, and a second look
+// wake.Settle later finds those visibility had not yet shown waiting.
+func (a *Activities) wakeWaiting(ctx context.Context, endpointID string) {
+	a.sleepers.closed(endpointID)
+	if a.temporal == nil {
 		return
 	}
-	go func() {
-		defer a.sleepers.woken(endpointID)
-		// Bounded by the sleep itself: past it the sleepers wake anyway. A
-		// backlog of 100,000 takes longer than ten minutes to wake, as
-		// fast as it drains.
-		ctx, cancel := context.WithTimeout(context.Background(), a.circuitSleep)
-		defer cancel()
-		sig := delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"}
-		first := time.Now()
-		n, err := wake.Paced(ctx, a.temporal, endpointID, sig)
-		if err == nil {
-			var late int
-			late, err = wake.Again(ctx, a.temporal, endpointID, sig, first, a.wakeSettle, func(ctx context.Context) bool {
-				return a.closedCircuit(ctx, endpointID)
-			})
-			n += late
-		}
-		if err != nil {
-			a.log.Warn("wake deliveries after the circuit closed", "endpoint_id", endpointID, "woken", n, "error", err)
-			return
-		}
-		a.log.Info("woke deliveries after the circuit closed", "endpoint_id", endpointID, "woken", n)
-	}()
-}
-
-// closedCircuit reports whether endpointID's circuit is closed: if it
-// opened again, the deliveries still waiting wait for its next close.
-func (a *Activities) closedCircuit(ctx context.Context, endpointID string) bool {
-	b, err := a.endpoints.Circuit(ctx, endpointID)
-	return err == nil && b.IsClosed()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wakeTimeout)
+	defer cancel()
+	err := wake.NewWaker(a.temporal, 0, a.wakeSettle).Wake(ctx, endpointID, delivery.RecoverSignal{By: "hookd", Reason: "circuit closed", NotBefore: a.now()})
+	if err != nil {
+		// The sleepers wake at the end of their sleep (CircuitSleep).
+		a.log.Warn("wake deliveries after the circuit closed", "endpoint_id", endpointID, "error", err)
+		return
+	}
+	a.log.Info("waking deliveries after the circuit closed", "endpoint_id", endpointID)
 }

@@ -14,6 +14,7 @@ import (
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
@@ -61,14 +62,15 @@ func TestOpenCircuitWakesOnlyTheRoundsProbers(t *testing.T) {
 }
 
 // wakeTemporal lists waiting deliveries, lists[i] at the i-th list and
-// none after them, and records the recover updates sent; the deliveries
-// take them.
+// none after them, records the recover updates sent (the deliveries take
+// them) and the wake-ups started.
 type wakeTemporal struct {
 	client.Client
 	mu      sync.Mutex
 	queries []string
 	lists   [][]*workflowpb.WorkflowExecutionInfo
 	signals []string
+	wakes   []string
 }
 
 func (f *wakeTemporal) ListWorkflow(_ context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
@@ -89,6 +91,16 @@ func (f *wakeTemporal) UpdateWorkflow(_ context.Context, opts client.UpdateWorkf
 	sig := opts.Args[0].(delivery.RecoverSignal)
 	f.signals = append(f.signals, fmt.Sprintf("%s %s %s %s", opts.WorkflowID, opts.UpdateName, sig.By, sig.Reason))
 	return acceptedUpdate{}, nil
+}
+
+// SignalWithStartWorkflow records the wake-up started (or joined).
+func (f *wakeTemporal) SignalWithStartWorkflow(_ context.Context, id, signal string, arg any, opts client.StartWorkflowOptions, wf any, args ...any) (client.WorkflowRun, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	req := args[0].(delivery.WakeRequest)
+	sig := arg.(delivery.RecoverSignal)
+	f.wakes = append(f.wakes, fmt.Sprintf("%s %s %s %s %s %s immediate=%d", id, opts.ID, signal, wf, sig.By, sig.Reason, req.Immediate))
+	return nil, nil
 }
 
 // seen returns the lists' queries and the updates sent so far.
@@ -112,57 +124,70 @@ func executions(ids ...string) []*workflowpb.WorkflowExecutionInfo {
 	return out
 }
 
-// The probe that closes the circuit wakes every delivery waiting on the
-// endpoint with a recover update, the sleepers among them; a second look,
-// wake.Settle after the first, wakes one that visibility showed waiting
-// only after the first list (deferred an instant before the close).
-func TestCircuitClosingWakesTheWaiting(t *testing.T) {
+// The probe that closes the circuit starts the endpoint's wake-up
+// workflow (or joins it) before it returns, with who and why, always
+// paced: the wake-up outlives the process.
+func TestCircuitClosingStartsTheWakeUp(t *testing.T) {
 	rc := newScripted(t, 200)
 	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_1", URL: rc.URL, Enabled: true})
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	eps.setBreaker("ep_1", circuit.Breaker{State: circuit.Open, Failures: 5, OpenUntil: now, Cooldown: time.Minute})
-	tc := &wakeTemporal{lists: [][]*workflowpb.WorkflowExecutionInfo{executions("dlv_a", "dlv_b", "dlv_c"), executions("dlv_late")}}
+	tc := &wakeTemporal{}
 	a := newTestActivities(eps, tc, func() time.Time { return now })
-	a.wakeSettle = 50 * time.Millisecond
 
 	at := firstAttempt(t, a, request("ep_1", 3))
 	require.Equal(t, delivery.OutcomeSuccess, at.Outcome, "the probe")
-	var queries, signals []string
-	require.Eventually(t, func() bool {
-		queries, signals = tc.seen()
-		return len(signals) == 4
-	}, 10*time.Second, 5*time.Millisecond, "the waiting deliveries were not woken")
-	slices.Sort(signals[:3]) // the order is the wake-up's, by age; compared here as a set
-	assert.Equal(t, []string{
-		"dlv_a recover hookd circuit closed", "dlv_b recover hookd circuit closed", "dlv_c recover hookd circuit closed",
-		"dlv_late recover hookd circuit closed",
-	}, signals)
-	require.Len(t, queries, 2, "a second look, and no more")
-	assert.Contains(t, queries[0], "HookdEndpointId = 'ep_1'")
-	assert.Contains(t, queries[0], "HookdStatus = 'waiting'")
-	assert.Equal(t, queries[0], queries[1])
+	assert.Equal(t, []string{"wake_ep_1 wake_ep_1 wake Wake hookd circuit closed immediate=0"}, tc.wakes)
+	queries, signals := tc.seen()
+	assert.Empty(t, queries, "the workflow lists, not the attempt")
+	assert.Empty(t, signals)
 }
 
-// If the circuit opened again before the second look, the closing wake-up
-// does not take it: the deliveries still waiting wait for the next close.
-func TestCircuitReopenedSkipsTheSecondLook(t *testing.T) {
-	rc := newScripted(t, 200)
-	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_1", URL: rc.URL, Enabled: true})
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	eps.setBreaker("ep_1", circuit.Breaker{State: circuit.Open, Failures: 5, OpenUntil: now, Cooldown: time.Minute})
-	tc := &wakeTemporal{lists: [][]*workflowpb.WorkflowExecutionInfo{executions("dlv_a"), executions("dlv_late")}}
-	a := newTestActivities(eps, tc, func() time.Time { return now })
-	a.wakeSettle = 200 * time.Millisecond
+// A page of the wake-up wakes the waiting deliveries with recover
+// updates; retried after a worker died, it resumes after the cursor its
+// heartbeat carried.
+func TestWakePageResumesAfterItsHeartbeat(t *testing.T) {
+	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_1", Enabled: true})
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	listed := executions("dlv_a", "dlv_b", "dlv_c")
+	for i, ex := range listed {
+		ex.StartTime = timestamppb.New(t0.Add(time.Duration(i) * time.Second))
+	}
+	tc := &wakeTemporal{lists: [][]*workflowpb.WorkflowExecutionInfo{listed, listed}}
+	a := newTestActivities(eps, tc, nil)
+	in := delivery.WakePageInput{EndpointID: "ep_1", Signal: delivery.RecoverSignal{By: "hookd", Reason: "circuit closed"}, Max: 10}
 
-	require.Equal(t, delivery.OutcomeSuccess, firstAttempt(t, a, request("ep_1", 3)).Outcome, "the probe")
-	require.Eventually(t, func() bool { _, signals := tc.seen(); return len(signals) == 1 }, 10*time.Second, 5*time.Millisecond)
-	eps.setBreaker("ep_1", circuit.Breaker{State: circuit.Open, Failures: 5, OpenUntil: now.Add(time.Minute), Cooldown: time.Minute})
-	require.Eventually(t, func() bool {
-		a.sleepers.mu.Lock()
-		defer a.sleepers.mu.Unlock()
-		return !a.sleepers.waking["ep_1"]
-	}, 10*time.Second, 5*time.Millisecond, "the wake-up ends")
+	env := activityEnv(a)
+	v, err := env.ExecuteActivity(delivery.ActivityWakePage, in)
+	require.NoError(t, err)
+	var res delivery.WakePageResult
+	require.NoError(t, v.Get(&res))
+	assert.Equal(t, 3, res.Woken)
+	assert.False(t, res.More)
+
+	env = activityEnv(a)
+	env.SetHeartbeatDetails(delivery.WakeCursor{Started: t0.Add(time.Second), WorkflowID: "dlv_b"})
+	v, err = env.ExecuteActivity(delivery.ActivityWakePage, in)
+	require.NoError(t, err)
+	require.NoError(t, v.Get(&res))
+	assert.Equal(t, 1, res.Woken, "only what came after the heartbeat's cursor")
 	queries, signals := tc.seen()
-	assert.Len(t, queries, 1)
-	assert.Equal(t, []string{"dlv_a recover hookd circuit closed"}, signals)
+	assert.Contains(t, queries[1], "StartTime >= '2026-01-02T03:04:06Z'")
+	assert.Equal(t, "dlv_c recover hookd circuit closed", signals[len(signals)-1])
+	assert.Len(t, signals, 4)
+}
+
+// The second look's question: an endpoint takes attempts when it is
+// enabled with its circuit closed; not when disabled, open, or deleted.
+func TestTakesAttempts(t *testing.T) {
+	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_on", Enabled: true}, store.Endpoint{ID: "ep_off"}, store.Endpoint{ID: "ep_open", Enabled: true})
+	eps.setBreaker("ep_open", circuit.Breaker{State: circuit.Open, Failures: 5, OpenUntil: time.Now().Add(time.Minute)})
+	a := newTestActivities(eps, nil, nil)
+	for id, want := range map[string]bool{"ep_on": true, "ep_off": false, "ep_open": false, "ep_gone": false} {
+		v, err := activityEnv(a).ExecuteActivity(delivery.ActivityTakesAttempts, id)
+		require.NoError(t, err, id)
+		var got bool
+		require.NoError(t, v.Get(&got))
+		assert.Equal(t, want, got, id)
+	}
 }

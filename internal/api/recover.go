@@ -28,9 +28,10 @@ type recoverOut struct {
 	ConsecutiveFailures int    `json:"previous_consecutive_failures"`
 	// Reenabled says the endpoint was disabled and is enabled again.
 	Reenabled bool `json:"reenabled"`
-	// Woken counts the waiting deliveries told to try again, all within
-	// Spread of At; or, Paced, the backlog (over wake.Immediate) being
-	// woken in the background as fast as it drains.
+	// Woken counts the waiting deliveries the endpoint's wake-up tells to
+	// try again, all within Spread of At; or, Paced, the backlog (over
+	// wake.Immediate) it wakes as fast as it drains. A recover while a
+	// wake-up runs joins it.
 	Woken  int    `json:"woken"`
 	Spread string `json:"spread,omitempty"`
 	Paced  bool   `json:"paced"`

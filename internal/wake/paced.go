@@ -40,12 +40,14 @@ func Paced(ctx context.Context, c Updater, endpointID string, sig delivery.Recov
 	if err != nil {
 		return 0, err
 	}
-	return waiting.Pace(ctx, c, sig)
+	return waiting.Pace(ctx, c, sig, nil)
 }
 
 // Pace wakes every delivery of the backlog with the recover update, in
 // order, InFlight at a time, and returns how many it woke; see Paced.
-func (b Backlog) Pace(ctx context.Context, c Updater, sig delivery.RecoverSignal) (int, error) {
+// progress, if set, is told each time the deliveries done (woken or
+// skipped) from the first on grow, with how many.
+func (b Backlog) Pace(ctx context.Context, c Updater, sig delivery.RecoverSignal, progress func(done int)) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -53,7 +55,22 @@ func (b Backlog) Pace(ctx context.Context, c Updater, sig delivery.RecoverSignal
 		wg          sync.WaitGroup
 		once        sync.Once
 		failed      error
+		mu          sync.Mutex
+		finished    = make([]bool, len(b))
+		prefix      int
 	)
+	markDone := func(i int) {
+		mu.Lock()
+		defer mu.Unlock()
+		finished[i] = true
+		grew := false
+		for prefix < len(b) && finished[prefix] {
+			prefix, grew = prefix+1, true
+		}
+		if grew && progress != nil {
+			progress(prefix)
+		}
+	}
 	for range min(InFlight, len(b)) {
 		wg.Go(func() {
 			for {
@@ -70,6 +87,7 @@ func (b Backlog) Pace(ctx context.Context, c Updater, sig delivery.RecoverSignal
 				if ok {
 					woken.Add(1)
 				}
+				markDone(i)
 			}
 		})
 	}

@@ -127,3 +127,40 @@ func TestPacedStopsOnFailure(t *testing.T) {
 	assert.Zero(t, n)
 	assert.Less(t, len(f.updated), 100, "stopped before the end")
 }
+
+// A page wakes at most Max deliveries after its cursor, oldest first,
+// and reports its progress; the next page goes on after it, until the
+// backlog is done.
+func TestPageGoesOnAfterItsCursor(t *testing.T) {
+	f := &fakeUpdater{n: 25, answer: done}
+	in := delivery.WakePageInput{EndpointID: "ep_1", Signal: delivery.RecoverSignal{By: "hookd", NotBefore: time.Now()}, Max: 10, Immediate: 5}
+	var woken []int
+	var last delivery.WakeCursor
+	for range 5 {
+		res, err := Page(context.Background(), f, in, func(c delivery.WakeCursor) { last = c })
+		require.NoError(t, err)
+		woken = append(woken, res.Woken)
+		require.NotNil(t, res.Cursor)
+		assert.Equal(t, *res.Cursor, last, "progress reached the page's end")
+		if !res.More {
+			break
+		}
+		in.Cursor = res.Cursor
+	}
+	assert.Equal(t, []int{10, 10, 5}, woken)
+	assert.Len(t, f.updated, 25, "each once")
+	assert.Empty(t, f.signals, "a backlog over Max is never signalled")
+	assert.Equal(t, "dlv_24", last.WorkflowID)
+}
+
+// A first page that finds the whole backlog within Immediate signals it,
+// each at its slot after the wake-up's time.
+func TestPageSignalsASmallBacklog(t *testing.T) {
+	f := &fakeUpdater{n: 3, answer: done}
+	res, err := Page(context.Background(), f, delivery.WakePageInput{EndpointID: "ep_1", Immediate: 3, Max: 10}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 3, res.Woken)
+	assert.False(t, res.More)
+	assert.Len(t, f.signals, 3)
+	assert.Empty(t, f.updated)
+}

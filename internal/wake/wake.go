@@ -1,14 +1,17 @@
 // Package wake tells the deliveries waiting on an endpoint (its circuit
 // open or its switch off) to try again now, oldest first, without hitting
-// a receiver that just came back with its whole backlog in one instant. A
-// circuit that closes (the activities) wakes them with Paced: recover
-// updates, a bounded number outstanding, each done once its delivery has
-// made its attempt. An operator's recover (the API) answers at once: it
-// signals a backlog of up to Immediate, each at its slot of a short
-// spread, and paces a larger one in the background.
+// a receiver that just came back with its whole backlog in one instant.
+// A Waker starts the endpoint's wake-up workflow (one per endpoint at a
+// time: a second recover joins it), for an operator's recover or enable
+// (the API) and a circuit that closes (the activities) alike. The
+// workflow's activities wake the backlog a page at a time (Page): a
+// backlog of up to Immediate is signalled, each delivery at its slot of a
+// short spread; a larger one gets recover updates, a bounded number
+// outstanding, each done once its delivery has made its attempt.
 package wake
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,34 +53,9 @@ func Query(endpointID string) string {
 // crowd out their own attempts (docs/performance.md).
 const Immediate = 500
 
-// Settle is how long after a wake-up's first list its second look (Again)
-// lists again.
-const Settle = 5 * time.Second
-
-// Again is a wake-up's second look: once settle has passed since listed,
-// if still reports that the endpoint takes attempts then, it wakes what a
-// new list finds waiting (Paced) and returns how many. The first list
-// misses a delivery deferred on the circuit or the switch as read an
-// instant before the change, since visibility does not yet show it
-// waiting; without a second look it sleeps out its wait.
-func Again(ctx context.Context, c Updater, endpointID string, sig delivery.RecoverSignal, listed time.Time, settle time.Duration, still func(context.Context) bool) (int, error) {
-	if !until(ctx, listed.Add(settle)) || !still(ctx) {
-		return 0, nil
-	}
-	return Paced(ctx, c, endpointID, sig)
-}
-
-// until waits until t or the end of ctx, and reports whether t came first.
-func until(ctx context.Context, t time.Time) bool {
-	timer := time.NewTimer(time.Until(t))
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-		return true
-	}
-}
+// Settle is how long after a wake-up's first list its second look
+// lists again (delivery.WakeSettle).
+const Settle = delivery.WakeSettle
 
 // Backlog is an endpoint's waiting deliveries, oldest first, as much of
 // each as a wake-up needs.
@@ -85,23 +63,37 @@ type Backlog []run
 
 // List returns endpointID's waiting deliveries, oldest first.
 func List(ctx context.Context, c Temporal, endpointID string) (Backlog, error) {
+	return ListAfter(ctx, c, endpointID, nil)
+}
+
+// ListAfter returns endpointID's waiting deliveries after cursor (all if
+// nil), oldest first: ordered by start, then workflow ID.
+func ListAfter(ctx context.Context, c Temporal, endpointID string, cursor *delivery.WakeCursor) (Backlog, error) {
+	query := Query(endpointID)
+	if cursor != nil {
+		query += " AND StartTime >= '" + cursor.Started.UTC().Format(time.RFC3339Nano) + "'"
+	}
 	// Only what the wake-up needs is kept: a backlog of 100,000 listed
 	// whole (search attributes, memo) would hold hundreds of MB.
 	var waiting Backlog
 	var token []byte
 	for {
-		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: Query(endpointID), PageSize: 1000, NextPageToken: token})
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, PageSize: 1000, NextPageToken: token})
 		if err != nil {
 			return nil, fmt.Errorf("list waiting deliveries: %w", err)
 		}
 		for _, ex := range resp.GetExecutions() {
-			waiting = append(waiting, runOf(ex))
+			if r := runOf(ex); cursor == nil || r.after(*cursor) {
+				waiting = append(waiting, r)
+			}
 		}
 		if token = resp.GetNextPageToken(); len(token) == 0 {
 			break
 		}
 	}
-	slices.SortFunc(waiting, func(a, b run) int { return a.started.Compare(b.started) })
+	slices.SortFunc(waiting, func(a, b run) int {
+		return cmp.Or(a.started.Compare(b.started), cmp.Compare(a.workflowID, b.workflowID))
+	})
 	return waiting, nil
 }
 
@@ -140,6 +132,16 @@ func (b Backlog) Signal(ctx context.Context, c Temporal, sig delivery.RecoverSig
 type run struct {
 	workflowID, runID string
 	started           time.Time
+}
+
+// after reports whether r comes after the cursor, oldest first.
+func (r run) after(c delivery.WakeCursor) bool {
+	return cmp.Or(r.started.Compare(c.Started), cmp.Compare(r.workflowID, c.WorkflowID)) > 0
+}
+
+// cursor is the position of r in a pass.
+func (r run) cursor() *delivery.WakeCursor {
+	return &delivery.WakeCursor{Started: r.started, WorkflowID: r.workflowID}
 }
 
 // runOf keeps of a listed execution what its signal and its order need.

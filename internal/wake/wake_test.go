@@ -1,12 +1,10 @@
 package wake
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // A handful are woken at once; a backlog in groups of Burst, the last
@@ -27,13 +25,4 @@ func TestSlots(t *testing.T) {
 		}
 	}
 	assert.Equal(t, Window/2, Slot(Burst, 2*Burst), "the second of two groups halfway")
-}
-
-// until reports whether its time came before the context ended.
-func TestUntil(t *testing.T) {
-	require.True(t, until(context.Background(), time.Now().Add(10*time.Millisecond)))
-	require.True(t, until(context.Background(), time.Now().Add(-time.Second)), "a time past")
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	require.False(t, until(ctx, time.Now().Add(time.Hour)))
 }

@@ -88,12 +88,14 @@ func New(c client.Client, acts *activities.Activities, opts Options) sdkworker.W
 // Register registers the activities under the names workflows call them by.
 func Register(r sdkworker.ActivityRegistry, acts *activities.Activities) {
 	for name, fn := range map[string]any{
-		delivery.ActivityFirstAttempt: acts.FirstAttempt,
-		delivery.ActivityRetry:        acts.Retry,
-		delivery.ActivityDeadLetter:   acts.DeadLetter,
-		delivery.ActivityRedrive:      acts.StartRedrive,
-		delivery.ActivityAdmit:        acts.Admit,
-		delivery.ActivityWakeAttempt:  acts.WakeAttempt,
+		delivery.ActivityFirstAttempt:  acts.FirstAttempt,
+		delivery.ActivityRetry:         acts.Retry,
+		delivery.ActivityDeadLetter:    acts.DeadLetter,
+		delivery.ActivityRedrive:       acts.StartRedrive,
+		delivery.ActivityAdmit:         acts.Admit,
+		delivery.ActivityWakeAttempt:   acts.WakeAttempt,
+		delivery.ActivityWakePage:      acts.WakePage,
+		delivery.ActivityTakesAttempts: acts.TakesAttempts,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -1,6 +1,7 @@
 // Package workflows holds hookd's deterministic orchestration: one Delivery
-// workflow per (event, endpoint) and one DeadLetter workflow per dead
-// delivery. Workflows refer to activities by name and import neither the
+// workflow per (event, endpoint), one DeadLetter workflow per dead
+// delivery, and one Wake workflow per endpoint whose waiting deliveries
+// are being woken. Workflows refer to activities by name and import neither the
 // endpoint store nor net/http.
 package workflows
 
@@ -19,4 +20,5 @@ type Registry interface {
 func Register(r Registry) {
 	r.RegisterWorkflowWithOptions(Delivery, workflow.RegisterOptions{Name: delivery.WorkflowDelivery})
 	r.RegisterWorkflowWithOptions(DeadLetter, workflow.RegisterOptions{Name: delivery.WorkflowDeadLetter})
+	r.RegisterWorkflowWithOptions(Wake, workflow.RegisterOptions{Name: delivery.WorkflowWake})
 }

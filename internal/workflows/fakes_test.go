@@ -50,6 +50,19 @@ type fakeActivities struct {
 	checks      map[string]int // gate checks per delivery ID
 	deadLetters []delivery.DeadLetter
 	redrives    []delivery.Request
+
+	// wakePage and takes script the wake-up's activities; pages and
+	// looks record their calls.
+	wakePage func(delivery.WakePageInput) (delivery.WakePageResult, error)
+	takes    func() bool
+	pages    []wakePageCall
+	looks    []time.Time
+}
+
+// wakePageCall is one WakePage call.
+type wakePageCall struct {
+	in delivery.WakePageInput
+	at time.Time
 }
 
 // call is one invocation of an attempt activity.
@@ -72,6 +85,30 @@ func (f *fakeActivities) register(r registry) {
 	r.RegisterActivityWithOptions(f.StartRedrive, activity.RegisterOptions{Name: delivery.ActivityRedrive})
 	r.RegisterActivityWithOptions(f.Admit, activity.RegisterOptions{Name: delivery.ActivityAdmit})
 	r.RegisterActivityWithOptions(f.WakeAttempt, activity.RegisterOptions{Name: delivery.ActivityWakeAttempt})
+	r.RegisterActivityWithOptions(f.WakePage, activity.RegisterOptions{Name: delivery.ActivityWakePage})
+	r.RegisterActivityWithOptions(f.TakesAttempts, activity.RegisterOptions{Name: delivery.ActivityTakesAttempts})
+}
+
+// WakePage answers a wake-up's page as wakePage says, recording its
+// input; nil: nothing waits.
+func (f *fakeActivities) WakePage(_ context.Context, in delivery.WakePageInput) (delivery.WakePageResult, error) {
+	f.mu.Lock()
+	f.pages = append(f.pages, wakePageCall{in: in, at: f.now()})
+	f.mu.Unlock()
+	if f.wakePage == nil {
+		return delivery.WakePageResult{}, nil
+	}
+	return f.wakePage(in)
+}
+
+// TakesAttempts answers as takes says (nil: it does), recording when it
+// was asked.
+func (f *fakeActivities) TakesAttempts(_ context.Context, endpointID string) (bool, error) {
+	record(&f.mu, &f.looks, f.now())
+	if f.takes == nil {
+		return true, nil
+	}
+	return f.takes(), nil
 }
 
 // outcomes scripts attempts 1..len(o); later attempts are retryable.

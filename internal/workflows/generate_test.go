@@ -26,6 +26,7 @@ import (
 	"go.temporal.io/server/temporaltest"
 
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/wake"
 	"github.com/hookd/hookd/internal/workflows"
 )
 
@@ -280,4 +281,28 @@ func TestGenerateDeferredHistories(t *testing.T) {
 	run = startDelivery(ctx, t, c, newRequest("wake-retry", []time.Duration{time.Second}))
 	requireDelivered(ctx, t, run, 2)
 	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryWakeRetry)
+}
+
+// TestGenerateWakeHistories records a wake-up: started by a recover,
+// joined by a second, two pages of a backlog, the second look.
+func TestGenerateWakeHistories(t *testing.T) {
+	if !*update {
+		t.Skip("run with -update to regenerate testdata/*.json")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ts := newHistoryServer(ctx, t)
+	c := ts.GetDefaultClient()
+	fakes := &fakeActivities{now: time.Now, outcome: script, temporal: c, wakePage: backlog(1500)}
+	ts.NewWorker(delivery.TaskQueue, func(r worker.Registry) {
+		workflows.Register(r)
+		fakes.register(r)
+	})
+	w := wake.NewWaker(c, 500, time.Second)
+	require.NoError(t, w.Wake(ctx, "ep_1", delivery.RecoverSignal{By: "histories_test", Reason: "receiver fixed", NotBefore: time.Now()}))
+	require.NoError(t, w.Wake(ctx, "ep_1", delivery.RecoverSignal{By: "histories_test", Reason: "again"}))
+	var res delivery.WakeResult
+	require.NoError(t, c.GetWorkflow(ctx, delivery.WakeID("ep_1"), "").Get(ctx, &res))
+	assert.GreaterOrEqual(t, res.Looks, 1)
+	saveHistory(ctx, t, c, delivery.WakeID("ep_1"), "", histWake)
 }

@@ -58,6 +58,9 @@ const (
 	// acceptance is written (a millisecond's timer) before the attempt,
 	// and the update completes after it.
 	histDeliveryWakeDurable = "delivery-wake-durable.json"
+	// A wake-up of an endpoint's waiting deliveries: started, joined,
+	// two pages, the second look.
+	histWake = "wake.json"
 	// Recorded with durations as strings and the payload as JSON (the
 	// histories above hold nanoseconds and the body as a string).
 	histDeliveryReadable   = "delivery-failed-readable.json"
@@ -70,7 +73,7 @@ var histories = []string{
 	histDeliveryDeferred, histDeliveryContinued, histDeliveryContinuedLast, histDeliveryCircuitOpenV0,
 	histDeliveryRecoveredV0, histDeliveryRecovered, histDeliveryReadable, histDeadLetterReadable,
 	histDeliveryWake, histDeliveryWakeRetry, histDeliveryWakeRecovered, histDeliveryWakeUpdated,
-	histDeliveryWakeDurable,
+	histDeliveryWakeDurable, histWake,
 }
 
 // replay replays a recorded history against the workflows register registers.
