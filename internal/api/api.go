@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -65,6 +66,16 @@ type Config struct {
 	// deployment, so any of them reads a cursor another made. Empty
 	// means a random key per process.
 	CursorSecret []byte
+	// AuthFailureLimit and AuthFailureWindow throttle failed
+	// authentications: a client address with AuthFailureLimit failures
+	// within a window is answered 429 until it ends. Zero means
+	// DefaultAuthFailureLimit and DefaultAuthFailureWindow.
+	AuthFailureLimit  int
+	AuthFailureWindow time.Duration
+	// TrustedProxies are the peers (load balancers) whose X-Forwarded-For
+	// names the client failures are counted by; by default the
+	// connection's peer is the client.
+	TrustedProxies []netip.Prefix
 	// RecoverImmediate is the largest backlog a recover signals at once;
 	// a larger one is woken at the drain's pace. Zero means
 	// wake.Immediate.
@@ -86,6 +97,9 @@ type Server struct {
 	stats      func(context.Context, string) (any, error)
 	now        func() time.Time
 	cursors    cursors
+
+	authFailures   *authFailures
+	trustedProxies []netip.Prefix
 
 	recoverImmediate int
 	wakeSettle       time.Duration
@@ -127,6 +141,7 @@ func New(cfg Config) (*Server, error) {
 	if s.cursors, err = newCursors(cfg.CursorSecret); err != nil {
 		return nil, fmt.Errorf("api: %w", err)
 	}
+	s.trustedProxies = cfg.TrustedProxies
 	s.auth, s.res = auth, &authz.Resources{Store: cfg.Store}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -134,6 +149,7 @@ func New(cfg Config) (*Server, error) {
 	if s.dc == nil {
 		s.dc = converter.GetDefaultDataConverter()
 	}
+	s.authFailures = newAuthFailures(cfg.AuthFailureLimit, cfg.AuthFailureWindow, s.log)
 	if s.maxPayload <= 0 {
 		s.maxPayload = DefaultMaxPayload
 	}

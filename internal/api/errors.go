@@ -17,6 +17,7 @@ const (
 	CodeMethodNotAllowed = "method_not_allowed"
 	CodeConflict         = "conflict"
 	CodeTooLarge         = "too_large"
+	CodeRateLimited      = "rate_limited"
 	CodeUnavailable      = "unavailable"
 	CodeInternal         = "internal"
 )
@@ -29,6 +30,7 @@ var statusOf = map[string]int{
 	CodeMethodNotAllowed: http.StatusMethodNotAllowed,
 	CodeConflict:         http.StatusConflict,
 	CodeTooLarge:         http.StatusRequestEntityTooLarge,
+	CodeRateLimited:      http.StatusTooManyRequests,
 	CodeUnavailable:      http.StatusServiceUnavailable,
 	CodeInternal:         http.StatusInternalServerError,
 }

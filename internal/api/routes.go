@@ -104,16 +104,37 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 
 // authenticate resolves the request's bearer credential to a scope and
 // puts it in the request context, or answers 401 without saying what was
-// wrong.
+// wrong (429 to an address with too many failures, see credentialScope).
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scope, err := s.auth.Authenticate(r.Context(), bearer(r))
-		if err != nil {
-			s.writeAuthError(w, r, err)
+		scope, ok := s.credentialScope(w, r, bearer(r))
+		if !ok {
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(authz.NewContext(r.Context(), scope)))
 	})
+}
+
+// credentialScope authenticates cred, or answers the request and returns
+// false. A client address with too many failed authentications in the
+// window is answered 429 with Retry-After before its credential is
+// looked at; each failure is counted and logged (rate-limited, the
+// credential by its fingerprint only).
+func (s *Server) credentialScope(w http.ResponseWriter, r *http.Request, cred string) (authz.Scope, bool) {
+	client := clientAddr(r, s.trustedProxies)
+	if wait := s.authFailures.blocked(client); wait > 0 {
+		s.writeThrottled(w, r, wait)
+		return authz.Scope{}, false
+	}
+	scope, err := s.auth.Authenticate(r.Context(), cred)
+	if err != nil {
+		if errors.Is(err, authz.ErrUnauthenticated) {
+			s.authFailures.fail(client, cred, r.URL.Path)
+		}
+		s.writeAuthError(w, r, err)
+		return authz.Scope{}, false
+	}
+	return scope, true
 }
 
 // authorize refuses a request whose scope does not allow access, before h
@@ -151,11 +172,11 @@ func (s *Server) PlatformOnly(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		scope, err := s.auth.Authenticate(r.Context(), cred)
-		if err == nil {
-			err = scope.Allow(authz.PlatformOnly)
+		scope, ok := s.credentialScope(w, r, cred)
+		if !ok {
+			return
 		}
-		if err != nil {
+		if err := scope.Allow(authz.PlatformOnly); err != nil {
 			s.writeAuthError(w, r, err)
 			return
 		}

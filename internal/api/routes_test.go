@@ -38,7 +38,8 @@ func TestRouteAccessIsEnforcedBeforeHandlers(t *testing.T) {
 	token, err := authz.NewToken()
 	require.NoError(t, err)
 	s, err := New(Config{Temporal: &fakeTemporal{}, Store: &tokenStore{hash: authz.HashToken(token)}, APIKeys: []string{"k"},
-		Namespace: "default", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Namespace: "default", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		AuthFailureLimit: 1 << 20}) // every route's 401, from one address
 	require.NoError(t, err)
 	declared := map[string]authz.Access{}
 	for _, rt := range s.Routes() {

@@ -66,6 +66,10 @@ type DevConfig struct {
 	// at once; a larger one is woken at the drain's pace (zero:
 	// wake.Immediate).
 	RecoverImmediate int
+	// AuthFailureLimit is how many failed authentications per minute a
+	// client address may make before it is answered 429 (zero:
+	// api.DefaultAuthFailureLimit).
+	AuthFailureLimit int
 	Version          string
 	Logger           *slog.Logger
 	// TemporalLogLevel filters the embedded server's own logs.
@@ -250,6 +254,8 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		Metrics:       d.obs.metrics,
 		DataConverter: d.codec.DataConverter(),
 		CursorSecret:  key,
+
+		AuthFailureLimit: cfg.AuthFailureLimit,
 
 		RecoverImmediate: cfg.RecoverImmediate,
 	})

@@ -49,6 +49,9 @@ type ServeConfig struct {
 	// AllowCIDRs are destinations reachable although private or loopback,
 	// and reachable over plain http.
 	AllowCIDRs []netip.Prefix
+	// TrustedProxies are load balancers whose X-Forwarded-For names the
+	// client that failed authentications are counted by.
+	TrustedProxies []netip.Prefix
 	// Retention is the dedup window hookd expects of the namespace; a
 	// shorter retention is warned about, never changed.
 	Retention time.Duration
@@ -165,6 +168,8 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			Metrics:       s.obs.metrics,
 			DataConverter: s.codec.DataConverter(),
 			CursorSecret:  cfg.MasterKey,
+
+			TrustedProxies: cfg.TrustedProxies,
 		})
 		if err != nil {
 			return nil, err

@@ -25,6 +25,7 @@ type serveFlags struct {
 	cfg                app.ServeConfig
 	masterKey, apiKeys string
 	allowCIDRs         string
+	trustedProxies     string
 	payload            payloadFlags
 	logLevel           slog.Level
 	logFormat          string
@@ -69,6 +70,7 @@ func newServeFlagSet(mode string, f *serveFlags) envFlags {
 	}
 	if mode != "worker" {
 		fs.secret(&f.apiKeys, "api-keys", "HOOKD_API_KEYS", "comma-separated API bearer tokens (at least one required)")
+		fs.str(&f.trustedProxies, "trusted-proxies", "HOOKD_TRUSTED_PROXIES", "", "comma-separated CIDRs of load balancers whose X-Forwarded-For names the client failed authentications are throttled by")
 		fs.str(&f.payload.corsOrigins, "codec-cors-origins", "HOOKD_CODEC_CORS_ORIGINS", "", "comma-separated browser origins (a Temporal Web UI's) allowed to call the codec server at /codec")
 	}
 	return fs
@@ -108,7 +110,10 @@ func (f *serveFlags) check(mode string) (app.ServeConfig, slog.Level, string, er
 	}
 	c.Payload.CORSOrigins = splitList(f.payload.corsOrigins)
 	c.APIKeys = splitList(f.apiKeys)
-	if c.AllowCIDRs, err = parseCIDRs(f.allowCIDRs); err != nil {
+	if c.AllowCIDRs, err = parseCIDRs("allow-cidrs", f.allowCIDRs); err != nil {
+		return c, 0, "", err
+	}
+	if c.TrustedProxies, err = parseCIDRs("trusted-proxies", f.trustedProxies); err != nil {
 		return c, 0, "", err
 	}
 	if f.logFormat != "json" && f.logFormat != "text" {
@@ -121,15 +126,16 @@ func (f *serveFlags) check(mode string) (app.ServeConfig, slog.Level, string, er
 	return c, f.logLevel, f.logFormat, nil
 }
 
-// parseCIDRs parses a comma-separated list of CIDRs or single addresses.
-func parseCIDRs(s string) ([]netip.Prefix, error) {
+// parseCIDRs parses flag's comma-separated list of CIDRs or single
+// addresses.
+func parseCIDRs(flag, s string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, item := range splitList(s) {
 		p, err := netip.ParsePrefix(item)
 		if err != nil {
 			a, aerr := netip.ParseAddr(item)
 			if aerr != nil {
-				return nil, usagef("allow-cidrs: %q is neither a CIDR nor an address", item)
+				return nil, usagef("%s: %q is neither a CIDR nor an address", flag, item)
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
 		}

@@ -59,6 +59,9 @@ func startDev(dir string) (*app.Dev, error) {
 		Circuit:           circuit.Policy{Threshold: 5, BaseCooldown: 2 * time.Second, MaxCooldown: 8 * time.Second},
 		DisabledPoll:      500 * time.Millisecond,
 		WorkflowCacheSize: e2eWorkflowCache,
+		// Every test calls from 127.0.0.1, and the isolation tests expect
+		// 401 on every route: no throttle of failed authentications.
+		AuthFailureLimit: 1 << 20,
 	})
 }
 
