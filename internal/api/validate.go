@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hookd/hookd/internal/opevents"
 )
@@ -44,6 +45,7 @@ func validatePostedType(t string) error {
 // Metadata limits.
 const (
 	maxMetadataKeys  = 16
+	maxMetadataKey   = 128
 	maxMetadataValue = 1 << 10
 )
 
@@ -52,11 +54,28 @@ func validateMetadata(m map[string]string) error {
 		return invalid("metadata", "must have at most %d keys", maxMetadataKeys)
 	}
 	for k, v := range m {
-		if len(v) > maxMetadataValue {
+		switch {
+		case k == "":
+			return invalid("metadata", "keys must not be empty")
+		case len(k) > maxMetadataKey:
+			return invalid("metadata", "key %q... exceeds %d bytes", truncate(k, 32), maxMetadataKey)
+		case len(v) > maxMetadataValue:
 			return invalid("metadata", "value of %q exceeds %d bytes", k, maxMetadataValue)
 		}
 	}
 	return nil
+}
+
+// truncate is the first n bytes of s, cut back to whole UTF-8 characters,
+// so a message names an over-long value without repeating it.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // validPort reports whether an URL's port is absent or 1 to 65535.
