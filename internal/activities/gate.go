@@ -28,31 +28,25 @@ type gate struct {
 	reason  string
 }
 
-// admit lets an attempt through unless the endpoint is disabled (an
-// operator's redrive goes through anyway) or its circuit is open. A
-// refused attempt is deferred: nothing is sent and nothing counts against
-// the delivery's budget.
+// admit lets an attempt through if the endpoint takes attempts now
+// (circuit.TakesAttempts). A refused attempt is deferred: nothing is sent
+// and nothing counts against the delivery's budget. Only the attempt that
+// may be the probe takes the circuit's row and decides again.
 func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.Endpoint, now time.Time) gate {
-	if !ep.Enabled && req.Redrive == nil {
+	b, ok := a.breaker(ctx, ep.ID)
+	v := circuit.TakesAttempts(ep.Enabled, req.Redrive != nil, b, a.circuit, now)
+	switch {
+	case v.Disabled:
 		return a.disabled(now)
-	}
-	b, err := a.endpoints.Circuit(ctx, ep.ID)
-	if err != nil {
-		// Fail open: a store hiccup must not stop deliveries.
-		a.log.Warn("read circuit", "endpoint_id", ep.ID, "error", err)
-		return gate{allowed: true}
-	}
-	if b.IsClosed() {
-		return gate{allowed: true, quiet: b.Quiet()}
-	}
-	// Look before locking: while the cooldown or a probe's lease runs,
-	// the attempt is deferred on what was read, without a write. Only the
-	// attempt that may be the probe takes the row and decides again.
-	if _, look := b.Admit(a.circuit, now, 0); !look.Allowed {
-		return a.deferOpen(ep.ID, b, look.Wait, now)
+	case v.Flowing():
+		return gate{allowed: true, quiet: ok && b.Quiet()}
+	case !v.Allowed:
+		// While the cooldown or a probe's lease runs, the attempt is
+		// deferred on what was read, without a write.
+		return a.deferOpen(ep.ID, b, v.Wait, now)
 	}
 	var adm circuit.Admission
-	_, err = a.endpoints.UpdateCircuit(ctx, ep.ID, func(b circuit.Breaker) circuit.Breaker {
+	_, err := a.endpoints.UpdateCircuit(ctx, ep.ID, func(b circuit.Breaker) circuit.Breaker {
 		b, adm = b.Admit(a.circuit, now, delivery.AttemptTimeout(req.Timeout)+probeSlack)
 		return b
 	})
@@ -64,6 +58,17 @@ func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.
 		return circuitOpen(adm.Wait, now)
 	}
 	return gate{allowed: true}
+}
+
+// breaker reads endpointID's circuit. A store that cannot say reads as
+// closed (ok false): a store hiccup must not stop deliveries.
+func (a *Activities) breaker(ctx context.Context, endpointID string) (circuit.Breaker, bool) {
+	b, err := a.endpoints.Circuit(ctx, endpointID)
+	if err != nil {
+		a.log.Warn("read circuit", "endpoint_id", endpointID, "error", err)
+		return circuit.Breaker{}, false
+	}
+	return b, true
 }
 
 // deferOpen defers an attempt that the circuit b of endpointID holds back
@@ -104,15 +109,14 @@ func (a *Activities) Admit(ctx context.Context, in delivery.AdmitInput) (deliver
 	if err != nil {
 		return delivery.Admission{}, nil // Retry reports a deleted endpoint or a store outage
 	}
-	g := gate{allowed: true}
-	if !ep.Enabled && !in.Redrive {
+	b, _ := a.breaker(ctx, ep.ID)
+	var g gate
+	switch v := circuit.TakesAttempts(ep.Enabled, in.Redrive, b, a.circuit, now); {
+	case v.Disabled:
 		g = a.disabled(now)
-	} else if b, err := a.endpoints.Circuit(ctx, ep.ID); err == nil {
-		if _, adm := b.Admit(a.circuit, now, 0); !adm.Allowed {
-			g = a.deferOpen(ep.ID, b, adm.Wait, now)
-		}
-	}
-	if g.allowed {
+	case !v.Allowed:
+		g = a.deferOpen(ep.ID, b, v.Wait, now)
+	default:
 		return delivery.Admission{}, nil
 	}
 	a.log.Debug("delivery waits", "delivery_id", in.DeliveryID, "endpoint_id", in.EndpointID, "reason", g.reason, "until", g.wait)

@@ -34,8 +34,22 @@ func (a *Activities) WakeAttempt(ctx context.Context, in delivery.RetryInput) (d
 // schedule: each retryable failure sets NextRetryDelay from the endpoint's
 // schedule (with jitter) or Retry-After. Server-side retries write no
 // history, so the timeline travels in heartbeat details between attempts
-// and in the result or final error's details.
+// and in the result or final error's details (RunRetry).
 func (a *Activities) Retry(ctx context.Context, in delivery.RetryInput) (delivery.Result, error) {
+	return RunRetry(ctx, in, func(n int) delivery.Attempt {
+		at := a.attempt(ctx, in.Request, n)
+		a.logAttempt(in.Request, at)
+		return at
+	})
+}
+
+// RunRetry is the Retry activity around one attempt that attempt makes
+// (number n): it carries the timeline from the prior attempts and the
+// last heartbeat, and reports what the attempt means (delivery.Judge) as
+// Temporal's retries need it: a result, a retryable error with the next
+// delay, or a non-retryable one, each with the timeline. Exported so a
+// fake attempt (the workflow tests') runs the real protocol.
+func RunRetry(ctx context.Context, in delivery.RetryInput, attempt func(n int) delivery.Attempt) (delivery.Result, error) {
 	timeline := in.Prior
 	if activity.HasHeartbeatDetails(ctx) {
 		var saved []delivery.Attempt
@@ -43,22 +57,20 @@ func (a *Activities) Retry(ctx context.Context, in delivery.RetryInput) (deliver
 			timeline = saved
 		}
 	}
-	n := len(in.Prior) + int(activity.GetInfo(ctx).Attempt)
-	at := a.attempt(ctx, in.Request, n)
-	a.logAttempt(in.Request, at)
-	if at.Outcome == delivery.OutcomeDeferred {
+	at := attempt(len(in.Prior) + int(activity.GetInfo(ctx).Attempt))
+	verdict := delivery.Judge(at, in.Request.Attempts())
+	if verdict == delivery.VerdictWait {
 		// Nothing was sent: complete, so this attempt is not counted, and
 		// let the workflow wait.
 		return delivery.Result{Status: delivery.StatusPending, Attempts: timeline, WaitUntil: at.NextAttempt, WaitReason: at.DelayReason}, nil
 	}
 	timeline = append(timeline, at)
-
-	switch {
-	case at.Outcome == delivery.OutcomeSuccess:
+	switch verdict {
+	case delivery.VerdictDelivered:
 		return delivery.Result{Status: delivery.StatusDelivered, Attempts: timeline}, nil
-	case at.Outcome == delivery.OutcomePermanent:
+	case delivery.VerdictFailed:
 		return delivery.Result{}, temporal.NewNonRetryableApplicationError(at.ErrorClass, delivery.ErrTypePermanent, nil, timeline)
-	case n >= in.Request.Attempts():
+	case delivery.VerdictExhausted:
 		return delivery.Result{}, temporal.NewNonRetryableApplicationError(at.ErrorClass, delivery.ErrTypeExhausted, nil, timeline)
 	}
 	activity.RecordHeartbeat(ctx, timeline)

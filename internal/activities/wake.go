@@ -9,6 +9,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/wake"
@@ -83,5 +84,5 @@ func (a *Activities) TakesAttempts(ctx context.Context, endpointID string) (bool
 	if err != nil {
 		return false, fmt.Errorf("read circuit of %s: %w", endpointID, err)
 	}
-	return ep.Enabled && b.IsClosed(), nil
+	return circuit.TakesAttempts(ep.Enabled, false, b, a.circuit, a.now()).Flowing(), nil
 }

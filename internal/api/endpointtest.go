@@ -44,19 +44,16 @@ const outcomeCircuitOpen delivery.Outcome = "circuit_open"
 // A store that cannot say lets the test go ahead, as attempts do.
 func (s *Server) refuseHeldBack(ctx context.Context, endpointID string) error {
 	b, err := s.store.Circuit(ctx, endpointID)
-	now := s.now()
-	switch {
-	case err != nil:
+	if err != nil || circuit.TakesAttempts(true, false, b, circuit.DefaultPolicy(), s.now()).Allowed {
 		return nil
-	case b.State == circuit.Open && now.Before(b.OpenUntil):
+	}
+	if b.State == circuit.Open {
 		return &Error{Code: CodeConflict, Field: "circuit", Message: fmt.Sprintf(
 			"the endpoint's circuit is open until %s after %d consecutive failures; recover the endpoint (POST /v1/endpoints/%s/recover) to test it now",
 			b.OpenUntil.UTC().Format(time.RFC3339), b.Failures, endpointID)}
-	case b.State == circuit.HalfOpen && now.Before(b.ProbeUntil):
-		return &Error{Code: CodeConflict, Field: "circuit", Message: fmt.Sprintf(
-			"the endpoint's circuit is half-open with a probe in flight; try again shortly, or recover the endpoint (POST /v1/endpoints/%s/recover)", endpointID)}
 	}
-	return nil
+	return &Error{Code: CodeConflict, Field: "circuit", Message: fmt.Sprintf( // half-open, its probe out
+		"the endpoint's circuit is half-open with a probe in flight; try again shortly, or recover the endpoint (POST /v1/endpoints/%s/recover)", endpointID)}
 }
 
 // outcomePending is a test's outcome when its first attempt was not known
@@ -119,6 +116,9 @@ func (s *Server) TestEndpoint(ctx context.Context, id string) (TestResult, error
 	}
 	if err == nil {
 		err = s.refuseHeldBack(ctx, ep.ID)
+	}
+	if err == nil {
+		err = s.quotas.allowTest(ep.ID)
 	}
 	if err != nil {
 		return TestResult{}, err

@@ -109,3 +109,33 @@ func TestIsClosed(t *testing.T) {
 		}
 	}
 }
+
+// The one rule: off takes nothing unless redriven; a closed or unwritten
+// breaker flows; open holds back until its cooldown's end, then takes a
+// probe; half-open with a probe out holds back.
+func TestTakesAttempts(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	p := DefaultPolicy()
+	open := Breaker{State: Open, Failures: 5, OpenUntil: now.Add(time.Minute)}
+	for name, tc := range map[string]struct {
+		enabled, redrive bool
+		b                Breaker
+		flowing, allowed bool
+	}{
+		"off":               {false, false, Breaker{}, false, false},
+		"off, redriven":     {false, true, Breaker{}, true, true},
+		"never written":     {true, false, Breaker{}, true, true},
+		"closed":            {true, false, Breaker{State: Closed, Failures: 2}, true, true},
+		"open":              {true, false, open, false, false},
+		"open, cooled down": {true, false, Breaker{State: Open, OpenUntil: now}, false, true},
+		"probe out":         {true, false, Breaker{State: HalfOpen, ProbeUntil: now.Add(time.Second)}, false, false},
+	} {
+		v := TakesAttempts(tc.enabled, tc.redrive, tc.b, p, now)
+		if v.Flowing() != tc.flowing || v.Allowed != tc.allowed {
+			t.Errorf("%s: %+v", name, v)
+		}
+	}
+	if v := TakesAttempts(true, false, open, p, now); !v.Wait.Equal(open.OpenUntil) {
+		t.Errorf("open waits until %s, got %s", open.OpenUntil, v.Wait)
+	}
+}

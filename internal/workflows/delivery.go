@@ -229,22 +229,22 @@ func (w *run) recordWake(ctx workflow.Context) error {
 // the error to end it with), or it waits before trying again, deferred
 // when the endpoint held the attempt back (nothing counted).
 func (w *run) settle(ctx workflow.Context, at delivery.Attempt) (wait time.Duration, deferred, done bool, err error) {
-	if at.Outcome == delivery.OutcomeDeferred {
+	if delivery.Judge(at, w.req.Attempts()) == delivery.VerdictWait {
 		w.waitFor(ctx, at.NextAttempt, at.DelayReason)
 		return at.NextAttempt.Sub(workflow.Now(ctx)), true, false, nil
 	}
 	w.state.Attempts = append(w.state.Attempts, at)
-	switch {
-	case at.Outcome == delivery.OutcomeSuccess:
+	switch delivery.Judge(at, w.req.Attempts()) {
+	case delivery.VerdictDelivered:
 		w.state.Status = delivery.StatusDelivered
 		if w.status != "" { // off the happy path the search attribute said otherwise
 			w.setStatus(ctx, string(delivery.StatusDelivered), "")
 		}
 		return 0, false, true, nil
-	case at.Outcome == delivery.OutcomePermanent:
+	case delivery.VerdictFailed:
 		_, err = w.fail(ctx, delivery.StatusFailed)
 		return 0, false, true, err
-	case len(w.state.Attempts) >= w.req.Attempts():
+	case delivery.VerdictExhausted:
 		_, err = w.fail(ctx, delivery.StatusExhausted)
 		return 0, false, true, err
 	}

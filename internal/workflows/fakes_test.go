@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/delivery"
 )
 
@@ -197,35 +198,10 @@ func (f *fakeActivities) WakeAttempt(_ context.Context, in delivery.RetryInput) 
 	return at, nil
 }
 
-// Retry mimics activities.Retry: the timeline travels in heartbeat details
-// between Temporal's retries and in the final result or error.
+// Retry runs the real Retry activity's protocol (activities.RunRetry)
+// around the fake attempt.
 func (f *fakeActivities) Retry(ctx context.Context, in delivery.RetryInput) (delivery.Result, error) {
-	timeline := in.Prior
-	if activity.HasHeartbeatDetails(ctx) {
-		var saved []delivery.Attempt
-		if err := activity.GetHeartbeatDetails(ctx, &saved); err == nil && len(saved) > len(timeline) {
-			timeline = saved
-		}
-	}
-	n := len(in.Prior) + int(activity.GetInfo(ctx).Attempt)
-	at := f.attempt(delivery.ActivityRetry, in.Request, n)
-	if at.Outcome == delivery.OutcomeDeferred {
-		return delivery.Result{Status: delivery.StatusPending, Attempts: timeline, WaitUntil: at.NextAttempt, WaitReason: at.DelayReason}, nil
-	}
-	timeline = append(timeline, at)
-	switch {
-	case at.Outcome == delivery.OutcomeSuccess:
-		return delivery.Result{Status: delivery.StatusDelivered, Attempts: timeline}, nil
-	case at.Outcome == delivery.OutcomePermanent:
-		return delivery.Result{}, temporal.NewNonRetryableApplicationError(at.ErrorClass, delivery.ErrTypePermanent, nil, timeline)
-	case n >= in.Request.Attempts():
-		return delivery.Result{}, temporal.NewNonRetryableApplicationError(at.ErrorClass, delivery.ErrTypeExhausted, nil, timeline)
-	}
-	activity.RecordHeartbeat(ctx, timeline)
-	return delivery.Result{}, temporal.NewApplicationErrorWithOptions(at.ErrorClass, delivery.ErrTypeRetryable, temporal.ApplicationErrorOptions{
-		NextRetryDelay: at.NextDelay,
-		Details:        []any{timeline},
-	})
+	return activities.RunRetry(ctx, in, func(n int) delivery.Attempt { return f.attempt(delivery.ActivityRetry, in.Request, n) })
 }
 
 // Admit mimics activities.Admit: one gate check, nothing sent.
