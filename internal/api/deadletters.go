@@ -17,7 +17,6 @@ import (
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
 )
@@ -221,7 +220,8 @@ func (s *Server) deadLetter(ctx context.Context, deliveryID string) (*workflowpb
 		return nil, fromTemporal(err, "describe dead letter", "dead letter not found")
 	}
 	info := desc.GetWorkflowExecutionInfo()
-	if err := authz.FromContext(ctx).Check(s.refOf(info).TenantID); err != nil {
+	incarnation := keyword(info.GetSearchAttributes().GetIndexedFields(), delivery.AttrTenantIncarnation.GetName())
+	if err := s.res.Owned(ctx, s.refOf(info).TenantID, incarnation); err != nil {
 		return nil, notFound(err, "dead letter")
 	}
 	return info, nil

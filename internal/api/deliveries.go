@@ -15,7 +15,6 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/delivery"
 )
 
@@ -70,7 +69,7 @@ func (s *Server) readDelivery(ctx context.Context, id string) (deliveryOut, erro
 	}
 	attrs := info.GetSearchAttributes().GetIndexedFields()
 	tenantID := keyword(attrs, delivery.AttrTenantID.GetName())
-	if err := authz.FromContext(ctx).Check(tenantID); err != nil {
+	if err := s.res.Owned(ctx, tenantID, keyword(attrs, delivery.AttrTenantIncarnation.GetName())); err != nil {
 		return deliveryOut{}, notFound(err, "delivery")
 	}
 	runs, created, err := s.deliveryRuns(ctx, id, info)

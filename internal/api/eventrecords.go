@@ -12,7 +12,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/store"
 )
 
@@ -72,7 +71,7 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
 func (s *Server) event(ctx context.Context, id string) (*store.Event, error) {
 	ev, err := s.store.GetEvent(ctx, id)
 	if err == nil {
-		err = authz.FromContext(ctx).Check(ev.TenantID)
+		err = s.res.Owned(ctx, ev.TenantID, ev.TenantIncarnation)
 	}
 	if err != nil {
 		return nil, notFound(err, "event")

@@ -105,13 +105,14 @@ func (s *Server) validateEvent(in eventIn, idempotencyKey string) (ingest.Event,
 // not exist starts nothing.
 func (s *Server) ingest(ctx context.Context, b *ingest.Batch, ev ingest.Event) (ingest.Result, error) {
 	if ev.TenantID != "" {
-		_, err := s.store.GetTenant(ctx, ev.TenantID)
+		t, err := s.store.GetTenant(ctx, ev.TenantID)
 		if errors.Is(err, store.ErrNotFound) {
 			return ingest.Result{}, tenantInvalid(store.ErrTenantNotFound)
 		}
 		if err != nil {
 			return ingest.Result{}, err
 		}
+		ev.TenantIncarnation = t.Incarnation
 	}
 	res, err := b.Publish(ctx, ev)
 	switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
@@ -41,19 +42,53 @@ func (r *Resources) Endpoint(ctx context.Context, id string) (*store.Endpoint, e
 // Filter is the tenant filter of a list that names tenant requested (""
 // for none) in the context's scope: ErrNotFound when it names a tenant
 // the scope cannot see or that does not exist.
+//
+// A filter naming a tenant carries its current incarnation, so it selects
+// none of the event records and deliveries an earlier tenant deleted
+// under the same ID left behind.
 func (r *Resources) Filter(ctx context.Context, requested string) (store.TenantFilter, error) {
 	sc := FromContext(ctx)
 	f, err := sc.Filter(requested)
-	if err != nil || !sc.IsPlatform() || requested == "" {
+	if err != nil || f.All || f.ID == "" {
 		return f, err
 	}
-	switch ok, err := r.tenantExists(ctx, requested); {
+	switch t, err := r.tenant(ctx, f.ID); {
 	case err != nil:
 		return store.TenantFilter{}, err
-	case !ok:
+	case t == nil:
 		return store.TenantFilter{}, ErrNotFound
+	default:
+		f.Incarnation = t.Incarnation
 	}
 	return f, nil
+}
+
+// Owned returns nil when the context's scope may see an event record,
+// delivery or dead letter stamped with tenantID and incarnation ("" and ""
+// for the platform's own), else ErrNotFound: a tenant scope sees only
+// those of its current incarnation, never what a deleted tenant of the
+// same ID left behind.
+func (r *Resources) Owned(ctx context.Context, tenantID, incarnation string) error {
+	sc := FromContext(ctx)
+	if err := sc.Check(tenantID); err != nil || sc.IsPlatform() {
+		return err
+	}
+	switch t, err := r.tenant(ctx, tenantID); {
+	case err != nil:
+		return err
+	case t == nil || t.Incarnation != incarnation:
+		return ErrNotFound
+	}
+	return nil
+}
+
+// tenant returns the tenant, nil if it does not exist.
+func (r *Resources) tenant(ctx context.Context, id string) (*store.Tenant, error) {
+	t, err := r.Store.GetTenant(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return t, err
 }
 
 // Owner is the tenant a new endpoint belongs to when the request asks for
@@ -78,16 +113,14 @@ func (r *Resources) Owner(ctx context.Context, requested string) (string, error)
 }
 
 func (r *Resources) tenantExists(ctx context.Context, id string) (bool, error) {
-	_, err := r.Store.GetTenant(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	t, err := r.tenant(ctx, id)
+	return t != nil, err
 }
 
 // VisibilityClause is the Temporal visibility condition that selects the
-// deliveries and dead letters f selects by their HookdTenantId, "" when f
-// selects all. Tenant IDs are store.ValidTenantID, so none can escape its
+// deliveries and dead letters f selects by their HookdTenantId and
+// HookdTenantIncarnation, "" when f selects all. Tenant IDs are
+// store.ValidTenantID and incarnations hex, so none can escape its
 // quotes.
 func VisibilityClause(f store.TenantFilter) (string, error) {
 	switch {
@@ -97,7 +130,15 @@ func VisibilityClause(f store.TenantFilter) (string, error) {
 		return delivery.AttrTenantID.GetName() + " IS NULL", nil
 	case !store.ValidTenantID(f.ID):
 		return "", fmt.Errorf("invalid tenant ID %q", f.ID)
+	case !incarnationPattern.MatchString(f.Incarnation):
+		return "", fmt.Errorf("invalid tenant incarnation %q", f.Incarnation)
+	case f.Incarnation == "":
+		return fmt.Sprintf("%s = '%s' AND %s IS NULL", delivery.AttrTenantID.GetName(), f.ID, delivery.AttrTenantIncarnation.GetName()), nil
 	default:
-		return fmt.Sprintf("%s = '%s'", delivery.AttrTenantID.GetName(), f.ID), nil
+		return fmt.Sprintf("%s = '%s' AND %s = '%s'", delivery.AttrTenantID.GetName(), f.ID, delivery.AttrTenantIncarnation.GetName(), f.Incarnation), nil
 	}
 }
+
+// incarnationPattern is what a tenant incarnation may be ("" for tenants
+// from before incarnations).
+var incarnationPattern = regexp.MustCompile(`^[A-Za-z0-9]{0,64}$`)

@@ -60,6 +60,10 @@ type Request struct {
 	// TenantID is the tenant the endpoint belongs to; "" for the
 	// platform's own endpoints (and for deliveries started before tenants).
 	TenantID string `json:"tenant_id,omitempty"`
+	// TenantIncarnation is that tenant's incarnation
+	// (store.Tenant.Incarnation); "" for none or one from before
+	// incarnations.
+	TenantIncarnation string `json:"tenant_incarnation,omitempty"`
 	// Body is the payload, serialized once at ingest; every attempt sends
 	// exactly these bytes. In JSON (wire.go) it is the "payload" object
 	// when it embeds byte for byte, else the string "body"; ingest

@@ -116,6 +116,9 @@ func (req Request) searchAttributes() []temporal.SearchAttributeUpdate {
 	if req.TenantID != "" {
 		attrs = append(attrs, AttrTenantID.ValueSet(req.TenantID))
 	}
+	if req.TenantIncarnation != "" {
+		attrs = append(attrs, AttrTenantIncarnation.ValueSet(req.TenantIncarnation))
+	}
 	return attrs
 }
 

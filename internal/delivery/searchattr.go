@@ -21,6 +21,12 @@ var (
 	// AttrTenantID is the tenant of a delivery or dead letter, set at
 	// start; absent for the platform's own endpoints.
 	AttrTenantID = temporal.NewSearchAttributeKeyKeyword("HookdTenantId")
+	// AttrTenantIncarnation is the incarnation of that tenant
+	// (store.Tenant.Incarnation), set at start with AttrTenantID; absent
+	// for tenants from before incarnations. A tenant sees a delivery only
+	// if both match, so what a deleted tenant left in Temporal never
+	// reaches the next tenant created under its ID.
+	AttrTenantIncarnation = temporal.NewSearchAttributeKeyKeyword("HookdTenantIncarnation")
 )
 
 // HookdStatus values besides the final statuses (delivered, failed,
@@ -39,7 +45,7 @@ const (
 // registration on a namespace.
 func SearchAttributes() map[string]enumspb.IndexedValueType {
 	m := map[string]enumspb.IndexedValueType{}
-	for _, k := range []temporal.SearchAttributeKeyKeyword{AttrEndpointID, AttrEventType, AttrEventID, AttrDeliveryID, AttrStatus, AttrReason, AttrTenantID} {
+	for _, k := range []temporal.SearchAttributeKeyKeyword{AttrEndpointID, AttrEventType, AttrEventID, AttrDeliveryID, AttrStatus, AttrReason, AttrTenantID, AttrTenantIncarnation} {
 		m[k.GetName()] = enumspb.INDEXED_VALUE_TYPE_KEYWORD
 	}
 	return m

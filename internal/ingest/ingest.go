@@ -26,6 +26,10 @@ type Event struct {
 	// endpoints receive it. An event without one reaches only the
 	// endpoints without a tenant.
 	TenantID string
+	// TenantIncarnation is the tenant's incarnation
+	// (store.Tenant.Incarnation), recorded with the event: a re-post
+	// under another incarnation of the ID is a conflict.
+	TenantIncarnation string
 }
 
 // Delivery names one delivery an event fanned out to.

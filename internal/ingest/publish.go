@@ -49,7 +49,7 @@ func (b *Batch) publish(ctx context.Context, ev Event, fanOut func(context.Conte
 		return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if !claimed {
-		if rec.Digest != delivery.EventDigest(ev.Type, ev.Body) || rec.TenantID != ev.TenantID {
+		if rec.Digest != delivery.EventDigest(ev.Type, ev.Body) || rec.TenantID != ev.TenantID || rec.TenantIncarnation != ev.TenantIncarnation {
 			return Result{}, fmt.Errorf("%w: event %s", ErrConflict, ev.ID)
 		}
 		if eps, err = b.p.endpointsOf(ctx, rec); err != nil {
@@ -81,7 +81,7 @@ func (b *Batch) publish(ctx context.Context, ev Event, fanOut func(context.Conte
 func record(ev Event, eps []*store.Endpoint, now time.Time) *store.Event {
 	rec := &store.Event{
 		ID: ev.ID, Type: ev.Type, Digest: delivery.EventDigest(ev.Type, ev.Body), Payload: ev.Body,
-		TenantID: ev.TenantID, AcceptedAt: now, Deliveries: make([]store.EventDelivery, len(eps)),
+		TenantID: ev.TenantID, TenantIncarnation: ev.TenantIncarnation, AcceptedAt: now, Deliveries: make([]store.EventDelivery, len(eps)),
 	}
 	for i, ep := range eps {
 		rec.Deliveries[i] = store.EventDelivery{ID: delivery.ID(ev.ID, ep.ID), EndpointID: ep.ID}
@@ -177,8 +177,10 @@ func NewRequest(ev Event, ep *store.Endpoint) delivery.Request {
 		EventType:  ev.Type,
 		EndpointID: ep.ID,
 		TenantID:   ep.TenantID,
-		Body:       ev.Body,
-		Schedule:   delivery.Schedule(ep.RetrySchedule),
-		Timeout:    delivery.AttemptTimeout(ep.Timeout),
+		// The endpoint's, stamped by the store from its tenant's row.
+		TenantIncarnation: ep.TenantIncarnation,
+		Body:              ev.Body,
+		Schedule:          delivery.Schedule(ep.RetrySchedule),
+		Timeout:           delivery.AttemptTimeout(ep.Timeout),
 	}
 }

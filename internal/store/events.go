@@ -18,9 +18,12 @@ type Event struct {
 	// Payload is the body every delivery sends (compact JSON).
 	Payload string
 	// TenantID is the tenant the event belongs to; empty for none.
-	TenantID   string
-	Deliveries []EventDelivery
-	AcceptedAt time.Time
+	TenantID string
+	// TenantIncarnation is the incarnation of that tenant
+	// (Tenant.Incarnation) when the event was accepted.
+	TenantIncarnation string
+	Deliveries        []EventDelivery
+	AcceptedAt        time.Time
 }
 
 // EventDelivery is one delivery an event fanned out to.

@@ -17,6 +17,10 @@ import (
 // does not exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrLimitReached is returned by CreateEndpointWithin when the tenant
+// has as many endpoints as it may.
+var ErrLimitReached = errors.New("limit reached")
+
 // ErrInvalidCursor is returned by ListEndpoints and ListEvents for a
 // cursor they did not issue.
 var ErrInvalidCursor = errors.New("invalid cursor")
@@ -26,9 +30,13 @@ type Endpoint struct {
 	ID string
 	// TenantID is the tenant the endpoint belongs to; "" for the
 	// platform's own endpoints. It never changes after creation.
-	TenantID    string
-	URL         string
-	Description string
+	TenantID string
+	// TenantIncarnation is the incarnation of the tenant
+	// (Tenant.Incarnation), set by CreateEndpoint; deliveries to the
+	// endpoint carry it.
+	TenantIncarnation string
+	URL               string
+	Description       string
 	// EventTypes filters events by type: exact names or prefix wildcards
 	// such as "order.*". Empty means every type.
 	EventTypes []string
@@ -86,7 +94,13 @@ type Store interface {
 	// CreateEndpoint inserts ep (ID, CreatedAt and UpdatedAt set by the
 	// caller) with its first secret. It returns ErrTenantNotFound when
 	// ep.TenantID names no tenant.
+	// It sets ep.TenantIncarnation to its tenant's.
 	CreateEndpoint(ctx context.Context, ep *Endpoint, secret string) error
+	// CreateEndpointWithin is CreateEndpoint, refusing with
+	// ErrLimitReached an endpoint of a tenant that already has
+	// maxPerTenant endpoints (zero or less: no limit), atomically with the
+	// insert.
+	CreateEndpointWithin(ctx context.Context, ep *Endpoint, secret string, maxPerTenant int) error
 	// GetEndpoint returns the endpoint or ErrNotFound.
 	GetEndpoint(ctx context.Context, id string) (*Endpoint, error)
 	// ListEndpoints returns a page of the endpoints f selects, ordered by
@@ -98,8 +112,9 @@ type Store interface {
 	// DeleteEndpoint removes an endpoint and its secrets, or returns
 	// ErrNotFound.
 	DeleteEndpoint(ctx context.Context, id string) error
-	// MatchingEndpoints returns the enabled endpoints of the tenant ("" for
-	// the endpoints without a tenant) whose filter accepts eventType.
+	// MatchingEndpoints returns the endpoints of the tenant ("" for the
+	// endpoints without a tenant) whose filter accepts eventType, disabled
+	// ones included: a disabled endpoint's deliveries are held, not skipped.
 	MatchingEndpoints(ctx context.Context, tenantID, eventType string) ([]*Endpoint, error)
 	// Secrets returns the endpoint's secrets still valid at now, newest
 	// first.

@@ -32,6 +32,13 @@ type Tenant struct {
 	// if never. Anything the tenant was granted before it (a portal
 	// session) is void.
 	TokensRevokedAt time.Time
+	// Incarnation tells this tenant apart from an earlier one deleted under
+	// the same ID: random, chosen by the store when it creates the tenant,
+	// and stamped on every endpoint, event record and delivery of it, so
+	// what a deleted tenant left behind never reaches the ID's next owner.
+	// It is "" for tenants created before incarnations (their deliveries
+	// carry none).
+	Incarnation string
 }
 
 // TenantToken is a tenant-scoped API token as stored: only its hash.
@@ -49,6 +56,11 @@ type TenantFilter struct {
 	// selects that tenant's resources ("" selects those without a tenant).
 	All bool
 	ID  string
+	// Incarnation, with ID set, narrows event records and deliveries to
+	// that incarnation of the tenant (Tenant.Incarnation; "" is the
+	// incarnation of tenants from before incarnations). Endpoints ignore
+	// it: a tenant's deletion deletes them.
+	Incarnation string
 }
 
 // AllTenants selects every resource.
@@ -61,7 +73,8 @@ func OfTenant(id string) TenantFilter { return TenantFilter{ID: id} }
 type Tenants interface {
 	// PutTenant creates the tenant or replaces its name and metadata, and
 	// returns it as stored and whether it was created. CreatedAt and
-	// UpdatedAt are set by the caller; an update keeps CreatedAt.
+	// UpdatedAt are set by the caller; an update keeps CreatedAt and the
+	// Incarnation, which creation chooses.
 	PutTenant(ctx context.Context, t *Tenant) (*Tenant, bool, error)
 	// GetTenant returns the tenant or ErrNotFound.
 	GetTenant(ctx context.Context, id string) (*Tenant, error)
@@ -69,7 +82,8 @@ type Tenants interface {
 	// next page ("" when there is none).
 	ListTenants(ctx context.Context, p Page) ([]*Tenant, string, error)
 	// DeleteTenant removes the tenant, its endpoints (with their secrets
-	// and circuits) and its tokens, or returns ErrNotFound.
+	// and circuits), its tokens and its event records (with their
+	// payloads), or returns ErrNotFound.
 	DeleteTenant(ctx context.Context, id string) error
 	// AddTenantToken stores a token's hash, or returns ErrNotFound when the
 	// tenant does not exist. Tokens of the tenant expired by tok.CreatedAt

@@ -13,15 +13,41 @@ const getEndpointSQL = `SELECT ` + endpointColumns + ` FROM hookd_endpoints WHER
 
 // CreateEndpoint inserts ep and its first secret, which is valid from
 // ep.CreatedAt.
+// It sets ep.TenantIncarnation to its tenant's.
 func (s *Store) CreateEndpoint(ctx context.Context, ep *store.Endpoint, secret string) error {
-	err := s.createEndpoint(ctx, ep, secret)
+	return s.CreateEndpointWithin(ctx, ep, secret, 0)
+}
+
+// CreateEndpointWithin is CreateEndpoint refusing, with
+// store.ErrLimitReached, an endpoint of a tenant that has maxPerTenant
+// endpoints already (no limit when it is zero or less). The count and the
+// insert share the transaction that locks the tenant's row (SQLite has
+// one writer), so concurrent creates never pass the limit.
+func (s *Store) CreateEndpointWithin(ctx context.Context, ep *store.Endpoint, secret string, maxPerTenant int) error {
+	err := s.createEndpoint(ctx, ep, secret, maxPerTenant)
 	if err != nil {
 		return fmt.Errorf("create endpoint: %w", err)
 	}
 	return nil
 }
 
-func (s *Store) createEndpoint(ctx context.Context, ep *store.Endpoint, secret string) error {
+// checkEndpointLimit returns store.ErrLimitReached when the tenant has max
+// endpoints or more (max > 0).
+func checkEndpointLimit(ctx context.Context, tx *sql.Tx, tenantID string, max int) error {
+	if max <= 0 {
+		return nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM hookd_endpoints WHERE tenant_id = $1`, tenantID).Scan(&n); err != nil {
+		return err
+	}
+	if n >= max {
+		return store.ErrLimitReached
+	}
+	return nil
+}
+
+func (s *Store) createEndpoint(ctx context.Context, ep *store.Endpoint, secret string, maxPerTenant int) error {
 	if ep.ID == "" || ep.CreatedAt.IsZero() || ep.UpdatedAt.IsZero() {
 		return errors.New("ID, CreatedAt and UpdatedAt are required")
 	}
@@ -35,16 +61,21 @@ func (s *Store) createEndpoint(ctx context.Context, ep *store.Endpoint, secret s
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		if ep.TenantID != "" {
-			err := s.lockTenant(ctx, tx, ep.TenantID)
+			incarnation, err := s.lockTenant(ctx, tx, ep.TenantID)
 			if errors.Is(err, store.ErrNotFound) {
 				err = store.ErrTenantNotFound
 			}
 			if err != nil {
 				return err
 			}
+			if err := checkEndpointLimit(ctx, tx, ep.TenantID, maxPerTenant); err != nil {
+				return err
+			}
+			ep.TenantIncarnation = incarnation
+			values[len(values)-1] = incarnation
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO hookd_endpoints (`+endpointColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, values...); err != nil {
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, values...); err != nil {
 			return err
 		}
 		if err := bumpEndpointsVersion(ctx, tx); err != nil {

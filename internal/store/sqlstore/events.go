@@ -16,8 +16,8 @@ import (
 // eventColumns is what scanEvent reads; listColumns the same without the
 // payload, which lists leave out.
 const (
-	eventColumns = `event_id, type, digest, payload, tenant_id, accepted_at`
-	listColumns  = `event_id, type, digest, '', tenant_id, accepted_at`
+	eventColumns = `event_id, type, digest, payload, tenant_id, accepted_at, tenant_incarnation`
+	listColumns  = `event_id, type, digest, '', tenant_id, accepted_at, tenant_incarnation`
 )
 
 const (
@@ -64,8 +64,8 @@ func (s *Store) claimEvent(ctx context.Context, ev *store.Event) (*store.Event, 
 	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO hookd_events (`+eventColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (event_id) DO NOTHING`,
-			ev.ID, ev.Type, ev.Digest, payload, nullIfEmpty(ev.TenantID), ev.AcceptedAt.UnixNano())
+			VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (event_id) DO NOTHING`,
+			ev.ID, ev.Type, ev.Digest, payload, nullIfEmpty(ev.TenantID), ev.AcceptedAt.UnixNano(), ev.TenantIncarnation)
 		if err != nil {
 			return err
 		}
@@ -218,7 +218,7 @@ func (s *Store) listEvents(ctx context.Context, f store.EventFilter, p store.Pag
 		case f.Tenant.ID == "":
 			where = append(where, "tenant_id IS NULL")
 		default:
-			where = append(where, "tenant_id = "+a.add(f.Tenant.ID))
+			where = append(where, "tenant_id = "+a.add(f.Tenant.ID)+" AND tenant_incarnation = "+a.add(f.Tenant.Incarnation))
 		}
 	}
 	if f.EndpointID != "" {
@@ -288,7 +288,7 @@ func scanEvent(sc scanner) (*store.Event, error) {
 		tenant   sql.NullString
 		accepted int64
 	)
-	if err := sc.Scan(&ev.ID, &ev.Type, &ev.Digest, &ev.Payload, &tenant, &accepted); err != nil {
+	if err := sc.Scan(&ev.ID, &ev.Type, &ev.Digest, &ev.Payload, &tenant, &accepted, &ev.TenantIncarnation); err != nil {
 		return nil, err
 	}
 	ev.TenantID, ev.AcceptedAt = tenant.String, fromNanos(accepted)

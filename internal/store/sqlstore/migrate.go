@@ -153,6 +153,16 @@ var migrations = [][]string{
 		)`,
 		`CREATE INDEX hookd_portal_sessions_by_tenant ON hookd_portal_sessions (tenant_id, expires_at)`,
 	},
+	{
+		// Tenant incarnations: a tenant re-created under a deleted one's
+		// ID gets a new one, and what the deleted tenant left behind
+		// (event records, deliveries in Temporal) carries the old one.
+		// Tenants, endpoints and events from before stay "", the
+		// incarnation of deliveries without the search attribute.
+		`ALTER TABLE hookd_tenants ADD COLUMN incarnation TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE hookd_endpoints ADD COLUMN tenant_incarnation TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE hookd_events ADD COLUMN tenant_incarnation TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

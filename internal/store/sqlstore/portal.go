@@ -21,7 +21,7 @@ const portalSessionSQL = `SELECT s.tenant_id, s.created_at, s.expires_at
 // ones, or returns store.ErrNotFound when the tenant does not exist.
 func (s *Store) AddPortalLink(ctx context.Context, link store.PortalGrant) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if err := s.lockTenant(ctx, tx, link.TenantID); err != nil {
+		if _, err := s.lockTenant(ctx, tx, link.TenantID); err != nil {
 			return err
 		}
 		return addGrant(ctx, tx, "hookd_portal_links", link)

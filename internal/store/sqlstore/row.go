@@ -11,7 +11,7 @@ import (
 
 // endpointColumns is the column list every endpoint query selects, in the
 // order scanEndpoint reads and endpointValues writes.
-const endpointColumns = `id, url, description, event_types, enabled, retry_schedule, timeout_ns, metadata, created_at, updated_at, tenant_id`
+const endpointColumns = `id, url, description, event_types, enabled, retry_schedule, timeout_ns, metadata, created_at, updated_at, tenant_id, tenant_incarnation`
 
 // endpointValues returns ep's column values in endpointColumns order.
 func endpointValues(ep *store.Endpoint) ([]any, error) {
@@ -34,7 +34,7 @@ func endpointValues(ep *store.Endpoint) ([]any, error) {
 	return []any{
 		ep.ID, ep.URL, ep.Description, string(types), ep.Enabled, string(retries),
 		int64(ep.Timeout), metadata, ep.CreatedAt.UnixNano(), ep.UpdatedAt.UnixNano(),
-		nullString(ep.TenantID),
+		nullString(ep.TenantID), ep.TenantIncarnation,
 	}, nil
 }
 
@@ -78,7 +78,7 @@ func scanEndpoint(sc scanner) (*store.Endpoint, error) {
 		tenant                    sql.NullString
 	)
 	if err := sc.Scan(&ep.ID, &ep.URL, &ep.Description, &types, &ep.Enabled, &retries,
-		&timeout, &metadata, &created, &updated, &tenant); err != nil {
+		&timeout, &metadata, &created, &updated, &tenant, &ep.TenantIncarnation); err != nil {
 		return nil, err
 	}
 	ep.TenantID = tenant.String

@@ -2,7 +2,9 @@ package sqlstore
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -10,7 +12,7 @@ import (
 	"github.com/hookd/hookd/internal/store"
 )
 
-const tenantColumns = `id, name, metadata, created_at, updated_at, tokens_revoked_at`
+const tenantColumns = `id, name, metadata, created_at, updated_at, tokens_revoked_at, incarnation`
 
 const tenantOfTokenSQL = `SELECT tenant_id FROM hookd_tenant_tokens WHERE hash = $1 AND expires_at > $2`
 
@@ -32,6 +34,10 @@ func (s *Store) putTenant(ctx context.Context, t *store.Tenant) (*store.Tenant, 
 	if err != nil {
 		return nil, false, err
 	}
+	incarnation, err := newIncarnation()
+	if err != nil {
+		return nil, false, err
+	}
 	var (
 		out     *store.Tenant
 		created bool
@@ -39,9 +45,9 @@ func (s *Store) putTenant(ctx context.Context, t *store.Tenant) (*store.Tenant, 
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		// Insert-or-nothing first, so two processes creating the same
 		// tenant at once both succeed and exactly one says it created it.
-		res, err := tx.ExecContext(ctx, `INSERT INTO hookd_tenants (id, name, metadata, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
-			t.ID, t.Name, meta, t.CreatedAt.UnixNano(), t.UpdatedAt.UnixNano())
+		res, err := tx.ExecContext(ctx, `INSERT INTO hookd_tenants (id, name, metadata, created_at, updated_at, incarnation)
+			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+			t.ID, t.Name, meta, t.CreatedAt.UnixNano(), t.UpdatedAt.UnixNano(), incarnation)
 		if err != nil {
 			return err
 		}
@@ -111,12 +117,39 @@ func (s *Store) listTenants(ctx context.Context, p store.Page) ([]*store.Tenant,
 }
 
 // DeleteTenant removes the tenant and, by cascade, its endpoints (their
-// secrets and circuits) and its tokens, or returns store.ErrNotFound.
+// secrets and circuits), its tokens and portal sessions, and its event
+// records (their payloads and data keys), all in one transaction, or
+// returns store.ErrNotFound. A tenant created later under the same ID
+// gets a new incarnation, so an event recorded for this one by an ingest
+// racing the delete stays out of its reach.
 func (s *Store) DeleteTenant(ctx context.Context, id string) error {
-	if err := s.changeEndpoints(ctx, `DELETE FROM hookd_tenants WHERE id = $1`, id); err != nil {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		incarnation, err := s.lockTenant(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM hookd_events WHERE tenant_id = $1 AND tenant_incarnation = $2`,
+			id, incarnation); err != nil {
+			return err
+		}
+		if err := execOneIn(ctx, tx, `DELETE FROM hookd_tenants WHERE id = $1`, id); err != nil {
+			return err
+		}
+		return bumpEndpointsVersion(ctx, tx)
+	})
+	if err != nil {
 		return fmt.Errorf("delete tenant: %w", err)
 	}
 	return nil
+}
+
+// newIncarnation is a new tenant's incarnation: 16 random bytes, hex.
+func newIncarnation() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("new incarnation: %w", err)
+	}
+	return hex.EncodeToString(b), nil
 }
 
 // AddTenantToken stores the token's hash and deletes the tenant's tokens
@@ -124,7 +157,7 @@ func (s *Store) DeleteTenant(ctx context.Context, id string) error {
 // does not exist.
 func (s *Store) AddTenantToken(ctx context.Context, tok store.TenantToken) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if err := s.lockTenant(ctx, tx, tok.TenantID); err != nil {
+		if _, err := s.lockTenant(ctx, tx, tok.TenantID); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM hookd_tenant_tokens WHERE tenant_id = $1 AND expires_at <= $2`,
@@ -175,16 +208,16 @@ func (s *Store) RevokeTenantTokens(ctx context.Context, id string, at time.Time)
 	return n, nil
 }
 
-// lockTenant finds the tenant in tx, or returns store.ErrNotFound; on
-// PostgreSQL it locks the row, so the tenant cannot be deleted before tx
-// commits what it adds to it.
-func (s *Store) lockTenant(ctx context.Context, tx *sql.Tx, id string) error {
-	var one int
-	err := tx.QueryRowContext(ctx, `SELECT 1 FROM hookd_tenants WHERE id = $1`+s.dialect.LockRow, id).Scan(&one)
+// lockTenant finds the tenant in tx and returns its incarnation, or
+// store.ErrNotFound; on PostgreSQL it locks the row, so the tenant cannot
+// be deleted before tx commits what it adds to it.
+func (s *Store) lockTenant(ctx context.Context, tx *sql.Tx, id string) (string, error) {
+	var incarnation string
+	err := tx.QueryRowContext(ctx, `SELECT incarnation FROM hookd_tenants WHERE id = $1`+s.dialect.LockRow, id).Scan(&incarnation)
 	if errors.Is(err, sql.ErrNoRows) {
-		return store.ErrNotFound
+		return "", store.ErrNotFound
 	}
-	return err
+	return incarnation, err
 }
 
 // scanTenant reads one row of tenantColumns.
@@ -195,7 +228,7 @@ func scanTenant(sc scanner) (*store.Tenant, error) {
 		created, updated int64
 		revoked          sql.NullInt64
 	)
-	if err := sc.Scan(&t.ID, &t.Name, &meta, &created, &updated, &revoked); err != nil {
+	if err := sc.Scan(&t.ID, &t.Name, &meta, &created, &updated, &revoked, &t.Incarnation); err != nil {
 		return nil, err
 	}
 	var err error
