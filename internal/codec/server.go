@@ -49,7 +49,17 @@ func NewHandler(opts HandlerOptions) (http.Handler, error) {
 		mux.Handle("POST "+Path+op, codec)
 		mux.HandleFunc("OPTIONS "+Path+op, h.preflight)
 	}
-	return h.cors(mux), nil
+	return responseHeaders(h.cors(mux)), nil
+}
+
+// responseHeaders sets what every codec answer carries: no content
+// sniffing, and no caching of decoded payloads.
+func responseHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
 }
 
 type handler struct {

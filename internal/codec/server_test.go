@@ -178,3 +178,27 @@ func TestCodecServerRoutes(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
 }
+
+// Every codec answer (decoded payloads, a refusal, a preflight) carries
+// nosniff and no-store: decoded payloads must not sit in a cache.
+func TestCodecServerResponseHeaders(t *testing.T) {
+	srv := newServer(t, newKey(t))
+	check := func(resp *http.Response, what string) {
+		t.Helper()
+		require.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"), what)
+		require.Equal(t, "no-store", resp.Header.Get("Cache-Control"), what)
+	}
+	for name, cred := range map[string]string{"decoded": "Bearer k", "refused": ""} {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/codec/decode", strings.NewReader(`{"payloads":[]}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		if cred != "" {
+			req.Header.Set("Authorization", cred)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		check(resp, name)
+	}
+	check(preflight(t, srv.URL+"/codec/decode", uiOrigin), "preflight")
+}
