@@ -59,11 +59,11 @@ func (w *run) deliver(ctx workflow.Context, req delivery.Request) (delivery.Resu
 			first.NextDelay, first.DelayReason = req.Schedule[0], "schedule"
 		}
 	}
-	wait, deferred, done, err := w.settle(ctx, first)
-	if done {
-		return w.state, err
+	s := w.settle(ctx, first)
+	if s.done {
+		return w.state, s.err
 	}
-	return w.retry(ctx, wait, deferred)
+	return w.retry(ctx, s.wait, s.deferred)
 }
 
 // run is one delivery run's state.
@@ -89,26 +89,19 @@ type run struct {
 // changeBoundedWait, which continue as new only past it.
 const maxHistory = 5000
 
-// changeBoundedWait versions how a waiting delivery keeps its history
-// bounded: each wake-up of a deferred delivery asks the Admit activity,
-// whose input carries no body, before it schedules Retry; and the run
-// continues as new when Temporal suggests it (history size or length).
-// Runs started before it re-ran Retry, body and all, on every wake-up.
-const changeBoundedWait = "bounded-wait"
-
-// boundedWait reports whether the run follows changeBoundedWait. It is
-// asked only off the happy path (a deferral, a suggestion to continue as
-// new), so a delivery that never waits records no version marker.
-func (w *run) boundedWait(ctx workflow.Context) bool {
-	return w.wakeLocally(ctx) || workflow.GetVersion(ctx, changeBoundedWait, workflow.DefaultVersion, 1) >= 1
+// step is what one step of a run decided: the run is done (with the
+// error to end it with), or it waits before trying again, deferred when
+// the endpoint held the attempt back (nothing counted).
+type step struct {
+	wait     time.Duration
+	deferred bool
+	done     bool
+	err      error
 }
 
-// retry waits, then makes the remaining attempts in a regular activity that
-// Temporal retries on the schedule. An attempt the endpoint's switch or
-// circuit defers completes the activity without counting; the run waits as
-// told, then attempts in WakeAttempt (deferred again while the endpoint
-// still holds attempts back) and goes on to Retry only after a retryable
-// failure. Runs from before changeWakeAttempt ask Admit instead.
+// retry goes on after the first attempt until the run is done: it waits,
+// continues as new when its history asks for it, wakes up from a
+// deferral (wakeUp) and otherwise makes the remaining attempts (retries).
 func (w *run) retry(ctx workflow.Context, wait time.Duration, deferred bool) (delivery.Result, error) {
 	for {
 		if wait > 0 {
@@ -122,66 +115,93 @@ func (w *run) retry(ctx workflow.Context, wait time.Duration, deferred bool) (de
 			next.Resume = w.state.Attempts
 			return w.state, workflow.NewContinueAsNewError(ctx, delivery.WorkflowDelivery, next)
 		}
+		var (
+			s     step
+			woken bool
+		)
 		if deferred && w.boundedWait(ctx) {
-			if w.wakeLocally(ctx) {
-				if err := w.recordWake(ctx); err != nil {
-					return w.state, err
-				}
-				at, err := w.localAttempt(ctx, delivery.ActivityWakeAttempt, delivery.RetryInput{Request: w.req, Prior: w.state.Attempts})
-				if err == nil {
-					var done bool
-					if wait, deferred, done, err = w.settle(ctx, at); done {
-						return w.state, err
-					}
-					continue
-				}
-				workflow.GetLogger(ctx).Warn("wake-up attempt did not complete; retrying", "error", err)
-			}
-			if adm, ok := w.admit(ctx); ok && !adm.WaitUntil.IsZero() {
-				w.waitFor(ctx, adm.WaitUntil, adm.WaitReason)
-				wait = adm.WaitUntil.Sub(workflow.Now(ctx))
-				continue
-			}
+			s, woken = w.wakeUp(ctx)
 		}
-		remaining := w.req.Attempts() - len(w.state.Attempts)
-		if remaining <= 0 {
-			return w.fail(ctx, delivery.StatusExhausted)
+		if !woken {
+			s = w.retries(ctx)
 		}
-		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-			StartToCloseTimeout: w.req.Timeout + activitySlack,
-			RetryPolicy: &temporal.RetryPolicy{
-				// Used only when an attempt times out (a worker died
-				// mid-attempt); every other retry sets its own delay.
-				InitialInterval:    cmp.Or(firstOr(w.req.Schedule), delivery.MinRetryDelay),
-				BackoffCoefficient: 2,
-				MaximumInterval:    delivery.MaxRetryDelay,
-				MaximumAttempts:    int32(remaining),
-			},
-		})
-		var res delivery.Result
-		err := workflow.ExecuteActivity(actx, delivery.ActivityRetry, delivery.RetryInput{Request: w.req, Prior: w.state.Attempts}).Get(ctx, &res)
-		w.attempts++
-		if err != nil {
-			if timeline := timelineOf(err); len(timeline) > len(w.state.Attempts) {
-				w.state.Attempts = timeline
-			}
-			var appErr *temporal.ApplicationError
-			if errors.As(err, &appErr) && appErr.Type() == delivery.ErrTypePermanent {
-				return w.fail(ctx, delivery.StatusFailed)
-			}
-			return w.fail(ctx, delivery.StatusExhausted)
+		if s.done {
+			return w.state, s.err
 		}
-		if len(res.Attempts) > len(w.state.Attempts) {
-			w.state.Attempts = res.Attempts
-		}
-		if res.Status == delivery.StatusDelivered {
-			w.state.Status, w.state.WaitUntil, w.state.WaitReason = delivery.StatusDelivered, time.Time{}, ""
-			w.setStatus(ctx, string(delivery.StatusDelivered), "")
-			return w.state, nil
-		}
-		w.waitFor(ctx, res.WaitUntil, res.WaitReason)
-		wait, deferred = res.WaitUntil.Sub(workflow.Now(ctx)), true
+		wait, deferred = s.wait, s.deferred
 	}
+}
+
+// wakeUp is a deferred delivery's wake-up (changeBoundedWait): an attempt
+// in a local activity (changeWakeAttempt), deferred again while the
+// endpoint still holds attempts back; or, if that attempt broke or the
+// run predates it, the Admit activity's answer. woken is false when the
+// delivery goes on to Retry: a retryable failure, or Admit let it
+// attempt or could not tell.
+func (w *run) wakeUp(ctx workflow.Context) (s step, woken bool) {
+	if w.wakeLocally(ctx) {
+		if err := w.recordWake(ctx); err != nil {
+			return step{done: true, err: err}, true
+		}
+		at, err := w.localAttempt(ctx, delivery.ActivityWakeAttempt, delivery.RetryInput{Request: w.req, Prior: w.state.Attempts})
+		if err == nil {
+			return w.settle(ctx, at), true
+		}
+		workflow.GetLogger(ctx).Warn("wake-up attempt did not complete; retrying", "error", err)
+	}
+	if adm, ok := w.admit(ctx); ok && !adm.WaitUntil.IsZero() {
+		w.waitFor(ctx, adm.WaitUntil, adm.WaitReason)
+		return step{wait: adm.WaitUntil.Sub(workflow.Now(ctx)), deferred: true}, true
+	}
+	return step{}, false
+}
+
+// retries makes the remaining attempts in a regular activity that
+// Temporal retries on the schedule. An attempt the endpoint's switch or
+// circuit defers completes the activity without counting: the run then
+// waits as told.
+func (w *run) retries(ctx workflow.Context) step {
+	remaining := w.req.Attempts() - len(w.state.Attempts)
+	if remaining <= 0 {
+		_, err := w.fail(ctx, delivery.StatusExhausted)
+		return step{done: true, err: err}
+	}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: w.req.Timeout + activitySlack,
+		RetryPolicy: &temporal.RetryPolicy{
+			// Used only when an attempt times out (a worker died
+			// mid-attempt); every other retry sets its own delay.
+			InitialInterval:    cmp.Or(firstOr(w.req.Schedule), delivery.MinRetryDelay),
+			BackoffCoefficient: 2,
+			MaximumInterval:    delivery.MaxRetryDelay,
+			MaximumAttempts:    int32(remaining),
+		},
+	})
+	var res delivery.Result
+	err := workflow.ExecuteActivity(actx, delivery.ActivityRetry, delivery.RetryInput{Request: w.req, Prior: w.state.Attempts}).Get(ctx, &res)
+	w.attempts++
+	if err != nil {
+		if timeline := timelineOf(err); len(timeline) > len(w.state.Attempts) {
+			w.state.Attempts = timeline
+		}
+		status := delivery.StatusExhausted
+		var appErr *temporal.ApplicationError
+		if errors.As(err, &appErr) && appErr.Type() == delivery.ErrTypePermanent {
+			status = delivery.StatusFailed
+		}
+		_, err = w.fail(ctx, status)
+		return step{done: true, err: err}
+	}
+	if len(res.Attempts) > len(w.state.Attempts) {
+		w.state.Attempts = res.Attempts
+	}
+	if res.Status == delivery.StatusDelivered {
+		w.state.Status, w.state.WaitUntil, w.state.WaitReason = delivery.StatusDelivered, time.Time{}, ""
+		w.setStatus(ctx, string(delivery.StatusDelivered), "")
+		return step{done: true}
+	}
+	w.waitFor(ctx, res.WaitUntil, res.WaitReason)
+	return step{wait: res.WaitUntil.Sub(workflow.Now(ctx)), deferred: true}
 }
 
 // localAttempt makes one attempt as a local activity: no task-queue trip
@@ -198,22 +218,6 @@ func (w *run) localAttempt(ctx workflow.Context, activity string, in any) (deliv
 	return at, err
 }
 
-// changeDurableWake versions how a recover update wakes a deferred
-// delivery. From version 1 on its handler only ends the wait and then
-// waits for the woken delivery's attempt, and the run ends the workflow
-// task that accepted the update (a timer of a millisecond) before it
-// attempts: the update's acceptance is in the history before anything is
-// sent. At DefaultVersion the handler completes at once and the attempt
-// runs as a local activity inside the update's speculative workflow task:
-// a server that aborts that task (as many concurrent recovers make it do)
-// leaves an attempt sent and recorded nowhere, and the next update sends
-// it again.
-const changeDurableWake = "durable-wake"
-
-// durableWakeTimer is the task boundary between a recover update's
-// acceptance and the attempt it wakes.
-const durableWakeTimer = time.Millisecond
-
 // recordWake ends the workflow task before a wake-up attempt when a
 // recover update ended the wait (changeDurableWake): the attempt then
 // runs in a task of its own, after the update's acceptance is written.
@@ -225,50 +229,30 @@ func (w *run) recordWake(ctx workflow.Context) error {
 	return workflow.NewTimerWithOptions(ctx, durableWakeTimer, workflow.TimerOptions{Summary: "record the recover update before attempting"}).Get(ctx, nil)
 }
 
-// settle applies the outcome of a local attempt: the run is done (with
-// the error to end it with), or it waits before trying again, deferred
-// when the endpoint held the attempt back (nothing counted).
-func (w *run) settle(ctx workflow.Context, at delivery.Attempt) (wait time.Duration, deferred, done bool, err error) {
-	if delivery.Judge(at, w.req.Attempts()) == delivery.VerdictWait {
+// settle applies the outcome of a local attempt (delivery.Judge).
+func (w *run) settle(ctx workflow.Context, at delivery.Attempt) step {
+	verdict := delivery.Judge(at, w.req.Attempts())
+	if verdict == delivery.VerdictWait {
 		w.waitFor(ctx, at.NextAttempt, at.DelayReason)
-		return at.NextAttempt.Sub(workflow.Now(ctx)), true, false, nil
+		return step{wait: at.NextAttempt.Sub(workflow.Now(ctx)), deferred: true}
 	}
 	w.state.Attempts = append(w.state.Attempts, at)
-	switch delivery.Judge(at, w.req.Attempts()) {
+	switch verdict {
 	case delivery.VerdictDelivered:
 		w.state.Status = delivery.StatusDelivered
 		if w.status != "" { // off the happy path the search attribute said otherwise
 			w.setStatus(ctx, string(delivery.StatusDelivered), "")
 		}
-		return 0, false, true, nil
+		return step{done: true}
 	case delivery.VerdictFailed:
-		_, err = w.fail(ctx, delivery.StatusFailed)
-		return 0, false, true, err
+		_, err := w.fail(ctx, delivery.StatusFailed)
+		return step{done: true, err: err}
 	case delivery.VerdictExhausted:
-		_, err = w.fail(ctx, delivery.StatusExhausted)
-		return 0, false, true, err
+		_, err := w.fail(ctx, delivery.StatusExhausted)
+		return step{done: true, err: err}
 	}
 	w.setStatus(ctx, delivery.SearchStatusRetrying, "after attempt "+strconv.Itoa(at.Number)+": "+at.ErrorClass)
-	return at.NextDelay, false, false, nil
-}
-
-// changeWakeAttempt versions how a deferred delivery wakes up: from
-// version 1 on, it attempts at once in a local activity (WakeAttempt),
-// which is deferred again while the endpoint still holds attempts back;
-// only a retryable failure goes on to Retry and the schedule. Runs
-// started before asked Admit, then scheduled Retry through the task
-// queue: two activities' events and trips per wake-up, which made
-// draining a backlog several times dearer than delivering afresh.
-const changeWakeAttempt = "wake-attempt"
-
-// wakeLocally reports whether the run follows changeWakeAttempt, which
-// implies changeBoundedWait and changeRecover: a run that records it
-// records neither of theirs. Each version marker comes with an upsert of
-// the TemporalChangeVersion search attribute, one more history event and
-// visibility write. It is asked only off the happy path, from a
-// delivery's first deferral on.
-func (w *run) wakeLocally(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeWakeAttempt, workflow.DefaultVersion, 1) >= 1
+	return step{wait: at.NextDelay}
 }
 
 // continueAsNew reports whether the run should continue as new before it
@@ -305,10 +289,6 @@ func (w *run) waitFor(ctx workflow.Context, until time.Time, reason string) {
 	w.setStatus(ctx, delivery.SearchStatusWaiting, reason)
 }
 
-// changeRecover versions the wait of a deferred delivery: from version 1
-// on, a recover signal ends it early.
-const changeRecover = "recover-ends-wait"
-
 // pause waits d before the next attempt. A deferral's wait (the state
 // holds its reason: the endpoint's circuit is open or its switch off) ends
 // early when an operator recovers the endpoint; a wait on the retry
@@ -317,7 +297,7 @@ func (w *run) pause(ctx workflow.Context, d time.Duration) error {
 	if w.state.WaitUntil.IsZero() {
 		return workflow.Sleep(ctx, d)
 	}
-	if !w.wakeLocally(ctx) && workflow.GetVersion(ctx, changeRecover, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !w.recoverEndsWait(ctx) {
 		return workflow.Sleep(ctx, d)
 	}
 	return w.untilRecovered(ctx, d)
@@ -392,7 +372,7 @@ func (w *run) recoverUpdates(ctx workflow.Context) (workflow.ReceiveChannel, err
 	err := workflow.SetUpdateHandlerWithOptions(ctx, delivery.UpdateRecover,
 		func(ctx workflow.Context, sig delivery.RecoverSignal) error {
 			ch.SendAsync(sig) // a full buffer means the wait already ends
-			if workflow.GetVersion(ctx, changeDurableWake, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			if !w.durableWake(ctx) {
 				w.legacyUpdate = true
 				return nil // completed with the task that makes the attempt
 			}
