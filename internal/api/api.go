@@ -76,6 +76,9 @@ type Config struct {
 	// names the client failures are counted by; by default the
 	// connection's peer is the client.
 	TrustedProxies []netip.Prefix
+	// Limits are the quotas per tenant, endpoint and credential; the
+	// zero value is the defaults.
+	Limits Limits
 	// RecoverImmediate is the largest backlog a recover signals at once;
 	// a larger one is woken at the drain's pace. Zero means
 	// wake.Immediate.
@@ -101,6 +104,7 @@ type Server struct {
 	authFailures   *authFailures
 	trustedProxies []netip.Prefix
 
+	quotas           *quotas
 	recoverImmediate int
 	wakeSettle       time.Duration
 	testWait         time.Duration // MaxTestWait
@@ -142,6 +146,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	s.trustedProxies = cfg.TrustedProxies
+	s.quotas = newQuotas(cfg.Limits, func() time.Time { return s.now() })
 	s.auth, s.res = auth, &authz.Resources{Store: cfg.Store}
 	if s.log == nil {
 		s.log = slog.Default()

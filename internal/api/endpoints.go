@@ -169,8 +169,8 @@ func (s *Server) CreateEndpoint(ctx context.Context, p EndpointCreate) (Endpoint
 	if err != nil {
 		return EndpointView{}, err
 	}
-	if err := s.store.CreateEndpoint(ctx, ep, secret); err != nil {
-		return EndpointView{}, tenantInvalid(err)
+	if err := s.store.CreateEndpointWithin(ctx, ep, secret, s.quotas.endpointsPerTenant); err != nil {
+		return EndpointView{}, tenantInvalid(s.quotas.endpointLimitReached(err))
 	}
 	s.log.Info("endpoint created", "endpoint_id", ep.ID, "tenant_id", ep.TenantID)
 	out := toJSON(ep)

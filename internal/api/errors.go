@@ -41,6 +41,8 @@ type Error struct {
 	Code    string `json:"code"`
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
+	// Limit names the quota (Limits) a 409 or 429 is about.
+	Limit string `json:"limit,omitempty"`
 }
 
 func (e *Error) Error() string {
@@ -58,6 +60,7 @@ func invalid(field, format string, args ...any) *Error {
 // writeError answers with err as JSON.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e := s.apiError(r, err)
+	setRetryAfter(w, err)
 	writeJSON(w, statusOf[e.Code], map[string]*Error{"error": e})
 }
 

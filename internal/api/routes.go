@@ -145,6 +145,9 @@ func (s *Server) authorize(access authz.Access, h http.HandlerFunc) http.Handler
 			s.writeAuthError(w, r, err)
 			return
 		}
+		if !s.allowRequest(w, r) {
+			return
+		}
 		h(w, r)
 	}
 }

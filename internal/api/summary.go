@@ -1,13 +1,19 @@
 package api
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
+	"time"
+
+	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/hookd/hookd/internal/delivery"
-	"github.com/hookd/hookd/internal/store"
 )
 
 // summaryGroup is the waiting dead letters of one endpoint for one reason.
@@ -20,63 +26,134 @@ type summaryGroup struct {
 
 // deadLetterSummary counts waiting dead letters per endpoint and reason,
 // of one tenant when tenant_id names one (a tenant's token sees only its
-// own). It counts instead of listing them, so it costs the same at 100,000
-// dead letters as at 10: a bounded search for the oldest, then one count
-// per endpoint in scope and one more per endpoint that has any.
+// own). Its cost grows with neither the dead letters nor the endpoints in
+// scope: two counts, a bounded search for the oldest, and a bounded
+// grouping (summaryGroups).
 func (s *Server) deadLetterSummary(w http.ResponseWriter, r *http.Request) {
 	tenant := r.URL.Query().Get("tenant_id")
-	f, err := s.tenantFilter(r.Context(), tenant)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
 	q, err := s.deadLetterQuery(r.Context(), deadLetterFilter{TenantID: tenant})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	total, oldest, err := s.oldest(r.Context(), q)
-	groups := []summaryGroup{}
+	groups, truncated := []summaryGroup{}, false
 	if err == nil && total > 0 {
-		groups, err = s.summaryGroups(r.Context(), f, q, total)
+		groups, truncated, err = s.summaryGroups(r.Context(), q, total)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	out := struct {
-		Total            int64          `json:"total"`
-		Groups           []summaryGroup `json:"groups"`
-		OldestAgeSeconds float64        `json:"oldest_age_seconds"`
-	}{Total: total, Groups: groups}
+		Total  int64          `json:"total"`
+		Groups []summaryGroup `json:"groups"`
+		// Truncated: the groups leave out dead letters of endpoints
+		// past the summary's bounds (the total counts them).
+		Truncated        bool    `json:"truncated,omitempty"`
+		OldestAgeSeconds float64 `json:"oldest_age_seconds"`
+	}{Total: total, Groups: groups, Truncated: truncated}
 	if !oldest.IsZero() {
 		out.OldestAgeSeconds = s.now().Sub(oldest).Seconds()
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-// summaryConcurrency bounds the counts a summary has in flight.
-const summaryConcurrency = 8
+// Bounds of a summary's grouping: the dead letters one list reads, the
+// endpoints counted one by one, and the lists made.
+const (
+	summaryPage         = 1000
+	summaryMaxEndpoints = 25
+	summaryMaxLists     = 4
+	summaryConcurrency  = 8
+)
 
-// summaryGroups splits the total dead letters matching q by the endpoints
-// f selects and by reason, in the store's order of endpoints.
-func (s *Server) summaryGroups(ctx context.Context, f store.TenantFilter, q string, total int64) ([]summaryGroup, error) {
-	ids, err := s.endpointIDs(ctx, f)
-	if err != nil {
-		return nil, err
-	}
+// summaryGroups splits the total dead letters matching q by endpoint and
+// reason, at a cost that depends on neither the endpoints in scope nor the
+// dead letters. It lists one page of them (up to summaryPage): when that
+// is all, it groups the page and is exact. Otherwise it counts each
+// endpoint the page shows (two counts), then lists the dead letters of the
+// endpoints not yet counted (NOT IN), and so on until every dead letter is
+// accounted for, or summaryMaxEndpoints endpoints are counted or
+// summaryMaxLists lists made, when the rest is left out and truncated set.
+// Endpoints no longer in the store are grouped under "". Groups follow the
+// store's order of endpoints (creation, then ID).
+func (s *Server) summaryGroups(ctx context.Context, q string, total int64) ([]summaryGroup, bool, error) {
 	failedQ := q + fmt.Sprintf(" AND %s = '%s'", delivery.AttrReason.GetName(), delivery.StatusFailed)
-	failedTotal, err := s.count(ctx, failedQ)
-	if err != nil {
-		return nil, err
+	counts := map[string]*[2]int64{} // endpoint -> failed, exhausted
+	var (
+		order     []string
+		accounted int64
+		truncated = true
+	)
+	for lists := 0; lists < summaryMaxLists && len(order) < summaryMaxEndpoints; lists++ {
+		listQ := q
+		if len(order) > 0 {
+			listQ += fmt.Sprintf(" AND %s NOT IN ('%s')", delivery.AttrEndpointID.GetName(), strings.Join(order, "', '"))
+		}
+		resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: listQ, PageSize: summaryPage})
+		if err != nil {
+			return nil, false, fromTemporal(err, "list dead letters", "")
+		}
+		page := resp.GetExecutions()
+		if lists == 0 && len(resp.GetNextPageToken()) == 0 {
+			// The page is every dead letter: group it as it is.
+			for _, ex := range page {
+				ref := s.refOf(ex)
+				c := counts[ref.EndpointID]
+				if c == nil {
+					c = &[2]int64{}
+					counts[ref.EndpointID] = c
+					order = append(order, ref.EndpointID)
+				}
+				c[reasonIndex(ref.Reason)]++
+			}
+			truncated = false
+			break
+		}
+		var fresh []string
+		for _, ex := range page {
+			id := s.refOf(ex).EndpointID
+			if _, ok := counts[id]; !ok && len(order)+len(fresh) < summaryMaxEndpoints && safeValue.MatchString(id) {
+				counts[id] = &[2]int64{}
+				fresh = append(fresh, id)
+			}
+		}
+		if len(fresh) == 0 {
+			break
+		}
+		if err := s.countEndpoints(ctx, q, failedQ, fresh, counts); err != nil {
+			return nil, false, err
+		}
+		order = append(order, fresh...)
+		for _, id := range fresh {
+			accounted += counts[id][0] + counts[id][1]
+		}
+		if accounted >= total {
+			truncated = false
+			break
+		}
 	}
-	// counts[i] is endpoint i's failed and exhausted dead letters.
-	counts := make([][2]int64, len(ids))
+	return s.orderGroups(ctx, order, counts), truncated, nil
+}
+
+// reasonIndex is a reason's place in a group's counts: 0 failed, 1
+// exhausted.
+func reasonIndex(reason string) int {
+	if reason == string(delivery.StatusFailed) {
+		return 0
+	}
+	return 1
+}
+
+// countEndpoints counts each endpoint's dead letters of q and of failedQ
+// into counts, summaryConcurrency at a time.
+func (s *Server) countEndpoints(ctx context.Context, q, failedQ string, ids []string, counts map[string]*[2]int64) error {
 	var (
 		wg    sync.WaitGroup
 		slots = make(chan struct{}, summaryConcurrency)
-		mu    sync.Mutex
-		first error
+		errs  = make([]error, len(ids))
+		got   = make([][2]int64, len(ids))
 	)
 	for i, id := range ids {
 		slots <- struct{}{}
@@ -88,58 +165,50 @@ func (s *Server) summaryGroups(ctx context.Context, f store.TenantFilter, q stri
 			if err == nil && n > 0 {
 				failed, err = s.count(ctx, failedQ+byEndpoint)
 			}
-			if err != nil {
-				mu.Lock()
-				if first == nil {
-					first = err
-				}
-				mu.Unlock()
-				return
-			}
-			counts[i] = [2]int64{failed, max(n-failed, 0)}
+			got[i], errs[i] = [2]int64{failed, max(n-failed, 0)}, err
 		})
 	}
 	wg.Wait()
-	if first != nil {
-		return nil, first
+	for i, id := range ids {
+		*counts[id] = got[i]
 	}
+	return errors.Join(errs...)
+}
+
+// orderGroups turns the counts into groups in the store's order of the
+// endpoints; those not in the store (deleted) merge under "", last.
+func (s *Server) orderGroups(ctx context.Context, order []string, counts map[string]*[2]int64) []summaryGroup {
+	type known struct {
+		id      string
+		created time.Time
+	}
+	var (
+		live []known
+		gone [2]int64
+	)
+	for _, id := range order {
+		ep, err := s.store.GetEndpoint(ctx, id)
+		if id == "" || err != nil {
+			gone[0] += counts[id][0]
+			gone[1] += counts[id][1]
+			continue
+		}
+		live = append(live, known{id, ep.CreatedAt})
+	}
+	slices.SortFunc(live, func(a, b known) int {
+		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.id, b.id))
+	})
 	groups := []summaryGroup{}
-	rest := [2]int64{failedTotal, total - failedTotal}
-	for i, c := range counts {
+	add := func(id string, c [2]int64) {
 		for j, reason := range []delivery.Status{delivery.StatusFailed, delivery.StatusExhausted} {
 			if c[j] > 0 {
-				groups = append(groups, summaryGroup{ids[i], string(reason), c[j]})
-				rest[j] -= c[j]
+				groups = append(groups, summaryGroup{id, string(reason), c[j]})
 			}
 		}
 	}
-	// Dead letters of deleted endpoints (counts taken a moment apart can
-	// disagree a little: never below zero).
-	for j, reason := range []delivery.Status{delivery.StatusFailed, delivery.StatusExhausted} {
-		if rest[j] > 0 {
-			groups = append(groups, summaryGroup{"", string(reason), rest[j]})
-		}
+	for _, k := range live {
+		add(k.id, *counts[k.id])
 	}
-	return groups, nil
-}
-
-// endpointIDs lists the ID of every endpoint f selects.
-func (s *Server) endpointIDs(ctx context.Context, f store.TenantFilter) ([]string, error) {
-	var (
-		ids    []string
-		cursor string
-	)
-	for {
-		eps, next, err := s.store.ListEndpoints(ctx, f, store.Page{Cursor: cursor, Limit: 500})
-		if err != nil {
-			return nil, fmt.Errorf("list endpoints: %w", err)
-		}
-		for _, ep := range eps {
-			ids = append(ids, ep.ID)
-		}
-		if next == "" {
-			return ids, nil
-		}
-		cursor = next
-	}
+	add("", gone)
+	return groups
 }

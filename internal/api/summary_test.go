@@ -14,9 +14,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/hookd/hookd/internal/circuit"
@@ -44,13 +46,19 @@ func (v *fakeVisibility) match(query string) []execution {
 	v.calls.Add(1)
 	keep := func(execution) bool { return true }
 	for _, clause := range strings.Split(query, " AND ") {
+		prev := keep
+		if field, list, ok := strings.Cut(clause, " NOT IN "); ok {
+			require.Equal(t, delivery.AttrEndpointID.GetName(), field)
+			out := strings.Split(strings.Trim(list, "()"), ", ")
+			keep = func(e execution) bool { return prev(e) && !slices.Contains(out, "'"+e.endpoint+"'") }
+			continue
+		}
 		field, value, ok := strings.Cut(clause, " = ")
 		if !ok {
 			field, value, ok = strings.Cut(clause, " < ")
 		}
 		require.True(t, ok, "clause %q", clause)
 		value = strings.Trim(value, "'")
-		prev := keep
 		switch field {
 		case "ExecutionStatus":
 		case "WorkflowType":
@@ -86,7 +94,16 @@ func (v *fakeVisibility) ListWorkflow(_ context.Context, req *workflowservice.Li
 	to := min(from+int(req.GetPageSize()), len(all))
 	resp := &workflowservice.ListWorkflowExecutionsResponse{}
 	for _, e := range all[from:to] {
-		resp.Executions = append(resp.Executions, &workflowpb.WorkflowExecutionInfo{StartTime: timestamppb.New(e.start)})
+		attrs := map[string]*commonpb.Payload{}
+		for name, val := range map[string]string{delivery.AttrEndpointID.GetName(): e.endpoint, delivery.AttrReason.GetName(): e.reason} {
+			if val != "" {
+				p, err := converter.GetDefaultDataConverter().ToPayload(val)
+				require.NoError(v.t, err)
+				attrs[name] = p
+			}
+		}
+		resp.Executions = append(resp.Executions, &workflowpb.WorkflowExecutionInfo{StartTime: timestamppb.New(e.start),
+			SearchAttributes: &commonpb.SearchAttributes{IndexedFields: attrs}})
 	}
 	if to < len(all) {
 		resp.NextPageToken = []byte(strconv.Itoa(to))

@@ -56,6 +56,9 @@ type DevConfig struct {
 	Circuit circuit.Policy
 	// Observability tunes health figures and metrics.
 	Observability observabilityConfig
+	// Limits are the API's quotas per tenant, endpoint and credential
+	// (zero: api's defaults).
+	Limits api.Limits
 	// WorkflowCacheSize bounds the deliveries the worker keeps in memory
 	// between workflow tasks (zero: worker.DefaultWorkflowCacheSize).
 	WorkflowCacheSize int
@@ -258,6 +261,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		AuthFailureLimit: cfg.AuthFailureLimit,
 
 		RecoverImmediate: cfg.RecoverImmediate,
+		Limits:           cfg.Limits,
 	})
 	if err != nil {
 		return nil, err

@@ -24,6 +24,9 @@ import (
 type observabilityConfig struct {
 	// NoEndpointLabels drops endpoint_id from the metrics (many endpoints).
 	NoEndpointLabels bool
+	// MaxEndpointSeries bounds the endpoints labelled one by one
+	// (metrics.Config.MaxEndpointSeries; zero: the default, 100).
+	MaxEndpointSeries int
 	// FlushEvery is how often attempt figures are written (default 5s).
 	FlushEvery time.Duration
 	// RefreshEvery is how often the visibility and circuit gauges are read
@@ -50,7 +53,7 @@ func newObservability(cfg observabilityConfig, logger *slog.Logger) *observabili
 	return &observability{
 		cfg:     cfg,
 		log:     logger,
-		metrics: metrics.New(metrics.Config{NoEndpointLabels: cfg.NoEndpointLabels}),
+		metrics: metrics.New(metrics.Config{NoEndpointLabels: cfg.NoEndpointLabels, MaxEndpointSeries: cfg.MaxEndpointSeries}),
 	}
 }
 

@@ -57,6 +57,12 @@ type ServeConfig struct {
 	Retention time.Duration
 	// DeadLetterRetention bounds how long dead letters wait for a redrive.
 	DeadLetterRetention time.Duration
+	// Limits are the API's quotas per tenant, endpoint and credential
+	// (zero: api's defaults).
+	Limits api.Limits
+	// MetricsEndpointSeries bounds the endpoints the metrics label one by
+	// one (zero: metrics.DefaultMaxEndpointSeries; negative: no bound).
+	MetricsEndpointSeries int
 	// MaxConcurrentAttempts bounds one worker's HTTP attempts in flight.
 	MaxConcurrentAttempts int
 	// WorkflowCacheSize bounds the deliveries a worker keeps in memory
@@ -170,6 +176,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			CursorSecret:  cfg.MasterKey,
 
 			TrustedProxies: cfg.TrustedProxies,
+			Limits:         cfg.Limits,
 		})
 		if err != nil {
 			return nil, err
@@ -200,7 +207,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 func (s *Serve) connect(ctx context.Context) error {
 	cfg := s.cfg
 	var err error
-	s.obs = newObservability(observabilityConfig{}, cfg.Logger)
+	s.obs = newObservability(observabilityConfig{MaxEndpointSeries: cfg.MetricsEndpointSeries}, cfg.Logger)
 	if s.codec, err = newPayloadCodec(cfg.Payload, cfg.Temporal.Namespace); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ package metrics
 
 import (
 	"net/http"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -27,12 +28,51 @@ type Config struct {
 	// by outcome only and circuits by state only. For installations with
 	// many endpoints.
 	NoEndpointLabels bool
+	// MaxEndpointSeries bounds the endpoints labelled one by one, so the
+	// series do not grow with the endpoints: attempts of endpoints past
+	// it are counted under endpoint_id="other", and hookd_circuit_state
+	// shows that many endpoints, those with an open or half-open circuit
+	// first. Zero means DefaultMaxEndpointSeries; negative, no bound.
+	MaxEndpointSeries int
+}
+
+// DefaultMaxEndpointSeries is the endpoints labelled one by one by
+// default (Config.MaxEndpointSeries).
+const DefaultMaxEndpointSeries = 100
+
+// OtherEndpoints is the endpoint_id label of the endpoints past
+// Config.MaxEndpointSeries.
+const OtherEndpoints = "other"
+
+// endpointLabels hands out at most max endpoint_id labels, first come
+// first served; later endpoints share OtherEndpoints.
+type endpointLabels struct {
+	max  int // < 0: no bound
+	mu   sync.Mutex
+	seen map[string]struct{}
+}
+
+func (l *endpointLabels) of(id string) string {
+	if l.max < 0 {
+		return id
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.seen[id]; ok {
+		return id
+	}
+	if len(l.seen) >= l.max {
+		return OtherEndpoints
+	}
+	l.seen[id] = struct{}{}
+	return id
 }
 
 // Metrics holds hookd's collectors and the registry they are served from.
 type Metrics struct {
 	reg         *prometheus.Registry
 	perEndpoint bool
+	labels      *endpointLabels
 
 	attempts *prometheus.CounterVec
 	duration prometheus.Histogram
@@ -56,6 +96,10 @@ type Metrics struct {
 // process (two servers in a test) count apart.
 func New(cfg Config) *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry(), perEndpoint: !cfg.NoEndpointLabels, sdk: newSDKCollector()}
+	m.labels = &endpointLabels{max: cfg.MaxEndpointSeries, seen: map[string]struct{}{}}
+	if m.labels.max == 0 {
+		m.labels.max = DefaultMaxEndpointSeries
+	}
 	attemptLabels := []string{"outcome"}
 	if m.perEndpoint {
 		attemptLabels = append(attemptLabels, "endpoint_id")
@@ -136,7 +180,7 @@ func (m *Metrics) Observe(endpointID string, at delivery.Attempt) {
 		return
 	}
 	if m.perEndpoint {
-		m.attempts.WithLabelValues(string(at.Outcome), endpointID).Inc()
+		m.attempts.WithLabelValues(string(at.Outcome), m.labels.of(endpointID)).Inc()
 	} else {
 		m.attempts.WithLabelValues(string(at.Outcome)).Inc()
 	}

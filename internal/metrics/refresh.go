@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sort"
 	"time"
 
 	"github.com/hookd/hookd/internal/circuit"
@@ -84,10 +85,12 @@ func (m *Metrics) refreshCircuits(ctx context.Context, l CircuitLister) error {
 	if m.perEndpoint {
 		m.circuitState.Reset()
 	}
-	for id, s := range states {
+	for _, s := range states {
 		byState[s]++
-		if m.perEndpoint {
-			m.circuitState.WithLabelValues(id).Set(circuitValue(s))
+	}
+	if m.perEndpoint {
+		for _, id := range shown(states, m.labels.max) {
+			m.circuitState.WithLabelValues(id).Set(circuitValue(states[id]))
 		}
 	}
 	for s, n := range byState {
@@ -114,4 +117,25 @@ func age(t, now time.Time) float64 {
 		return 0
 	}
 	return max(now.Sub(t).Seconds(), 0)
+}
+
+// shown is the endpoints hookd_circuit_state shows: every one when max is
+// negative, else at most max, those whose circuit is not closed first,
+// each kind in ID order.
+func shown(states map[string]circuit.State, max int) []string {
+	ids := make([]string, 0, len(states))
+	for id := range states {
+		ids = append(ids, id)
+	}
+	closed := func(id string) bool { return states[id] == circuit.Closed }
+	sort.Slice(ids, func(i, j int) bool {
+		if ci, cj := closed(ids[i]), closed(ids[j]); ci != cj {
+			return cj
+		}
+		return ids[i] < ids[j]
+	})
+	if max >= 0 && len(ids) > max {
+		ids = ids[:max]
+	}
+	return ids
 }
