@@ -93,7 +93,7 @@ type eofConn struct {
 func (c *eofConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if err != nil {
-		c.once.Do(func() { c.closed <- time.Now() })
+		c.report()
 	}
 	return n, err
 }
@@ -101,9 +101,19 @@ func (c *eofConn) Read(p []byte) (int, error) {
 func (c *eofConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
 	if err != nil {
-		c.once.Do(func() { c.closed <- time.Now() })
+		c.report()
 	}
 	return n, err
+}
+
+// report tells closed once, without blocking when no one listens.
+func (c *eofConn) report() {
+	c.once.Do(func() {
+		select {
+		case c.closed <- time.Now():
+		default:
+		}
+	})
 }
 
 // hostileActivities are activities over one endpoint at url, sending with
