@@ -79,6 +79,10 @@ type Config struct {
 	// Limits are the quotas per tenant, endpoint and credential; the
 	// zero value is the defaults.
 	Limits Limits
+	// PublicURL is the API's base URL as browsers reach it
+	// (https://hooks.example.com): portal sign-in links point there, never
+	// at the Host a request named. Empty refuses to issue links.
+	PublicURL string
 	// RecoverImmediate is the largest backlog a recover signals at once;
 	// a larger one is woken at the drain's pace. Zero means
 	// wake.Immediate.
@@ -100,6 +104,7 @@ type Server struct {
 	stats      func(context.Context, string) (any, error)
 	now        func() time.Time
 	cursors    cursors
+	publicURL  string
 
 	authFailures   *authFailures
 	trustedProxies []netip.Prefix
@@ -143,6 +148,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	if s.cursors, err = newCursors(cfg.CursorSecret); err != nil {
+		return nil, fmt.Errorf("api: %w", err)
+	}
+	if s.publicURL, err = ParsePublicURL(cfg.PublicURL); err != nil {
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	s.trustedProxies = cfg.TrustedProxies

@@ -4,6 +4,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -69,6 +70,9 @@ type DevConfig struct {
 	// at once; a larger one is woken at the drain's pace (zero:
 	// wake.Immediate).
 	RecoverImmediate int
+	// PublicURL is the API's base URL in portal sign-in links (default:
+	// the API's listen URL).
+	PublicURL string
 	// AuthFailureLimit is how many failed authentications per minute a
 	// client address may make before it is answered 429 (zero:
 	// api.DefaultAuthFailureLimit).
@@ -259,6 +263,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		CursorSecret:  key,
 
 		AuthFailureLimit: cfg.AuthFailureLimit,
+		PublicURL:        cmp.Or(cfg.PublicURL, d.APIURL),
 
 		RecoverImmediate: cfg.RecoverImmediate,
 		Limits:           cfg.Limits,

@@ -49,6 +49,10 @@ type ServeConfig struct {
 	// AllowCIDRs are destinations reachable although private or loopback,
 	// and reachable over plain http.
 	AllowCIDRs []netip.Prefix
+	// PublicURL is the API's base URL as browsers reach it, for portal
+	// sign-in links (default: the HTTP listen URL, which behind a load
+	// balancer is not it).
+	PublicURL string
 	// TrustedProxies are load balancers whose X-Forwarded-For names the
 	// client that failed authentications are counted by.
 	TrustedProxies []netip.Prefix
@@ -176,6 +180,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			CursorSecret:  cfg.MasterKey,
 
 			TrustedProxies: cfg.TrustedProxies,
+			PublicURL:      cmp.Or(cfg.PublicURL, apiURL),
 			Limits:         cfg.Limits,
 		})
 		if err != nil {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"html"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -59,7 +60,10 @@ func TestPortalInBrowser(t *testing.T) {
 
 	link := c.portalLink(tenantA)
 	b.open(link)
-	require.Equal(t, "/portal/", b.path(), "the link signs in and lands on Endpoints")
+	require.Equal(t, "Sign in to your webhooks portal", b.text("h1"), "the link's page signs in only with its button")
+	b.shoot("sign-in")
+	b.submit(`form[action="/portal/login"] button`)
+	require.Equal(t, "/portal/", b.path(), "the button signs in and lands on Endpoints")
 	require.Equal(t, "Endpoints", b.text("h1"))
 	require.Equal(t, "Endpoints Deliveries Dead letters", strings.Join(strings.Fields(b.text("nav")), " "))
 
@@ -208,21 +212,42 @@ func TestPortalInBrowser(t *testing.T) {
 
 	// The used link is refused.
 	b.open(link)
+	b.submit(`form[action="/portal/login"] button`)
 	require.Equal(t, "This sign-in link is no longer valid", b.text("h1"))
 	b.shoot("link-refused")
 }
 
-// portalSession signs a plain HTTP client in with a link.
+// portalSession signs a plain HTTP client in with a link: it opens the
+// link and POSTs its page's form, as the page's button does.
 func portalSession(t *testing.T, link string) *http.Client {
 	t.Helper()
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
 	hc := &http.Client{Jar: jar}
-	resp, err := hc.Get(link)
+	resp, err := hc.PostForm(shared.APIURL+"/portal/login", signInForm(t, hc, link))
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	return hc
+}
+
+// signInForm GETs a sign-in link with hc (keeping its nonce cookie) and
+// returns the fields of the page's form.
+func signInForm(t *testing.T, hc *http.Client, link string) url.Values {
+	t.Helper()
+	resp, err := hc.Get(link)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	form := url.Values{}
+	for _, m := range regexp.MustCompile(`name="(t|nonce)" value="([^"]*)"`).FindAllStringSubmatch(string(body), -1) {
+		form.Set(m[1], html.UnescapeString(m[2]))
+	}
+	require.NotEmpty(t, form.Get("t"), "the page carries the link's token")
+	require.NotEmpty(t, form.Get("nonce"))
+	return form
 }
 
 func portalStatus(t *testing.T, hc *http.Client, path string) int {
@@ -314,7 +339,8 @@ var portalIsolationCases = map[string]string{
 // in the path or query, and why they cannot reach another tenant's.
 var portalOwnRoutes = map[string]string{
 	"GET /portal/assets/*":              "embedded files",
-	"GET /portal/login":                 "a sign-in link names its tenant only through its stored hash",
+	"GET /portal/login":                 "a sign-in link's page: consumes nothing, names no tenant",
+	"POST /portal/login":                "a sign-in link names its tenant only through its stored hash",
 	"POST /portal/logout":               "ends the session itself",
 	"GET /portal/":                      "lists the session's tenant's endpoints",
 	"GET /portal/endpoints/new":         "an empty form",

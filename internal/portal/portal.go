@@ -88,7 +88,8 @@ func (p *Portal) routes() chi.Router {
 	r.Use(secureHeaders)
 	assets, _ := fs.Sub(files, "assets")
 	r.Get(Prefix+"/assets/*", http.StripPrefix(Prefix+"/assets/", cacheAssets(http.FileServerFS(assets))).ServeHTTP)
-	r.Get(api.PortalLoginPath, p.login)
+	r.Get(api.PortalLoginPath, p.loginPage)
+	r.Post(api.PortalLoginPath, p.login)
 	r.Group(func(r chi.Router) {
 		r.Use(p.requireSession)
 		r.Post(Prefix+"/logout", p.logout)

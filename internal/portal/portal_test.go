@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -102,14 +103,40 @@ func (f *fixture) serve(req *http.Request) *httptest.ResponseRecorder {
 	return rec
 }
 
-// signIn opens a link and returns the session cookie.
+// signIn opens a link, presses Sign in and returns the session cookie.
 func (f *fixture) signIn() *http.Cookie {
 	f.t.Helper()
-	rec := f.serve(httptest.NewRequest("GET", "/portal/login?t="+f.link(), nil))
+	rec := f.pressSignIn("http://example.com/portal/login?t=" + f.link())
 	require.Equal(f.t, http.StatusOK, rec.Code)
 	cookies := rec.Result().Cookies()
+	require.Len(f.t, cookies, 2, "the nonce cleared, the session set")
+	require.Equal(f.t, cookieName, cookies[1].Name)
+	return cookies[1]
+}
+
+// openLink GETs a sign-in link and returns the page's form fields and
+// its nonce cookie.
+func (f *fixture) openLink(link string) (url.Values, *http.Cookie) {
+	f.t.Helper()
+	rec := f.serve(httptest.NewRequest("GET", link, nil))
+	require.Equal(f.t, http.StatusOK, rec.Code, rec.Body.String())
+	form := url.Values{}
+	for _, m := range regexp.MustCompile(`name="(t|nonce)" value="([^"]*)"`).FindAllStringSubmatch(rec.Body.String(), -1) {
+		form.Set(m[1], html.UnescapeString(m[2]))
+	}
+	cookies := rec.Result().Cookies()
 	require.Len(f.t, cookies, 1)
-	return cookies[0]
+	require.Equal(f.t, loginCookie, cookies[0].Name)
+	return form, cookies[0]
+}
+
+// pressSignIn opens a link and POSTs its page's form, as its button does.
+func (f *fixture) pressSignIn(link string) *httptest.ResponseRecorder {
+	f.t.Helper()
+	form, nonce := f.openLink(link)
+	u, err := url.Parse(link)
+	require.NoError(f.t, err)
+	return f.post(u.Scheme+"://"+u.Host+"/portal/login", nonce, form, u.Scheme+"://"+u.Host)
 }
 
 func (f *fixture) get(path string, c *http.Cookie) *httptest.ResponseRecorder {
@@ -131,10 +158,16 @@ func (f *fixture) post(path string, c *http.Cookie, form url.Values, origin stri
 func TestLinkStartsOneSession(t *testing.T) {
 	f := newFixture(t)
 	link := f.link()
-	rec := f.serve(httptest.NewRequest("GET", "/portal/login?t="+link, nil))
+	// Opening the link (a prefetcher, a mail scanner) consumes nothing.
+	for range 2 {
+		form, _ := f.openLink("/portal/login?t=" + link)
+		assert.Equal(t, link, form.Get("t"))
+		assert.NotEmpty(t, form.Get("nonce"))
+	}
+	rec := f.pressSignIn("http://example.com/portal/login?t=" + link)
 	require.Equal(t, http.StatusOK, rec.Code)
 	assert.Contains(t, rec.Body.String(), `<meta http-equiv="refresh" content="0;url=/portal/">`)
-	c := rec.Result().Cookies()[0]
+	c := rec.Result().Cookies()[1]
 	assert.Equal(t, cookieName, c.Name)
 	assert.True(t, strings.HasPrefix(c.Value, authz.PortalSessionPrefix))
 	assert.True(t, c.HttpOnly)
@@ -143,17 +176,46 @@ func TestLinkStartsOneSession(t *testing.T) {
 	assert.Equal(t, int(SessionLifetime.Seconds()), c.MaxAge)
 	assert.False(t, c.Secure, "plain http")
 
-	again := f.serve(httptest.NewRequest("GET", "/portal/login?t="+link, nil))
+	again := f.pressSignIn("http://example.com/portal/login?t=" + link)
 	assert.Equal(t, http.StatusGone, again.Code)
 	assert.Contains(t, again.Body.String(), "This sign-in link is no longer valid")
-	assert.Empty(t, again.Result().Cookies())
-	for _, bad := range []string{"", "nonsense", authz.PortalLinkPrefix + "unknown", authz.TokenPrefix + "x"} {
+	assert.Len(t, again.Result().Cookies(), 1, "only the nonce cleared")
+	for _, bad := range []string{"", "nonsense", authz.TokenPrefix + "x"} {
 		assert.Equal(t, http.StatusGone, f.serve(httptest.NewRequest("GET", "/portal/login?t="+url.QueryEscape(bad), nil)).Code, bad)
 	}
+	assert.Equal(t, http.StatusGone, f.pressSignIn("http://example.com/portal/login?t="+authz.PortalLinkPrefix+"unknown").Code)
 
-	tlsReq := httptest.NewRequest("GET", "https://hooks.example.com/portal/login?t="+f.link(), nil)
-	secure := f.serve(tlsReq).Result().Cookies()[0]
+	secure := f.pressSignIn("https://hooks.example.com/portal/login?t=" + f.link()).Result().Cookies()[1]
 	assert.True(t, secure.Secure, "over https the cookie is Secure")
+}
+
+// A sign-in POST without the nonce its page set (a form on another site
+// signing the victim into the attacker's portal, or a stale tab) consumes
+// nothing and asks to open the link again.
+func TestSignInRefusesAForeignPost(t *testing.T) {
+	f := newFixture(t)
+	link := f.link()
+	form, nonce := f.openLink("/portal/login?t=" + link)
+	for name, c := range map[string]struct {
+		cookie *http.Cookie
+		nonce  string
+		origin string
+	}{
+		"no nonce cookie":     {&http.Cookie{Name: "other", Value: "x"}, form.Get("nonce"), ""},
+		"another nonce":       {nonce, "not-the-nonce", ""},
+		"no nonce in form":    {nonce, "", ""},
+		"another site's POST": {nonce, form.Get("nonce"), "https://evil.example"},
+	} {
+		fm := url.Values{"t": {link}, "nonce": {c.nonce}}
+		rec := f.post("http://example.com/portal/login", c.cookie, fm, c.origin)
+		assert.Equal(t, http.StatusForbidden, rec.Code, name)
+		assert.Contains(t, rec.Body.String(), "Open your sign-in link again", name)
+		for _, ck := range rec.Result().Cookies() {
+			assert.NotEqual(t, cookieName, ck.Name, name)
+		}
+	}
+	rec := f.post("http://example.com/portal/login", nonce, form, "http://example.com")
+	require.Equal(t, http.StatusOK, rec.Code, "the link was not consumed")
 }
 
 func TestPagesNeedASession(t *testing.T) {
@@ -306,7 +368,7 @@ func TestTemplatesRenderTheirData(t *testing.T) {
 		page string
 		data any
 	}{
-		{"message", message{Title: "t"}}, {"signedin", nil}, {"endpoints", endpointList{Endpoints: []endpointHealth{{}}}},
+		{"message", message{Title: "t"}}, {"signedin", nil}, {"signin", signin{}}, {"endpoints", endpointList{Endpoints: []endpointHealth{{}}}},
 		{"endpointform", endpointForm{}}, {"delete", api.EndpointView{}}, {"endpoint", endpointPage{}},
 		{"deliveries", deliveryList{Rows: []deliveryRow{{}}}}, {"delivery", deliveryPage{}}, {"delivery", deliveryPage{DeliveryView: resent}},
 		{"deadletters", deadLetterList{Rows: []deadLetterRow{{}}}}, {"redriven", []redriveResult{{}}}, {"redrivejob", api.RedriveProgress{}},

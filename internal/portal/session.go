@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hookd/hookd/internal/api"
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/store"
 )
@@ -58,11 +59,56 @@ func csrfToken(sessionToken string) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
-// login exchanges a sign-in link for a session: it sets the session
-// cookie and sends the browser on to the portal. A used, expired or
-// unknown link gets a page saying so.
-func (p *Portal) login(w http.ResponseWriter, r *http.Request) {
+// loginCookie carries the sign-in form's nonce from the link's page to
+// its POST.
+const loginCookie = "hookd_portal_login"
+
+// signin is the data of the "signin" page.
+type signin struct{ Link, Nonce string }
+
+// loginPage is where a sign-in link lands: a page whose button POSTs the
+// link's token. The GET consumes nothing, so a mail scanner or a browser
+// prefetching the link does not use it up. The page sets a nonce cookie
+// its form repeats, so a POST made from another site (login CSRF: signing
+// a victim into the attacker's portal) is refused.
+func (p *Portal) loginPage(w http.ResponseWriter, r *http.Request) {
 	link := r.URL.Query().Get("t")
+	if !strings.HasPrefix(link, authz.PortalLinkPrefix) {
+		p.linkInvalid(w, r)
+		return
+	}
+	nonce, err := authz.NewPortalSessionToken()
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	nonce = strings.TrimPrefix(nonce, authz.PortalSessionPrefix)
+	http.SetCookie(w, &http.Cookie{
+		Name: loginCookie, Value: nonce, Path: api.PortalLoginPath, MaxAge: int(api.PortalLinkLifetime.Seconds()),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+	})
+	p.render(w, r, http.StatusOK, "signin", signin{Link: link, Nonce: nonce})
+}
+
+// login exchanges a sign-in link, POSTed by the link's page, for a
+// session: it sets the session cookie and sends the browser on to the
+// portal. A used, expired or unknown link gets a page saying so; a POST
+// without the page's nonce (from another site, or a stale tab) consumes
+// nothing and asks to open the link again.
+func (p *Portal) login(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	c, cerr := r.Cookie(loginCookie)
+	nonce := r.PostFormValue("nonce")
+	if cerr != nil || nonce == "" || subtle.ConstantTimeCompare([]byte(c.Value), []byte(nonce)) != 1 || !sameOrigin(r) {
+		p.render(w, r, http.StatusForbidden, "message", message{
+			Title: "Open your sign-in link again",
+			Text:  "This sign-in was not sent from the page your link opened. The link is still valid: open it again and press Sign in.",
+		})
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: "", Path: api.PortalLoginPath, MaxAge: -1,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	link := r.PostFormValue("t")
 	token, err := authz.NewPortalSessionToken()
 	if err != nil {
 		p.fail(w, r, err)
@@ -76,10 +122,7 @@ func (p *Portal) login(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case tenant == "" && (err == nil || errors.Is(err, store.ErrNotFound)):
-		p.render(w, r, http.StatusGone, "message", message{
-			Title: "This sign-in link is no longer valid",
-			Text:  "A sign-in link works once, for 10 minutes. This one was already used or has expired. Ask for a new link where you got this one.",
-		})
+		p.linkInvalid(w, r)
 		return
 	case err != nil:
 		p.fail(w, r, err)
@@ -90,10 +133,29 @@ func (p *Portal) login(w http.ResponseWriter, r *http.Request) {
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
 	})
 	p.log.Info("portal session started", "tenant_id", tenant)
-	// A page rather than a 303: a SameSite=Strict cookie is not sent on a
-	// redirect that a link on another site started, but it is on a
-	// navigation this page starts.
+	// A page rather than a 303, so the session cookie is surely sent on
+	// the navigation it starts.
 	p.render(w, r, http.StatusOK, "signedin", nil)
+}
+
+// linkInvalid answers a used, expired or unknown sign-in link.
+func (p *Portal) linkInvalid(w http.ResponseWriter, r *http.Request) {
+	p.render(w, r, http.StatusGone, "message", message{
+		Title: "This sign-in link is no longer valid",
+		Text:  "A sign-in link works once, for 10 minutes. This one was already used or has expired. Ask for a new link where you got this one.",
+	})
+}
+
+// sameOrigin reports whether a request the browser names the origin of
+// comes from this server (a request naming none passes; the nonce still
+// has to match).
+func sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Host == r.Host
 }
 
 // logout ends the session.
@@ -153,11 +215,8 @@ func (p *Portal) requireSession(next http.Handler) http.Handler {
 // validCSRF checks the form's CSRF token and, when the browser names the
 // request's origin, that it is this server.
 func validCSRF(r *http.Request, want string) bool {
-	if origin := r.Header.Get("Origin"); origin != "" {
-		u, err := url.Parse(origin)
-		if err != nil || u.Host != r.Host {
-			return false
-		}
+	if !sameOrigin(r) {
+		return false
 	}
 	got := r.PostFormValue("csrf")
 	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
