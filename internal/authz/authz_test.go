@@ -21,6 +21,7 @@ func TestScopeRules(t *testing.T) {
 	require.NoError(t, a.Allow(TenantScoped))
 	require.ErrorIs(t, a.Allow(Access(0)), ErrForbidden, "an unclassified route is refused to tenants")
 	require.ErrorIs(t, none.Allow(TenantScoped), ErrUnauthenticated)
+	require.NoError(t, none.Allow(Public), "a public route needs no credential")
 
 	for _, owner := range []string{"", "a", "b"} {
 		require.NoError(t, platform.Check(owner), "the platform sees %q", owner)

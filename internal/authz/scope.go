@@ -71,6 +71,9 @@ const (
 	// TenantScoped routes serve any scope and confine what they read and
 	// change to it with Check and Filter.
 	TenantScoped
+	// Public routes serve anyone, without a credential: they show nothing
+	// of the platform or of any tenant (the API's own description).
+	Public
 )
 
 func (a Access) String() string {
@@ -79,16 +82,21 @@ func (a Access) String() string {
 		return "platform"
 	case TenantScoped:
 		return "tenant"
+	case Public:
+		return "public"
 	default:
 		return "unclassified"
 	}
 }
 
 // Allow returns nil when s may use a route that requires a:
-// ErrUnauthenticated for the zero Scope, ErrForbidden for a tenant scope
-// on a platform-only route or a route of unknown access.
+// ErrUnauthenticated for the zero Scope (on any route but a public one),
+// ErrForbidden for a tenant scope on a platform-only route or a route of
+// unknown access.
 func (s Scope) Allow(a Access) error {
 	switch {
+	case a == Public:
+		return nil
 	case !s.valid():
 		return ErrUnauthenticated
 	case s.platform:
