@@ -8,16 +8,20 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	batchpb "go.temporal.io/api/batch/v1"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/redrive"
 	"github.com/hookd/hookd/internal/visibility"
 )
 
-// Bulk redrive rates, in redrives per second. Temporal's batcher applies
-// its own namespace limit too (worker.batcherRPS, 50 by default).
+// Bulk redrive rates, in redrives per second. hookd paces the signals
+// itself (package redrive): Temporal's batcher ignores a request's rate
+// and takes its namespace's BatcherRPS.
 const (
 	DefaultRedriveRate = 10
 	MinRedriveRate     = 0.1
@@ -56,9 +60,10 @@ func (s *Server) RedriveDeadLetter(ctx context.Context, id, reason string) error
 	return nil
 }
 
-// redriveMany starts a Temporal batch operation that signals redrive to
-// every matching dead letter at a bounded rate. Temporal runs it to the
-// end, resuming after any crash; GET .../redrive/{job} reports progress.
+// redriveMany starts a redrive job (a redrive.Job workflow) that signals
+// redrive to every matching dead letter at the rate asked. Temporal runs
+// it to the end, resuming after any crash; GET .../redrive/{job} reports
+// progress.
 func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		deadLetterFilter
@@ -121,21 +126,19 @@ func (s *Server) RedriveDeadLetters(ctx context.Context, f DeadLetterFilter, rat
 	if sig.Reason == "" {
 		sig.Reason = "bulk redrive " + job
 	}
-	input, err := s.dc.ToPayloads(sig)
-	if err != nil {
-		return RedriveStarted{}, err
+	opts := client.StartWorkflowOptions{
+		ID: job, TaskQueue: delivery.TaskQueue,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 	}
-	_, err = s.temporal.WorkflowService().StartBatchOperation(ctx, &workflowservice.StartBatchOperationRequest{
-		Namespace:              s.namespace,
-		VisibilityQuery:        q,
-		JobId:                  job,
-		Reason:                 sig.Reason,
-		MaxOperationsPerSecond: float32(rate),
-		Operation: &workflowservice.StartBatchOperationRequest_SignalOperation{SignalOperation: &batchpb.BatchOperationSignal{
-			Signal: delivery.SignalRedrive, Input: input, Identity: sig.By,
-		}},
-	})
-	if err != nil {
+	if tenant, err := s.tenantFilter(ctx, f.TenantID); err == nil && !tenant.All && tenant.ID != "" {
+		attrs := []temporal.SearchAttributeUpdate{delivery.AttrTenantID.ValueSet(tenant.ID)}
+		if tenant.Incarnation != "" {
+			attrs = append(attrs, delivery.AttrTenantIncarnation.ValueSet(tenant.Incarnation))
+		}
+		opts.TypedSearchAttributes = temporal.NewSearchAttributes(attrs...)
+	}
+	in := redrive.JobInput{Query: q, Rate: rate, Signal: sig, Total: matched}
+	if _, err := s.temporal.ExecuteWorkflow(ctx, opts, redrive.WorkflowJob, in); err != nil {
 		return RedriveStarted{}, fromTemporal(err, "start bulk redrive", "")
 	}
 	s.log.Info("bulk redrive started", "job_id", job, "matched", out.Matched, "rate", rate, "by", sig.By)
@@ -146,13 +149,16 @@ func (s *Server) RedriveDeadLetters(ctx context.Context, f DeadLetterFilter, rat
 type RedriveProgress struct {
 	JobID string `json:"job_id"`
 	// State is running, completed or failed.
-	State     string     `json:"state"`
-	Total     int64      `json:"total"`
-	Completed int64      `json:"completed"`
-	Failed    int64      `json:"failed"`
-	Started   time.Time  `json:"started"`
-	Reason    string     `json:"reason"`
-	Closed    *time.Time `json:"closed,omitempty"`
+	State     string `json:"state"`
+	Total     int64  `json:"total"`
+	Completed int64  `json:"completed"`
+	Failed    int64  `json:"failed"`
+	// Skipped counts dead letters that closed (redriven or expired)
+	// between the job's listing and its signal.
+	Skipped int64      `json:"skipped,omitempty"`
+	Started time.Time  `json:"started"`
+	Reason  string     `json:"reason"`
+	Closed  *time.Time `json:"closed,omitempty"`
 }
 
 func (s *Server) redriveJob(w http.ResponseWriter, r *http.Request) {
@@ -173,6 +179,11 @@ func (s *Server) RedriveJob(ctx context.Context, job string) (RedriveProgress, e
 	if out, ok := emptyJob(job); ok {
 		return out, nil
 	}
+	desc, err := s.temporal.DescribeWorkflowExecution(ctx, job, "")
+	if err == nil && desc.GetWorkflowExecutionInfo().GetType().GetName() == redrive.WorkflowJob {
+		return s.redriveJobProgress(ctx, job, desc)
+	}
+	// A job started before hookd paced redrives itself: a batch operation.
 	resp, err := s.temporal.WorkflowService().DescribeBatchOperation(ctx, &workflowservice.DescribeBatchOperationRequest{Namespace: s.namespace, JobId: job})
 	if err != nil {
 		return RedriveProgress{}, fromTemporal(err, "describe redrive job", "no such redrive job")
@@ -243,4 +254,61 @@ func emptyJob(job string) (RedriveProgress, bool) {
 	}
 	at := time.Unix(n, 0).UTC()
 	return RedriveProgress{JobID: job, State: "completed", Started: at, Closed: &at, Reason: "no dead letter matched"}, true
+}
+
+// redriveJobProgress reads a redrive job workflow's progress, if the scope
+// of ctx may see it (its tenant and incarnation): the result of a closed
+// job, or the pages done (state query) plus the page in flight (its
+// activity's heartbeat) of a running one.
+func (s *Server) redriveJobProgress(ctx context.Context, job string, desc *workflowservice.DescribeWorkflowExecutionResponse) (RedriveProgress, error) {
+	info := desc.GetWorkflowExecutionInfo()
+	attrs := info.GetSearchAttributes().GetIndexedFields()
+	if err := s.res.Owned(ctx, keyword(attrs, delivery.AttrTenantID.GetName()), keyword(attrs, delivery.AttrTenantIncarnation.GetName())); err != nil {
+		return RedriveProgress{}, &Error{Code: CodeNotFound, Message: "no such redrive job"}
+	}
+	var in redrive.JobInput
+	if err := s.firstInput(ctx, job, info.GetExecution().GetRunId(), &in); err != nil {
+		return RedriveProgress{}, err
+	}
+	out := RedriveProgress{JobID: job, Total: in.Total, Started: info.GetStartTime().AsTime(), Reason: in.Signal.Reason}
+	var p redrive.Progress
+	switch info.GetStatus() {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		out.State = "running"
+		if v, err := s.temporal.QueryWorkflow(ctx, job, "", redrive.QueryState); err == nil {
+			_ = v.Get(&p)
+		}
+		for _, pa := range desc.GetPendingActivities() {
+			var hb redrive.Heartbeat
+			if details := pa.GetHeartbeatDetails(); details != nil && s.dc.FromPayloads(details, &hb) == nil {
+				p = p.Add(hb.Progress)
+			}
+		}
+	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		out.State = "completed"
+		if err := s.temporal.GetWorkflow(ctx, job, "").Get(ctx, &p); err != nil {
+			return RedriveProgress{}, fromTemporal(err, "read redrive job", "")
+		}
+	default:
+		out.State = "failed"
+	}
+	out.Completed, out.Skipped, out.Failed = p.Completed, p.Skipped, p.Failed
+	if info.GetCloseTime() != nil {
+		closed := info.GetCloseTime().AsTime()
+		out.Closed = &closed
+	}
+	return out, nil
+}
+
+// firstInput decodes the input of a run's first event (its start).
+func (s *Server) firstInput(ctx context.Context, id, runID string, v any) error {
+	it := s.temporal.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return &Error{Code: CodeNotFound, Message: "no such redrive job"}
+	}
+	ev, err := it.Next()
+	if err != nil {
+		return fromTemporal(err, "read redrive job", "no such redrive job")
+	}
+	return s.dc.FromPayloads(ev.GetWorkflowExecutionStartedEventAttributes().GetInput(), v)
 }

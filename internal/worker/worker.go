@@ -13,6 +13,7 @@ import (
 
 	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/redrive"
 	"github.com/hookd/hookd/internal/workflows"
 )
 
@@ -82,6 +83,8 @@ func New(c client.Client, acts *activities.Activities, opts Options) sdkworker.W
 	})
 	workflows.Register(w)
 	Register(w, acts)
+	redrive.Register(w)
+	w.RegisterActivityWithOptions((&redrive.Activities{Temporal: c}).Page, activity.RegisterOptions{Name: redrive.ActivityPage})
 	return w
 }
 
