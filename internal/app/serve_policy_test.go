@@ -12,8 +12,8 @@ func TestURLPolicy(t *testing.T) {
 	allow := []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16"), netip.MustParsePrefix("127.0.0.1/32")}
 	hosts := map[string][]netip.Addr{
 		"internal.example": {netip.MustParseAddr("10.1.2.3")},
-		"mixed.example":    {netip.MustParseAddr("10.1.2.3"), netip.MustParseAddr("203.0.113.9")},
-		"public.example":   {netip.MustParseAddr("203.0.113.9")},
+		"mixed.example":    {netip.MustParseAddr("10.1.2.3"), netip.MustParseAddr("93.184.215.14")},
+		"public.example":   {netip.MustParseAddr("93.184.215.14")},
 	}
 	resolve := func(_ context.Context, _, host string) ([]netip.Addr, error) {
 		if a, ok := hosts[host]; ok {
@@ -28,14 +28,15 @@ func TestURLPolicy(t *testing.T) {
 	}{
 		{"https://public.example/hook", ""},
 		{"https://unresolvable.example/hook", ""}, // the dialer checks at every attempt
-		{"https://203.0.113.9/hook", ""},
+		{"https://93.184.215.14/hook", ""},
+		{"https://203.0.113.9/hook", "documentation"},
 		{"http://internal.example:8080/hook", ""},
 		{"http://127.0.0.1:9000/hook", ""},
 		{"http://10.1.9.9/hook", ""},
 		{"http://public.example/hook", "must use https"},
 		{"http://mixed.example/hook", "must use https"},
 		{"http://unresolvable.example/hook", "did not resolve"},
-		{"http://203.0.113.9/hook", "must use https"},
+		{"http://93.184.215.14/hook", "must use https"},
 		{"http://127.0.0.2/hook", "must use https"},
 		{"https://127.0.0.2/hook", "loopback"},
 		{"https://169.254.169.254/latest/meta-data", "cloud metadata"},
