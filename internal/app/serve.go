@@ -15,6 +15,7 @@ import (
 
 	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/api"
+	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/codec"
 	"github.com/hookd/hookd/internal/namespace"
 	"github.com/hookd/hookd/internal/store/postgres"
@@ -61,6 +62,8 @@ type ServeConfig struct {
 	Retention time.Duration
 	// DeadLetterRetention bounds how long dead letters wait for a redrive.
 	DeadLetterRetention time.Duration
+	// Circuit tunes endpoints' circuit breakers (zero: the default policy).
+	Circuit circuit.Policy
 	// Limits are the API's quotas per tenant, endpoint and credential
 	// (zero: api's defaults).
 	Limits api.Limits
@@ -69,6 +72,10 @@ type ServeConfig struct {
 	MetricsEndpointSeries int
 	// MaxConcurrentAttempts bounds one worker's HTTP attempts in flight.
 	MaxConcurrentAttempts int
+	// MaxAttemptsPerEndpoint bounds one endpoint's attempts in flight in
+	// one worker (zero: a quarter of MaxConcurrentAttempts; negative: no
+	// bound).
+	MaxAttemptsPerEndpoint int
 	// WorkflowCacheSize bounds the deliveries a worker keeps in memory
 	// between workflow tasks (zero: worker.DefaultWorkflowCacheSize).
 	WorkflowCacheSize int
@@ -245,10 +252,12 @@ func (s *Serve) startWorker() error {
 		Version:             cfg.Version,
 		DeadLetterRetention: cfg.DeadLetterRetention,
 		DedupWindow:         cfg.Retention,
+		Circuit:             cfg.Circuit,
 	})
 	s.worker = hookdworker.New(s.Client, acts, hookdworker.Options{
-		MaxConcurrentAttempts: cfg.MaxConcurrentAttempts,
-		StopTimeout:           cfg.ShutdownTimeout,
+		MaxConcurrentAttempts:  cfg.MaxConcurrentAttempts,
+		MaxAttemptsPerEndpoint: cfg.MaxAttemptsPerEndpoint,
+		StopTimeout:            cfg.ShutdownTimeout,
 	})
 	if err := s.worker.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)

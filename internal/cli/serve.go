@@ -47,7 +47,7 @@ func newServeFlagSet(mode string, f *serveFlags) envFlags {
 	fs.str(&t.TLSServerName, "temporal-tls-server-name", "TEMPORAL_TLS_SERVER_NAME", "", "server name the Temporal certificate must carry")
 	fs.secret(&t.APIKey, "temporal-api-key", "TEMPORAL_API_KEY", "Temporal API key (Temporal Cloud); implies TLS")
 	fs.duration(&t.ConnectTimeout, "temporal-connect-timeout", "HOOKD_TEMPORAL_CONNECT_TIMEOUT", 30*time.Second, "how long to keep trying to reach Temporal at start")
-	fs.secret(&c.DatabaseURL, "database-url", "HOOKD_DATABASE_URL", "PostgreSQL URL of the endpoint store (required)")
+	fs.secret(&c.DatabaseURL, "database-url", "HOOKD_DATABASE_URL", "PostgreSQL URL of the endpoint store (required; its database is created on first start if the user may)")
 	fs.secret(&f.masterKey, "master-key", "HOOKD_MASTER_KEY", "base64 32-byte key encrypting signing secrets, the same in every process (required)")
 	fs.offSwitch(&c.Payload.Off, "payload-encryption", "HOOKD_PAYLOAD_ENCRYPTION", "encrypt payloads in Temporal (on) or write them in plaintext (off)")
 	fs.secret(&f.payload.keys, "payload-keys", "HOOKD_PAYLOAD_KEYS", "comma-separated base64 32-byte keys encrypting payloads in Temporal, oldest first, the last encrypting; the same in every process (required unless --payload-encryption=off)")
@@ -60,14 +60,16 @@ func newServeFlagSet(mode string, f *serveFlags) envFlags {
 	fs.duration(&c.ShutdownTimeout, "shutdown-timeout", "HOOKD_SHUTDOWN_TIMEOUT", 30*time.Second, "after SIGTERM, how long requests and in-flight attempts may take to finish")
 	fs.level(&f.logLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
 	fs.str(&f.logFormat, "log-format", "HOOKD_LOG_FORMAT", "json", "log format: json or text")
-	httpUsage := "listen address of the HTTP API and its /healthz and /readyz probes"
+	httpUsage := "listen address of the HTTP API and its /healthz and /readyz probes (all interfaces by default, as a container needs; 127.0.0.1:8080 for loopback only)"
 	if mode == "worker" {
-		httpUsage = "listen address of the worker's /healthz and /readyz probes (empty disables them)"
+		httpUsage = "listen address of the worker's /healthz and /readyz probes, on all interfaces by default (empty disables them)"
 	}
 	fs.str(&c.HTTPAddr, "http-addr", "HOOKD_HTTP_ADDR", ":8080", httpUsage)
 	if mode != "api" {
 		fs.integer(&c.MaxConcurrentAttempts, "max-concurrent-attempts", "HOOKD_MAX_CONCURRENT_ATTEMPTS", 256, "HTTP attempts one worker runs at once")
+		fs.integer(&c.MaxAttemptsPerEndpoint, "max-attempts-per-endpoint", "HOOKD_MAX_ATTEMPTS_PER_ENDPOINT", 0, "HTTP attempts one worker runs at once for any one endpoint; more wait their turn without spending attempts (0: a quarter of --max-concurrent-attempts; -1: no bound)")
 		fs.integer(&c.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries a worker keeps in memory between workflow tasks (bounds memory while many are parked)")
+		circuitFlags(fs, &c.Circuit)
 	}
 	if mode != "worker" {
 		fs.secret(&f.apiKeys, "api-keys", "HOOKD_API_KEYS", "comma-separated API bearer tokens (at least one required)")
@@ -102,6 +104,11 @@ func (f *serveFlags) check(mode string) (app.ServeConfig, slog.Level, string, er
 	c := f.cfg
 	c.API = mode != "worker"
 	c.Worker = mode != "api"
+	if c.Worker {
+		if err := checkCircuit(c.Circuit); err != nil {
+			return c, 0, "", err
+		}
+	}
 	var err error
 	if f.masterKey != "" {
 		if c.MasterKey, err = secretbox.ParseKey(f.masterKey); err != nil {
@@ -194,7 +201,7 @@ func runServe(ctx context.Context, mode string, cfg app.ServeConfig, level slog.
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "hookd %s %s is running on %s\n", cfg.Version, mode, orNone(s.HTTPURL))
+	fmt.Fprintf(stdout, "hookd %s is running on %s (version %s)\n", mode, orNone(s.HTTPURL), cfg.Version)
 	err = s.Wait(ctx)
 	cfg.Logger.Info("stopping")
 	start := time.Now()

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hookd/hookd/internal/worker"
 )
@@ -93,5 +94,29 @@ func TestParseServeFlagsRefuses(t *testing.T) {
 				t.Errorf("error shows the key: %v", err)
 			}
 		})
+	}
+}
+
+// TestServeTakesTheCircuitKnobs: the circuit's cooldowns hookd dev takes
+// are a worker's too, checked the same way, as is the per-endpoint share;
+// the API alone has none.
+func TestServeTakesTheCircuitKnobs(t *testing.T) {
+	const key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=" // 32 bytes
+	t.Setenv("HOOKD_DATABASE_URL", "postgres://hookd:pw@db/hookd")
+	t.Setenv("HOOKD_MASTER_KEY", key)
+	t.Setenv("HOOKD_PAYLOAD_KEYS", key)
+	t.Setenv("HOOKD_CIRCUIT_MAX_COOLDOWN", "2h")
+	w, _, _, err := parseServeFlags("worker", []string{"--circuit-cooldown", "90s"})
+	if err != nil || w.Circuit.BaseCooldown != 90*time.Second || w.Circuit.MaxCooldown != 2*time.Hour || w.Circuit.Threshold == 0 {
+		t.Errorf("worker circuit %+v, err %v", w.Circuit, err)
+	}
+	if _, _, _, err := parseServeFlags("serve", []string{"--api-keys", "k", "--circuit-cooldown", "3h"}); err == nil || !strings.Contains(err.Error(), "--circuit-cooldown") {
+		t.Errorf("a cooldown above the maximum: %v", err)
+	}
+	if w, _, _, err := parseServeFlags("worker", []string{"--max-attempts-per-endpoint", "8"}); err != nil || w.MaxAttemptsPerEndpoint != 8 {
+		t.Errorf("--max-attempts-per-endpoint 8: %d, %v", w.MaxAttemptsPerEndpoint, err)
+	}
+	if _, _, _, err := parseServeFlags("api", []string{"--api-keys", "k", "--circuit-cooldown", "1m"}); err == nil {
+		t.Error("api accepted --circuit-cooldown")
 	}
 }
