@@ -65,12 +65,18 @@ func (f DeliveryFilter) values(v url.Values) url.Values {
 
 // DeliveryRow is a delivery as a list shows it.
 type DeliveryRow struct {
-	ID         string     `json:"id"`
-	EventID    string     `json:"event_id"`
-	EventType  string     `json:"event_type"`
-	EndpointID string     `json:"endpoint_id"`
-	TenantID   string     `json:"tenant_id,omitempty"`
+	ID         string `json:"id"`
+	EventID    string `json:"event_id"`
+	EventType  string `json:"event_type"`
+	EndpointID string `json:"endpoint_id"`
+	TenantID   string `json:"tenant_id,omitempty"`
+	// Status is the current (latest) run's; Attempts counts the attempts
+	// of every run, Runs the runs; LastStatus is the latest attempt's
+	// HTTP status (0: none, or no answer).
 	Status     string     `json:"status"`
+	Attempts   int        `json:"attempts"`
+	Runs       int        `json:"runs"`
+	LastStatus int        `json:"last_status,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 	ClosedAt   *time.Time `json:"closed_at,omitempty"`
 }

@@ -77,6 +77,9 @@ func deadLetterMemo(dl delivery.DeadLetter) map[string]any {
 // redrive exists, an earlier try of this activity started it and the
 // redrive is done.
 func (a *Activities) StartRedrive(ctx context.Context, req delivery.Request) error {
+	// The next run of the delivery ID (a run from before HookdRun counts
+	// as the first).
+	req.Run = max(req.Run, 1) + 1
 	_, err := a.temporal.ExecuteWorkflow(ctx, delivery.StartOptions(req, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY), delivery.WorkflowDelivery, req)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if err == nil || !errors.As(err, &started) {

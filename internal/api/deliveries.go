@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
@@ -59,37 +60,47 @@ func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request) {
 // delivery ID in order, each with the redrive that started it (from its
 // input) and its attempts (see readRun).
 func (s *Server) readDelivery(ctx context.Context, id string) (deliveryOut, error) {
+	out, _, err := s.readDeliveryRun(ctx, id)
+	return out, err
+}
+
+// readDeliveryRun is readDelivery, also returning the current run's
+// description.
+func (s *Server) readDeliveryRun(ctx context.Context, id string) (deliveryOut, *workflowpb.WorkflowExecutionInfo, error) {
 	desc, err := s.temporal.DescribeWorkflowExecution(ctx, id, "")
 	if err != nil {
-		return deliveryOut{}, fromTemporal(err, "describe delivery", "delivery not found")
+		return deliveryOut{}, nil, fromTemporal(err, "describe delivery", "delivery not found")
 	}
 	info := desc.GetWorkflowExecutionInfo()
 	if info.GetType().GetName() != delivery.WorkflowDelivery {
-		return deliveryOut{}, &Error{Code: CodeNotFound, Message: "delivery not found"}
+		return deliveryOut{}, nil, &Error{Code: CodeNotFound, Message: "delivery not found"}
 	}
 	attrs := info.GetSearchAttributes().GetIndexedFields()
 	tenantID := keyword(attrs, delivery.AttrTenantID.GetName())
 	if err := s.res.Owned(ctx, tenantID, keyword(attrs, delivery.AttrTenantIncarnation.GetName())); err != nil {
-		return deliveryOut{}, notFound(err, "delivery")
+		return deliveryOut{}, nil, notFound(err, "delivery")
 	}
 	runs, created, err := s.deliveryRuns(ctx, id, info)
 	if err != nil {
-		return deliveryOut{}, err
+		return deliveryOut{}, nil, err
 	}
 	story := make([]runStory, 0, len(runs))
 	for _, ex := range runs {
 		st, err := s.readRun(ctx, id, ex, desc)
 		if err != nil {
-			return deliveryOut{}, err
+			return deliveryOut{}, nil, err
 		}
 		story = append(story, st)
+	}
+	if at := createdOf(info); at.Before(created) {
+		created = at // the event's acceptance, as lists show it
 	}
 	out := tell(story)
 	out.ID, out.TenantID, out.CreatedAt = id, tenantID, created
 	out.EventID = keyword(attrs, delivery.AttrEventID.GetName())
 	out.EventType = keyword(attrs, delivery.AttrEventType.GetName())
 	out.EndpointID = keyword(attrs, delivery.AttrEndpointID.GetName())
-	return out, nil
+	return out, info, nil
 }
 
 // openState reads a running delivery's timeline: the workflow's own state

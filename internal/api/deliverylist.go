@@ -3,21 +3,28 @@ package api
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/converter"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
 )
 
-// deliveryRef is a delivery in a list: what its visibility record says.
+// deliveryRef is a delivery in a list: the delivery once, whatever its
+// runs, with its current (latest) run's status, the attempts of every run
+// and its latest attempt's HTTP status.
 type deliveryRef struct {
 	ID         string          `json:"id"`
 	EventID    string          `json:"event_id"`
@@ -25,8 +32,16 @@ type deliveryRef struct {
 	EndpointID string          `json:"endpoint_id"`
 	TenantID   string          `json:"tenant_id,omitempty"`
 	Status     delivery.Status `json:"status"`
-	CreatedAt  time.Time       `json:"created_at"`
-	ClosedAt   *time.Time      `json:"closed_at,omitempty"`
+	// Attempts counts the attempts of every run; Runs the runs.
+	Attempts int `json:"attempts"`
+	Runs     int `json:"runs"`
+	// LastStatus is the latest attempt's HTTP status (absent: no
+	// attempt, or no answer).
+	LastStatus int `json:"last_status,omitempty"`
+	// CreatedAt is when the delivery was created (its event accepted),
+	// the list's order; ClosedAt when its current run closed.
+	CreatedAt time.Time  `json:"created_at"`
+	ClosedAt  *time.Time `json:"closed_at,omitempty"`
 }
 
 // statusQuery is the visibility condition of each status filter.
@@ -45,14 +60,14 @@ type DeliveryFilter struct {
 	EventType  string
 	// Status is pending, delivered, failed or exhausted.
 	Status string
-	// Since and Until bound the delivery's start: RFC 3339 times.
+	// Since and Until bound the delivery's creation: RFC 3339 times.
 	Since, Until string
 }
 
-// listDeliveries lists delivery runs in the caller's scope, filtered by
-// tenant_id, endpoint_id, event_id, event_type, status, since and until,
-// in Temporal's visibility order: running deliveries first (newest
-// first), then closed ones, most recently closed first.
+// listDeliveries lists the deliveries in the caller's scope, filtered by
+// tenant_id, endpoint_id, event_id, event_type, status (the current
+// run's), since and until (the delivery's creation), newest first by
+// creation (see ListDeliveries).
 func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) {
 	limit, err := parseLimit(r)
 	if err != nil {
@@ -71,13 +86,272 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) {
 }
 
 // ListDeliveries returns a page of the deliveries f selects in the scope
-// of ctx, and the next page's cursor.
+// of ctx, newest first by creation, and the next page's cursor.
+//
+// Visibility has a record per run and orders them by close time, and a
+// redrive's run keeps the delivery ID: a delivery redriven once has two
+// records, and a pending one sorts above every closed one. So the list
+// reads visibility in windows of creation time (HookdCreatedAt, the same
+// on every run of a delivery, so all its runs fall in one window), sized
+// by counting so that one holds a few hundred runs at most. In a window
+// it keeps each delivery's latest run, drops a run a later one superseded
+// (a failed run whose delivery was redriven since), and orders by
+// creation, then ID. Each delivery kept is read in full (as GET
+// /v1/deliveries/{id} reads it) for its current status, attempts and
+// latest status; a status filter matches that current status. The cursor
+// is the last delivery's creation and ID, signed.
 func (s *Server) ListDeliveries(ctx context.Context, f DeliveryFilter, p store.Page) ([]DeliveryRef, string, error) {
 	q, err := s.deliveryQuery(ctx, f)
 	if err != nil {
 		return nil, "", err
 	}
-	return listExecutions(ctx, s, q, p, deliveryRefOf)
+	var from *listKey
+	if p.Cursor != "" {
+		token, err := s.cursors.decode(p.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		var k listKey
+		if json.Unmarshal(token, &k) != nil || k.ID == "" {
+			return nil, "", invalidCursor()
+		}
+		from = &k
+	}
+	until, _ := parseTime("until", f.Until) // validated by deliveryQuery
+	l := deliveryLister{s: s, query: q, status: delivery.Status(f.Status), from: from, limit: cmp.Or(p.Limit, 50), seen: map[string]bool{}}
+	out, more, err := l.page(ctx, until)
+	if err != nil || !more || len(out) == 0 {
+		return out, "", err
+	}
+	last := out[len(out)-1]
+	token, err := json.Marshal(listKey{At: last.CreatedAt.UnixNano(), ID: last.ID})
+	if err != nil {
+		return nil, "", fmt.Errorf("encode cursor: %w", err)
+	}
+	return out, s.cursors.encode(token), nil
+}
+
+// listKey is a delivery's place in a list: its creation time (Unix
+// nanoseconds) and ID. A page's cursor is its last delivery's.
+type listKey struct {
+	At int64  `json:"t"`
+	ID string `json:"id"`
+}
+
+// before says whether the delivery created at at with ID id comes after
+// k in a list (created before it, or at the same time with a lower ID).
+func (k listKey) before(at time.Time, id string) bool {
+	n := at.UnixNano()
+	return n < k.At || (n == k.At && id < k.ID)
+}
+
+// Bounds of the windows a delivery list reads: the first spans
+// listWindow back from its top; one counting more than listWindowRows
+// runs is narrowed (down to a millisecond: deliveries of one event share
+// their creation), one with too few is followed by a wider one.
+const (
+	listWindow     = time.Minute
+	listWindowRows = 500
+	listReaders    = 8 // deliveries read at once
+)
+
+// deliveryLister reads one page of a delivery list.
+type deliveryLister struct {
+	s      *Server
+	query  string // the filter's conditions, status included
+	status delivery.Status
+	from   *listKey // the previous page's last delivery
+	limit  int
+	seen   map[string]bool // delivery IDs already listed
+}
+
+// page walks back from until (zero: now) window by window until it holds
+// limit deliveries or nothing older is left; more says something older
+// may be left.
+func (l *deliveryLister) page(ctx context.Context, until time.Time) (out []DeliveryRef, more bool, err error) {
+	top, open := until, until.IsZero()
+	if l.from != nil {
+		top, open = time.Unix(0, l.from.At), false
+	}
+	inclusive := true // the first window includes its top
+	w := listWindow
+	for {
+		end := top
+		if end.IsZero() {
+			end = l.s.now()
+		}
+		lower := end.Add(-w)
+		window := l.query + " AND " + createdClause(">=", lower)
+		switch {
+		case open:
+		case inclusive:
+			window += " AND " + createdClause("<=", top)
+		default:
+			window += " AND " + createdClause("<", top)
+		}
+		n, err := l.s.countRuns(ctx, window)
+		if err != nil {
+			return nil, false, err
+		}
+		if n > listWindowRows && w > time.Millisecond {
+			w /= 8
+			continue
+		}
+		if n > 0 {
+			rows, full, err := l.keep(ctx, window, l.limit-len(out))
+			if err != nil {
+				return nil, false, err
+			}
+			if out = append(out, rows...); full {
+				return out, true, nil
+			}
+		}
+		older, err := l.s.countRuns(ctx, l.query+" AND "+createdClause("<", lower))
+		if err != nil {
+			return nil, false, err
+		}
+		if older == 0 {
+			return out, false, nil
+		}
+		top, open, inclusive = lower, false, false
+		if n < int64(l.limit) {
+			w *= 8
+		}
+	}
+}
+
+// candidate is a run a window listed, with the delivery's place.
+type candidate struct {
+	ex *workflowpb.WorkflowExecutionInfo
+	at time.Time
+}
+
+// keep reads a window's runs and returns, newest first, up to need of the
+// deliveries they are the current run of (see ListDeliveries); full says
+// need were found, so the window may hold more.
+func (l *deliveryLister) keep(ctx context.Context, window string, need int) ([]DeliveryRef, bool, error) {
+	latest := map[string]candidate{}
+	err := l.s.eachExecution(ctx, window, func(ex *workflowpb.WorkflowExecutionInfo) {
+		id := ex.GetExecution().GetWorkflowId()
+		c := candidate{ex: ex, at: createdOf(ex)}
+		if l.seen[id] || (l.from != nil && !l.from.before(c.at, id)) {
+			return
+		}
+		if prev, ok := latest[id]; !ok || ex.GetStartTime().AsTime().After(prev.ex.GetStartTime().AsTime()) {
+			latest[id] = c
+		}
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	cands := make([]candidate, 0, len(latest))
+	for _, c := range latest {
+		cands = append(cands, c)
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if c := b.at.Compare(a.at); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ex.GetExecution().GetWorkflowId(), a.ex.GetExecution().GetWorkflowId())
+	})
+	var out []DeliveryRef
+	for len(cands) > 0 && len(out) < need {
+		batch := cands[:min(len(cands), need-len(out))]
+		cands = cands[len(batch):]
+		rows := make([]*DeliveryRef, len(batch))
+		errs := make([]error, len(batch))
+		var g errgroup.Group
+		g.SetLimit(listReaders)
+		for i, c := range batch {
+			g.Go(func() error {
+				rows[i], errs[i] = l.row(ctx, c)
+				return nil
+			})
+		}
+		_ = g.Wait() // every row's error is in errs
+		for i := range batch {
+			if errs[i] != nil {
+				return nil, false, errs[i]
+			}
+			if rows[i] != nil {
+				l.seen[rows[i].ID] = true
+				out = append(out, *rows[i])
+			}
+		}
+	}
+	return out, len(out) == need, nil
+}
+
+// row reads the delivery of a candidate run: nil if that run is not the
+// delivery's current one (a redrive superseded it), if the delivery's
+// current status does not match the status filter, or if it is gone.
+func (l *deliveryLister) row(ctx context.Context, c candidate) (*DeliveryRef, error) {
+	id := c.ex.GetExecution().GetWorkflowId()
+	d, current, err := l.s.readDeliveryRun(ctx, id)
+	var e *Error
+	if errors.As(err, &e) && e.Code == CodeNotFound {
+		return nil, nil // expired since it was listed, or not the scope's
+	}
+	if err != nil {
+		return nil, err
+	}
+	if current.GetExecution().GetRunId() != c.ex.GetExecution().GetRunId() && superseded(c.ex) {
+		return nil, nil
+	}
+	if l.status != "" && d.Status != l.status {
+		return nil, nil
+	}
+	ref := deliveryRefOf(c.ex)
+	ref.Status, ref.Attempts, ref.Runs, ref.LastStatus = d.Status, d.Attempts, d.Runs, d.LastStatus
+	if current.GetCloseTime() != nil {
+		closed := current.GetCloseTime().AsTime()
+		ref.ClosedAt = &closed
+	} else {
+		ref.ClosedAt = nil
+	}
+	return &ref, nil
+}
+
+// superseded says whether a run that is not its delivery's current one
+// was replaced by a later run: a run that ended without delivering (the
+// only kind a redrive replaces). A run that is running or delivered but
+// not current has just continued as new or closed; it still stands for
+// its delivery.
+func superseded(ex *workflowpb.WorkflowExecutionInfo) bool {
+	switch ex.GetStatus() {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+		return false
+	}
+	return true
+}
+
+// createdClause is the visibility condition comparing a delivery's
+// creation with t: HookdCreatedAt, or for a run from before that
+// attribute its start.
+func createdClause(op string, t time.Time) string {
+	v := t.UTC().Format(time.RFC3339Nano)
+	return fmt.Sprintf("(%[1]s %[2]s '%[3]s' OR (%[1]s IS NULL AND StartTime %[2]s '%[3]s'))", delivery.AttrCreatedAt.GetName(), op, v)
+}
+
+// createdOf is a run's delivery's creation: HookdCreatedAt, or for a run
+// from before that attribute its start.
+func createdOf(ex *workflowpb.WorkflowExecutionInfo) time.Time {
+	var at time.Time
+	if p := ex.GetSearchAttributes().GetIndexedFields()[delivery.AttrCreatedAt.GetName()]; p != nil {
+		if converter.GetDefaultDataConverter().FromPayload(p, &at) == nil && !at.IsZero() {
+			return at
+		}
+	}
+	return ex.GetStartTime().AsTime()
+}
+
+// countRuns counts the runs matching query.
+func (s *Server) countRuns(ctx context.Context, query string) (int64, error) {
+	resp, err := s.temporal.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
+	if err != nil {
+		return 0, fromTemporal(err, "count workflows", "")
+	}
+	return resp.GetCount(), nil
 }
 
 // writePage answers one page of a list: each item as show shows it, and
@@ -141,11 +415,31 @@ func (s *Server) deliveryQuery(ctx context.Context, f DeliveryFilter) (string, e
 	default:
 		return "", invalid("status", "must be pending, delivered, failed or exhausted")
 	}
-	times, err := startTimeClauses(f.Since, f.Until)
+	since, until, err := timeRange(f.Since, f.Until)
 	if err != nil {
 		return "", err
 	}
-	return strings.Join(append(q, times...), " AND "), nil
+	if !since.IsZero() {
+		q = append(q, createdClause(">=", since))
+	}
+	if !until.IsZero() {
+		q = append(q, createdClause("<=", until))
+	}
+	return strings.Join(q, " AND "), nil
+}
+
+// timeRange reads since and until filters (RFC 3339 times, "" for none).
+func timeRange(sinceIn, untilIn string) (since, until time.Time, err error) {
+	if since, err = parseTime("since", sinceIn); err != nil {
+		return since, until, err
+	}
+	if until, err = parseTime("until", untilIn); err != nil {
+		return since, until, err
+	}
+	if !since.IsZero() && !until.IsZero() && since.After(until) {
+		return since, until, invalid("since", "must not be after until")
+	}
+	return since, until, nil
 }
 
 // startTimeClauses are the visibility conditions of since and until
@@ -226,7 +520,7 @@ func deliveryRefOf(ex *workflowpb.WorkflowExecutionInfo) deliveryRef {
 		EventType:  keyword(attrs, delivery.AttrEventType.GetName()),
 		EndpointID: keyword(attrs, delivery.AttrEndpointID.GetName()),
 		TenantID:   keyword(attrs, delivery.AttrTenantID.GetName()),
-		CreatedAt:  ex.GetStartTime().AsTime(),
+		CreatedAt:  createdOf(ex),
 	}
 	if ex.GetCloseTime() != nil {
 		closed := ex.GetCloseTime().AsTime()

@@ -27,7 +27,7 @@ func deliveriesList(e *clientEnv) *cobra.Command {
 		Short: "list deliveries, newest first",
 		Args:  noArgs,
 		RunE: e.call(func(ctx context.Context, c *apiclient.Client, _ *cobra.Command, _ []string) error {
-			return e.printPages(pf, []string{"DELIVERY", "EVENT TYPE", "ENDPOINT", "TENANT", "STATUS", "CREATED"}, "No deliveries match.",
+			return e.printPages(pf, []string{"DELIVERY", "EVENT TYPE", "ENDPOINT", "TENANT", "STATUS", "ATTEMPTS", "LAST", "CREATED"}, "No deliveries match.",
 				func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
 					res, err := c.ListDeliveries(ctx, f, p)
 					if err != nil {
@@ -35,7 +35,11 @@ func deliveriesList(e *clientEnv) *cobra.Command {
 					}
 					var rows [][]any
 					for _, d := range res.Data {
-						rows = append(rows, []any{d.ID, d.EventType, d.EndpointID, orDash(d.TenantID), d.Status, stamp(d.CreatedAt)})
+						last := "-"
+						if d.LastStatus != 0 {
+							last = fmt.Sprint(d.LastStatus)
+						}
+						rows = append(rows, []any{d.ID, d.EventType, d.EndpointID, orDash(d.TenantID), d.Status, d.Attempts, last, stamp(d.CreatedAt)})
 					}
 					return res.JSON(), rows, res.NextCursor, nil
 				})

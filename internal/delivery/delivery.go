@@ -79,6 +79,10 @@ type Request struct {
 	AcceptedAt time.Time `json:"accepted_at,omitzero"`
 	// Redrive is set when an operator redrove the delivery.
 	Redrive *Redrive `json:"redrive,omitempty"`
+	// Run is this run's number among the runs of the delivery ID: 1 for
+	// the first, one more per redrive (0 in requests from before it). It
+	// is the HookdRun search attribute; continue-as-new keeps it.
+	Run int `json:"run,omitempty"`
 	// Resume carries the attempts made so far when a long-waiting run
 	// continues as new.
 	Resume []Attempt `json:"resume,omitempty"`

@@ -119,6 +119,12 @@ func (req Request) searchAttributes() []temporal.SearchAttributeUpdate {
 	if req.TenantIncarnation != "" {
 		attrs = append(attrs, AttrTenantIncarnation.ValueSet(req.TenantIncarnation))
 	}
+	if !req.AcceptedAt.IsZero() {
+		attrs = append(attrs, AttrCreatedAt.ValueSet(req.AcceptedAt))
+	}
+	if req.Run > 0 {
+		attrs = append(attrs, AttrRun.ValueSet(int64(req.Run)))
+	}
 	return attrs
 }
 

@@ -27,6 +27,17 @@ var (
 	// if both match, so what a deleted tenant left in Temporal never
 	// reaches the next tenant created under its ID.
 	AttrTenantIncarnation = temporal.NewSearchAttributeKeyKeyword("HookdTenantIncarnation")
+	// AttrCreatedAt is when the delivery was created: its event's
+	// acceptance (Request.AcceptedAt), set at start on every run of the
+	// delivery ID alike, so a list orders deliveries by their creation,
+	// not by when their latest run started or closed, and every run of a
+	// delivery falls in the same time window. Absent on runs from before
+	// it (their StartTime stands in).
+	AttrCreatedAt = temporal.NewSearchAttributeKeyTime("HookdCreatedAt")
+	// AttrRun is the run's number among the runs of its delivery ID: 1
+	// for the first, one more per redrive, set at start. Absent on runs
+	// from before it.
+	AttrRun = temporal.NewSearchAttributeKeyInt64("HookdRun")
 )
 
 // HookdStatus values besides the final statuses (delivered, failed,
@@ -48,5 +59,7 @@ func SearchAttributes() map[string]enumspb.IndexedValueType {
 	for _, k := range []temporal.SearchAttributeKeyKeyword{AttrEndpointID, AttrEventType, AttrEventID, AttrDeliveryID, AttrStatus, AttrReason, AttrTenantID, AttrTenantIncarnation} {
 		m[k.GetName()] = enumspb.INDEXED_VALUE_TYPE_KEYWORD
 	}
+	m[AttrCreatedAt.GetName()] = enumspb.INDEXED_VALUE_TYPE_DATETIME
+	m[AttrRun.GetName()] = enumspb.INDEXED_VALUE_TYPE_INT
 	return m
 }

@@ -182,5 +182,6 @@ func NewRequest(ev Event, ep *store.Endpoint) delivery.Request {
 		Body:              ev.Body,
 		Schedule:          delivery.Schedule(ep.RetrySchedule),
 		Timeout:           delivery.AttemptTimeout(ep.Timeout),
+		Run:               1,
 	}
 }

@@ -19,7 +19,7 @@ func TestNewRequest(t *testing.T) {
 	req := ingest.NewRequest(ev, own)
 	assert.Equal(t, delivery.Request{
 		DeliveryID: delivery.ID("evt_1", "ep_own"), EventID: "evt_1", EventType: "order.created", EndpointID: "ep_own",
-		Body: `{"n":1}`, Schedule: own.RetrySchedule, Timeout: 3 * time.Second,
+		Body: `{"n":1}`, Schedule: own.RetrySchedule, Timeout: 3 * time.Second, Run: 1,
 	}, req)
 	assert.Equal(t, req.DeliveryID, ingest.NewRequest(ingest.Event{ID: "evt_1", Type: "other", Body: "{}"}, own).DeliveryID,
 		"the ID depends on the event ID and endpoint only")

@@ -76,8 +76,8 @@ func ensureSearchAttributes(ctx context.Context, c client.Client, ns string, log
 	var denied *serviceerror.PermissionDenied
 	if errors.As(err, &denied) {
 		names := make([]string, 0, len(missing))
-		for name := range missing {
-			names = append(names, "--name "+name+" --type Keyword")
+		for name, typ := range missing {
+			names = append(names, "--name "+name+" --type "+typeName(typ))
 		}
 		sort.Strings(names)
 		return fmt.Errorf("register search attributes: permission denied; ask an admin to run: temporal operator search-attribute create --namespace %s %s", ns, strings.Join(names, " "))
@@ -94,8 +94,8 @@ func ensureSearchAttributes(ctx context.Context, c client.Client, ns string, log
 // sees new attributes after its next refresh.
 func awaitSearchAttributes(ctx context.Context, c client.Client, ns string, added map[string]enumspb.IndexedValueType) error {
 	var clauses []string
-	for name := range added {
-		clauses = append(clauses, name+" = 'x'")
+	for name, typ := range added {
+		clauses = append(clauses, name+" = "+sampleValue(typ))
 	}
 	query := strings.Join(clauses, " AND ")
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -110,5 +110,30 @@ func awaitSearchAttributes(ctx context.Context, c client.Client, ns string, adde
 			return fmt.Errorf("search attributes of %s not visible yet: %w", ns, err)
 		case <-time.After(500 * time.Millisecond):
 		}
+	}
+}
+
+// typeName is a search attribute type as the temporal CLI names it.
+func typeName(t enumspb.IndexedValueType) string {
+	switch t {
+	case enumspb.INDEXED_VALUE_TYPE_DATETIME:
+		return "Datetime"
+	case enumspb.INDEXED_VALUE_TYPE_INT:
+		return "Int"
+	default:
+		return "Keyword"
+	}
+}
+
+// sampleValue is a literal a query may compare an attribute of type t
+// with.
+func sampleValue(t enumspb.IndexedValueType) string {
+	switch t {
+	case enumspb.INDEXED_VALUE_TYPE_DATETIME:
+		return "'2000-01-01T00:00:00Z'"
+	case enumspb.INDEXED_VALUE_TYPE_INT:
+		return "0"
+	default:
+		return "'x'"
 	}
 }
