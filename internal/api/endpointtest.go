@@ -79,9 +79,9 @@ type testOut struct {
 }
 
 // testEndpoint sends a signed hookd.test event to one enabled endpoint,
-// whatever its filter, through a real delivery workflow (so a failed test
-// is retried on the endpoint's schedule like any delivery), and answers
-// with the first attempt's outcome. An endpoint whose circuit holds
+// whatever its filter, through a real delivery workflow of a single
+// attempt (a failed test is not retried nor dead-lettered), and answers
+// with that attempt's outcome. An endpoint whose circuit holds
 // deliveries back is refused with 409 naming the circuit. If the attempt
 // is not known in time the answer is 202 with outcome "pending"
 // ("circuit_open" when the circuit opened meanwhile and holds it back).
@@ -166,7 +166,7 @@ func testEvent(endpointID string, now time.Time) (ingest.Event, error) {
 	if err != nil {
 		return ingest.Event{}, fmt.Errorf("encode test event: %w", err)
 	}
-	return ingest.Event{ID: delivery.NewID("evt_test_"), Type: TestEventType, Body: string(body)}, nil
+	return ingest.Event{ID: delivery.NewID("evt_test_"), Type: TestEventType, Body: string(body), SingleAttempt: true}, nil
 }
 
 // firstAttempt polls the delivery workflow's state query until it holds

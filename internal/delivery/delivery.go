@@ -83,6 +83,11 @@ type Request struct {
 	// the first, one more per redrive (0 in requests from before it). It
 	// is the HookdRun search attribute; continue-as-new keeps it.
 	Run int `json:"run,omitempty"`
+	// SingleAttempt makes the delivery one attempt, whatever its
+	// schedule: it is not retried, does not wait for a held-back
+	// endpoint and is never dead-lettered (a test event). False in
+	// requests from before it, whose runs go on as they started.
+	SingleAttempt bool `json:"single_attempt,omitempty"`
 	// Resume carries the attempts made so far when a long-waiting run
 	// continues as new.
 	Resume []Attempt `json:"resume,omitempty"`

@@ -30,6 +30,10 @@ type Event struct {
 	// (store.Tenant.Incarnation), recorded with the event: a re-post
 	// under another incarnation of the ID is a conflict.
 	TenantIncarnation string
+	// SingleAttempt makes each of its deliveries one attempt, never
+	// retried nor dead-lettered (delivery.Request.SingleAttempt): the
+	// endpoint test's event.
+	SingleAttempt bool
 }
 
 // Delivery names one delivery an event fanned out to.

@@ -183,5 +183,6 @@ func NewRequest(ev Event, ep *store.Endpoint) delivery.Request {
 		Schedule:          delivery.Schedule(ep.RetrySchedule),
 		Timeout:           delivery.AttemptTimeout(ep.Timeout),
 		Run:               1,
+		SingleAttempt:     ev.SingleAttempt,
 	}
 }

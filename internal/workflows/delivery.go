@@ -59,11 +59,36 @@ func (w *run) deliver(ctx workflow.Context, req delivery.Request) (delivery.Resu
 			first.NextDelay, first.DelayReason = req.Schedule[0], "schedule"
 		}
 	}
+	if req.SingleAttempt {
+		return w.once(ctx, first)
+	}
 	s := w.settle(ctx, first)
 	if s.done {
 		return w.state, s.err
 	}
 	return w.retry(ctx, s.wait, s.deferred)
+}
+
+// once ends a single-attempt delivery (Request.SingleAttempt: a test
+// event) after its attempt: delivered, or failed with the attempt in its
+// details, never retried, waited on or dead-lettered. An attempt the
+// endpoint held back (its circuit opened, or it was disabled, after the
+// test was asked for) ends it unsent, its wait reason kept to say why.
+// Requests from before the field never set it, so their runs replay.
+func (w *run) once(ctx workflow.Context, at delivery.Attempt) (delivery.Result, error) {
+	if at.Outcome == delivery.OutcomeDeferred {
+		w.state.WaitReason = at.DelayReason
+	} else {
+		at.NextDelay, at.DelayReason, at.NextAttempt = 0, "", time.Time{} // nothing follows
+		w.state.Attempts = append(w.state.Attempts, at)
+	}
+	if at.Outcome == delivery.OutcomeSuccess {
+		w.state.Status = delivery.StatusDelivered
+		return w.state, nil
+	}
+	w.state.Status = delivery.StatusFailed
+	w.setStatus(ctx, string(delivery.StatusFailed), "single attempt, not retried")
+	return w.state, temporal.NewNonRetryableApplicationError("delivery failed (single attempt)", string(delivery.StatusFailed), nil, w.state)
 }
 
 // run is one delivery run's state.

@@ -169,3 +169,47 @@ func TestDeliveryStateQueryWhileWaiting(t *testing.T) {
 	assert.Equal(t, time.Minute, at.NextDelay)
 	assert.Equal(t, t0.Add(time.Minute), at.NextAttempt)
 }
+
+// A single-attempt delivery (a test event) makes one attempt whatever
+// its schedule: a failure is reported in the run's failure, not retried
+// and not dead-lettered; one the endpoint's circuit held back ends
+// unsent, saying why.
+func TestSingleAttemptDelivery(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		outcome  delivery.Outcome
+		open     bool
+		want     delivery.Status
+		attempts int
+		upserts  []string
+	}{
+		{"delivered", success, false, delivery.StatusDelivered, 1, nil},
+		{"retryable failure", retryable, false, delivery.StatusFailed, 1, []string{"failed"}},
+		{"permanent failure", permanent, false, delivery.StatusFailed, 1, []string{"failed"}},
+		{"held back by the circuit", success, true, delivery.StatusFailed, 0, []string{"failed"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newTestEnv(t)
+			env.fakes.outcome = outcomes(tc.outcome)
+			if tc.open {
+				env.fakes.setOpenUntil(t0.Add(time.Hour))
+			}
+			req := newRequest("single", []time.Duration{time.Second, time.Minute})
+			req.SingleAttempt = true
+			env.ExecuteWorkflow(delivery.WorkflowDelivery, req)
+			require.True(t, env.IsWorkflowCompleted())
+			res := deliveryResult(t, env, tc.want)
+			calls, deadLetters, _ := env.fakes.snapshot()
+			assert.Len(t, res.Attempts, tc.attempts)
+			assert.Empty(t, deadLetters, "never dead-lettered")
+			assert.Equal(t, tc.upserts, env.statuses)
+			if tc.open {
+				assert.Equal(t, "circuit open", res.WaitReason)
+				return
+			}
+			require.Len(t, calls, 1, "one attempt")
+			assert.Equal(t, delivery.ActivityFirstAttempt, calls[0].activity)
+			assert.Zero(t, res.Attempts[0].NextDelay, "nothing follows it")
+		})
+	}
+}
