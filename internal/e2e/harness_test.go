@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "start hookd:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := contractReport(m.Run())
 	shared.Stop(context.Background())
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
