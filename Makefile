@@ -3,7 +3,7 @@ GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: build run test test-reliability fuzz vet fmt bench clean
+.PHONY: build run test test-reliability fuzz vet fmt bench clean lint-openapi
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/hookd ./cmd/hookd
@@ -14,12 +14,23 @@ run: build
 test:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+	$(MAKE) --no-print-directory lint-openapi
 	$(GO) test -count=1 -timeout 20m ./...
 	cd deploy/helm/charttest && $(GO) vet ./... && $(GO) test -count=1 ./...
 	# A count, not a duration: a duration's deadline races the fuzzing
 	# workers in go1.26 (golang/go#75804, fixed in go1.27) and fails the
 	# run with "context deadline exceeded" and no failing input.
 	$(GO) test -run '^$$' -fuzz FuzzVerify -fuzztime 30000x ./signing
+
+# The TypeScript client's packages, the OpenAPI linter among them, as its
+# lockfile pins them; installed again only when the lockfile changes.
+TS := clients/typescript
+$(TS)/node_modules/.package-lock.json: $(TS)/package-lock.json
+	cd $(TS) && npm ci --no-audit --no-fund --loglevel=error
+
+# The API's OpenAPI document lints clean (rules: clients/typescript/redocly.yaml).
+lint-openapi: $(TS)/node_modules/.package-lock.json
+	cd $(TS) && npx --no-install redocly lint --format=summary --config redocly.yaml ../../internal/api/openapi.yaml
 
 # Each fuzz target for a while (make test runs their seed corpora).
 FUZZTIME ?= 30s
