@@ -15,7 +15,6 @@ import (
 
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/delivery"
-	"github.com/hookd/hookd/internal/redrive"
 	"github.com/hookd/hookd/internal/visibility"
 )
 
@@ -60,7 +59,7 @@ func (s *Server) RedriveDeadLetter(ctx context.Context, id, reason string) error
 	return nil
 }
 
-// redriveMany starts a redrive job (a redrive.Job workflow) that signals
+// redriveMany starts a redrive job (a RedriveJob workflow) that signals
 // redrive to every matching dead letter at the rate asked. Temporal runs
 // it to the end, resuming after any crash; GET .../redrive/{job} reports
 // progress.
@@ -137,8 +136,8 @@ func (s *Server) RedriveDeadLetters(ctx context.Context, f DeadLetterFilter, rat
 		}
 		opts.TypedSearchAttributes = temporal.NewSearchAttributes(attrs...)
 	}
-	in := redrive.JobInput{Query: q, Rate: rate, Signal: sig, Total: matched}
-	if _, err := s.temporal.ExecuteWorkflow(ctx, opts, redrive.WorkflowJob, in); err != nil {
+	in := delivery.RedriveJobInput{Query: q, Rate: rate, Signal: sig, Total: matched}
+	if _, err := s.temporal.ExecuteWorkflow(ctx, opts, delivery.WorkflowRedriveJob, in); err != nil {
 		return RedriveStarted{}, fromTemporal(err, "start bulk redrive", "")
 	}
 	s.log.Info("bulk redrive started", "job_id", job, "matched", out.Matched, "rate", rate, "by", sig.By)
@@ -180,7 +179,7 @@ func (s *Server) RedriveJob(ctx context.Context, job string) (RedriveProgress, e
 		return out, nil
 	}
 	desc, err := s.temporal.DescribeWorkflowExecution(ctx, job, "")
-	if err == nil && desc.GetWorkflowExecutionInfo().GetType().GetName() == redrive.WorkflowJob {
+	if err == nil && desc.GetWorkflowExecutionInfo().GetType().GetName() == delivery.WorkflowRedriveJob {
 		return s.redriveJobProgress(ctx, job, desc)
 	}
 	// A job started before hookd paced redrives itself: a batch operation.
@@ -266,22 +265,22 @@ func (s *Server) redriveJobProgress(ctx context.Context, job string, desc *workf
 	if err := s.res.Owned(ctx, keyword(attrs, delivery.AttrTenantID.GetName()), keyword(attrs, delivery.AttrTenantIncarnation.GetName())); err != nil {
 		return RedriveProgress{}, &Error{Code: CodeNotFound, Message: "no such redrive job"}
 	}
-	var in redrive.JobInput
+	var in delivery.RedriveJobInput
 	if err := s.firstInput(ctx, job, info.GetExecution().GetRunId(), &in); err != nil {
 		return RedriveProgress{}, err
 	}
 	out := RedriveProgress{JobID: job, Total: in.Total, Started: info.GetStartTime().AsTime(), Reason: in.Signal.Reason}
-	var p redrive.Progress
+	var p delivery.RedriveProgress
 	switch info.GetStatus() {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
 		out.State = "running"
-		if v, err := s.temporal.QueryWorkflow(ctx, job, "", redrive.QueryState); err == nil {
+		if v, err := s.temporal.QueryWorkflow(ctx, job, "", delivery.QueryRedriveProgress); err == nil {
 			_ = v.Get(&p)
 		}
 		for _, pa := range desc.GetPendingActivities() {
-			var hb redrive.Heartbeat
+			var hb delivery.RedriveHeartbeat
 			if details := pa.GetHeartbeatDetails(); details != nil && s.dc.FromPayloads(details, &hb) == nil {
-				p = p.Add(hb.Progress)
+				p = p.Add(hb.RedriveProgress)
 			}
 		}
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:

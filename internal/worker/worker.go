@@ -13,7 +13,6 @@ import (
 
 	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/delivery"
-	"github.com/hookd/hookd/internal/redrive"
 	"github.com/hookd/hookd/internal/workflows"
 )
 
@@ -83,8 +82,7 @@ func New(c client.Client, acts *activities.Activities, opts Options) sdkworker.W
 	})
 	workflows.Register(w)
 	Register(w, acts)
-	redrive.Register(w)
-	w.RegisterActivityWithOptions((&redrive.Activities{Temporal: c}).Page, activity.RegisterOptions{Name: redrive.ActivityPage})
+	w.RegisterActivityWithOptions((&activities.Redrive{Temporal: c}).Page, activity.RegisterOptions{Name: delivery.ActivityRedrivePage})
 	return w
 }
 

@@ -1,8 +1,9 @@
 // Package workflows holds hookd's deterministic orchestration: one Delivery
 // workflow per (event, endpoint), one DeadLetter workflow per dead
-// delivery, and one Wake workflow per endpoint whose waiting deliveries
-// are being woken. Workflows refer to activities by name and import neither the
-// endpoint store nor net/http.
+// delivery, one Wake workflow per endpoint whose waiting deliveries are
+// being woken, and one RedriveJob workflow per bulk redrive. Workflows
+// refer to activities by name and import neither the endpoint store nor
+// net/http.
 package workflows
 
 import (
@@ -20,5 +21,6 @@ type Registry interface {
 func Register(r Registry) {
 	r.RegisterWorkflowWithOptions(Delivery, workflow.RegisterOptions{Name: delivery.WorkflowDelivery})
 	r.RegisterWorkflowWithOptions(DeadLetter, workflow.RegisterOptions{Name: delivery.WorkflowDeadLetter})
+	r.RegisterWorkflowWithOptions(RedriveJob, workflow.RegisterOptions{Name: delivery.WorkflowRedriveJob})
 	r.RegisterWorkflowWithOptions(Wake, workflow.RegisterOptions{Name: delivery.WorkflowWake})
 }

@@ -1,4 +1,4 @@
-package redrive
+package activities
 
 import (
 	"context"
@@ -14,37 +14,33 @@ import (
 	"github.com/hookd/hookd/internal/delivery"
 )
 
-// Temporal is what the activity uses of the Temporal client.
-type Temporal interface {
+// RedriveTemporal is what the RedrivePage activity uses of the Temporal
+// client.
+type RedriveTemporal interface {
 	ListWorkflow(ctx context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error)
 	SignalWorkflow(ctx context.Context, workflowID, runID, signalName string, arg any) error
 }
 
-// Activities holds the page activity's dependencies.
-type Activities struct {
-	Temporal Temporal
-}
-
-// Heartbeat is a page's progress as its heartbeat carries it: the dead
-// letters done, so a retried attempt skips them.
-type Heartbeat struct {
-	Done []string `json:"done"`
-	Progress
+// Redrive holds the RedrivePage activity's dependencies: a bulk redrive
+// job's pages (delivery.RedriveJobInput). It is apart from Activities,
+// whose dependencies it does not need.
+type Redrive struct {
+	Temporal RedriveTemporal
 }
 
 // Page lists one page of in.Query and signals redrive to each dead letter
 // on it, one every 1/in.Rate seconds. A retried attempt lists the page
 // again and skips those its heartbeat says are done.
-func (a *Activities) Page(ctx context.Context, in PageInput) (PageResult, error) {
-	var hb Heartbeat
+func (a *Redrive) Page(ctx context.Context, in delivery.RedrivePageInput) (delivery.RedrivePageResult, error) {
+	var hb delivery.RedriveHeartbeat
 	if activity.HasHeartbeatDetails(ctx) {
 		_ = activity.GetHeartbeatDetails(ctx, &hb)
 	}
 	resp, err := a.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-		Query: in.Query, PageSize: PageSize, NextPageToken: in.Cursor,
+		Query: in.Query, PageSize: delivery.RedrivePageSize, NextPageToken: in.Cursor,
 	})
 	if err != nil {
-		return PageResult{}, fmt.Errorf("list dead letters: %w", err)
+		return delivery.RedrivePageResult{}, fmt.Errorf("list dead letters: %w", err)
 	}
 	// Signal i is due at next: one interval after the one before it (after
 	// the page starts for the first, unless it is the job's first), never
@@ -61,7 +57,7 @@ func (a *Activities) Page(ctx context.Context, in PageInput) (PageResult, error)
 			continue
 		}
 		if err := pauseUntil(ctx, next, hb); err != nil {
-			return PageResult{}, err
+			return delivery.RedrivePageResult{}, err
 		}
 		next = later(next.Add(interval), time.Now())
 		err := a.Temporal.SignalWorkflow(ctx, id, "", delivery.SignalRedrive, in.Signal)
@@ -72,7 +68,7 @@ func (a *Activities) Page(ctx context.Context, in PageInput) (PageResult, error)
 		case errors.As(err, &gone):
 			hb.Skipped++ // redriven or expired since it was listed
 		case ctx.Err() != nil:
-			return PageResult{}, ctx.Err()
+			return delivery.RedrivePageResult{}, ctx.Err()
 		default:
 			activity.GetLogger(ctx).Warn("redrive signal failed", "workflow_id", id, "error", err)
 			hb.Failed++
@@ -80,7 +76,7 @@ func (a *Activities) Page(ctx context.Context, in PageInput) (PageResult, error)
 		hb.Done = append(hb.Done, id)
 		activity.RecordHeartbeat(ctx, hb)
 	}
-	return PageResult{Progress: hb.Progress, Next: resp.GetNextPageToken()}, nil
+	return delivery.RedrivePageResult{RedriveProgress: hb.RedriveProgress, Next: resp.GetNextPageToken()}, nil
 }
 
 // later is the later of a and b.
@@ -93,7 +89,7 @@ func later(a, b time.Time) time.Time {
 
 // pauseUntil waits until deadline, heartbeating at least every 3 s, or
 // fails when ctx ends.
-func pauseUntil(ctx context.Context, deadline time.Time, hb Heartbeat) error {
+func pauseUntil(ctx context.Context, deadline time.Time, hb delivery.RedriveHeartbeat) error {
 	for {
 		left := time.Until(deadline)
 		if left <= 0 {
