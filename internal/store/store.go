@@ -48,6 +48,13 @@ type Endpoint struct {
 	Metadata  map[string]string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Credentials are the custom headers and authentication sent to the
+	// receiver, sealed at rest. GetEndpoint and ListEndpoints load them
+	// (nil when there are none); MatchingEndpoints leaves them nil.
+	// CreateEndpoint stores them when set; UpdateEndpoint keeps the stored
+	// ones when nil and replaces them otherwise (an empty one removes
+	// them).
+	Credentials *Credentials
 }
 
 // Matches reports whether the endpoint's filter accepts eventType.

@@ -9,7 +9,7 @@ import (
 	"github.com/hookd/hookd/internal/store"
 )
 
-const getEndpointSQL = `SELECT ` + endpointColumns + ` FROM hookd_endpoints WHERE id = $1`
+const getEndpointSQL = `SELECT ` + endpointColumns + `, ` + credentialsColumn + ` FROM hookd_endpoints WHERE id = $1`
 
 // CreateEndpoint inserts ep and its first secret, which is valid from
 // ep.CreatedAt.
@@ -59,6 +59,10 @@ func (s *Store) createEndpoint(ctx context.Context, ep *store.Endpoint, secret s
 	if err != nil {
 		return err
 	}
+	creds, err := s.sealCredentials(ep.ID, ep.Credentials)
+	if err != nil {
+		return err
+	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		if ep.TenantID != "" {
 			incarnation, err := s.lockTenant(ctx, tx, ep.TenantID)
@@ -81,13 +85,16 @@ func (s *Store) createEndpoint(ctx context.Context, ep *store.Endpoint, secret s
 		if err := bumpEndpointsVersion(ctx, tx); err != nil {
 			return err
 		}
+		if err := putCredentials(ctx, tx, ep.ID, creds, ep.CreatedAt.UnixNano()); err != nil {
+			return err
+		}
 		return insertSecret(ctx, tx, ep.ID, 1, sealed, ep.CreatedAt.UnixNano())
 	})
 }
 
 // GetEndpoint returns the endpoint or store.ErrNotFound.
 func (s *Store) GetEndpoint(ctx context.Context, id string) (*store.Endpoint, error) {
-	ep, err := scanEndpoint(s.getEndpoint.QueryRowContext(ctx, id))
+	ep, err := s.scanEndpointWithCredentials(s.getEndpoint.QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		err = store.ErrNotFound
 	}
@@ -115,7 +122,7 @@ func (s *Store) listEndpoints(ctx context.Context, f store.TenantFilter, p store
 	}
 	limit := pageLimit(p)
 	where, args := tenantClause(f, 3)
-	eps, err := s.queryEndpoints(ctx, `SELECT `+endpointColumns+` FROM hookd_endpoints
+	eps, err := s.queryEndpointsWith(ctx, s.scanEndpointWithCredentials, `SELECT `+endpointColumns+`, `+credentialsColumn+` FROM hookd_endpoints
 		WHERE (created_at, id) > ($1, $2)`+where+` ORDER BY created_at, id LIMIT $3`,
 		append([]any{after.created, after.id, limit + 1}, args...)...)
 	if err != nil {
@@ -142,16 +149,31 @@ func tenantClause(f store.TenantFilter, last int) (string, []any) {
 }
 
 // UpdateEndpoint replaces every field of the endpoint but its ID, tenant
-// and CreatedAt, or returns store.ErrNotFound.
+// and CreatedAt, or returns store.ErrNotFound. Its credentials are
+// replaced when ep.Credentials is set and kept otherwise.
 func (s *Store) UpdateEndpoint(ctx context.Context, ep *store.Endpoint) error {
 	values, err := endpointValues(ep)
+	var creds []byte
+	if err == nil && ep.Credentials != nil {
+		creds, err = s.sealCredentials(ep.ID, ep.Credentials)
+	}
 	if err == nil {
 		// Every column but created_at ($9) and tenant_id, which an update
 		// keeps.
 		values = append(values[:8:8], values[9])
-		err = s.changeEndpoints(ctx, `UPDATE hookd_endpoints SET url = $2, description = $3, event_types = $4,
+		err = s.inTx(ctx, func(tx *sql.Tx) error {
+			if err := execOneIn(ctx, tx, `UPDATE hookd_endpoints SET url = $2, description = $3, event_types = $4,
 			enabled = $5, retry_schedule = $6, timeout_ns = $7, metadata = $8, updated_at = $9
-			WHERE id = $1`, values...)
+			WHERE id = $1`, values...); err != nil {
+				return err
+			}
+			if ep.Credentials != nil {
+				if err := putCredentials(ctx, tx, ep.ID, creds, ep.UpdatedAt.UnixNano()); err != nil {
+					return err
+				}
+			}
+			return bumpEndpointsVersion(ctx, tx)
+		})
 	}
 	if err != nil {
 		return fmt.Errorf("update endpoint: %w", err)
@@ -181,6 +203,11 @@ func (s *Store) changeEndpoints(ctx context.Context, query string, args ...any) 
 }
 
 func (s *Store) queryEndpoints(ctx context.Context, query string, args ...any) ([]*store.Endpoint, error) {
+	return s.queryEndpointsWith(ctx, func(sc scanner) (*store.Endpoint, error) { return scanEndpoint(sc) }, query, args...)
+}
+
+// queryEndpointsWith is queryEndpoints reading each row with scan.
+func (s *Store) queryEndpointsWith(ctx context.Context, scan func(scanner) (*store.Endpoint, error), query string, args ...any) ([]*store.Endpoint, error) {
 	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -188,7 +215,7 @@ func (s *Store) queryEndpoints(ctx context.Context, query string, args ...any) (
 	defer rows.Close()
 	var eps []*store.Endpoint
 	for rows.Next() {
-		ep, err := scanEndpoint(rows)
+		ep, err := scan(rows)
 		if err != nil {
 			return nil, err
 		}

@@ -163,6 +163,15 @@ var migrations = [][]string{
 		`ALTER TABLE hookd_endpoints ADD COLUMN tenant_incarnation TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE hookd_events ADD COLUMN tenant_incarnation TEXT NOT NULL DEFAULT ''`,
 	},
+	{
+		// An endpoint's custom headers and receiver authentication, one
+		// sealed value beside its signing secrets; no row means none.
+		`CREATE TABLE hookd_endpoint_credentials (
+			endpoint_id TEXT PRIMARY KEY REFERENCES hookd_endpoints (id) ON DELETE CASCADE,
+			ciphertext {blob} NOT NULL,
+			updated_at BIGINT NOT NULL
+		)`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

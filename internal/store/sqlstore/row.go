@@ -69,16 +69,17 @@ func nullString(s string) sql.NullString { return sql.NullString{String: s, Vali
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
-// scanEndpoint reads one row of endpointColumns.
-func scanEndpoint(sc scanner) (*store.Endpoint, error) {
+// scanEndpoint reads one row of endpointColumns, then any extra columns
+// into extra.
+func scanEndpoint(sc scanner, extra ...any) (*store.Endpoint, error) {
 	var (
 		ep                        store.Endpoint
 		types, retries, metadata  string
 		timeout, created, updated int64
 		tenant                    sql.NullString
 	)
-	if err := sc.Scan(&ep.ID, &ep.URL, &ep.Description, &types, &ep.Enabled, &retries,
-		&timeout, &metadata, &created, &updated, &tenant, &ep.TenantIncarnation); err != nil {
+	if err := sc.Scan(append([]any{&ep.ID, &ep.URL, &ep.Description, &types, &ep.Enabled, &retries,
+		&timeout, &metadata, &created, &updated, &tenant, &ep.TenantIncarnation}, extra...)...); err != nil {
 		return nil, err
 	}
 	ep.TenantID = tenant.String

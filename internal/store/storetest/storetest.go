@@ -53,7 +53,7 @@ func Run(t *testing.T, open Opener) {
 		{"EventListFilters", testListEventFilters},
 		{"EventPrune", testPruneEvents},
 	}
-	for _, c := range append(append(append(cases, tenantCases...), portalCases...), incarnationCases...) {
+	for _, c := range append(append(append(append(cases, tenantCases...), portalCases...), incarnationCases...), credentialCases...) {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)
 			t.Cleanup(func() { require.NoError(t, s.Close()) })
