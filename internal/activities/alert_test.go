@@ -56,7 +56,16 @@ func TestCircuitAlertDoesNotHoldTheAttempt(t *testing.T) {
 
 	sink := &heldSink{release: make(chan struct{}), got: make(chan ingest.Event, 1)}
 	events := opevents.NewPublisher(sink, nil)
-	t.Cleanup(func() { events.Close(context.Background()) })
+	runCtx, stopEvents := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		events.Run(runCtx)
+		close(stopped)
+	}()
+	t.Cleanup(func() {
+		stopEvents()
+		<-stopped
+	})
 	acts := activities.New(activities.Config{
 		Endpoints: db,
 		HTTP:      activities.NewHTTPClient(activities.Guard{AllowLoopback: true}),

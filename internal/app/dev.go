@@ -110,7 +110,7 @@ type Dev struct {
 	codec  *codec.Codec
 	store  *sqlstore.Store
 	obs    *observability
-	pruner *eventPruner
+	parts  parts
 	guard  *embedded.DataDirGuard
 	worker sdkworker.Worker
 	http   httpServers
@@ -232,12 +232,12 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	if d.guard, err = embedded.GuardDataDir(cfg.DataDir, guardedFiles, cfg.Logger); err != nil {
 		return nil, err
 	}
-	p, err := startParts(d.store, d.Client, d.obs, cfg.Logger)
+	d.parts, err = startParts(d.store, d.Client, d.obs, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
-	d.pruner = startEventPruner(d.store, cfg.Retention, cfg.Logger)
-	acts := p.activities(activities.Config{
+	d.parts.startPruner(cfg.Retention)
+	acts := d.parts.activities(activities.Config{
 		// hookd dev delivers to local receivers: loopback is allowed.
 		HTTP:                activities.NewHTTPClient(activities.Guard{AllowLoopback: true}),
 		Version:             cfg.Version,
@@ -301,13 +301,12 @@ func (d *Dev) Stop(ctx context.Context) {
 	if d.worker != nil {
 		d.worker.Stop()
 	}
-	if err := d.obs.Close(ctx); err != nil {
-		d.cfg.Logger.Warn("flush attempt figures", "error", err)
+	if err := d.parts.stop(ctx); err != nil {
+		d.cfg.Logger.Warn("stop background work", "error", err)
 	}
 	if d.Client != nil {
 		d.Client.Close()
 	}
-	d.pruner.Close()
 	d.guard.Close()
 	if d.store != nil {
 		_ = d.store.Close()

@@ -2,14 +2,11 @@ package app
 
 import (
 	"cmp"
-	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/delivery"
-	"github.com/hookd/hookd/internal/ingest"
 )
 
 // checkWindows refuses a dead-letter retention that, after the default
@@ -28,30 +25,4 @@ func checkWindows(retention, deadLetter time.Duration) error {
 			deadLetter, retention, span, activities.MinDeadLetterWait, retention-span)
 	}
 	return nil
-}
-
-// eventPruner deletes event records past the dedup window in the
-// background.
-type eventPruner struct {
-	stop context.CancelFunc
-	done chan struct{}
-}
-
-func startEventPruner(p ingest.Pruner, window time.Duration, log *slog.Logger) *eventPruner {
-	ctx, cancel := context.WithCancel(context.Background())
-	ep := &eventPruner{stop: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(ep.done)
-		ingest.RunPruner(ctx, p, window, ingest.DefaultPruneEvery, log)
-	}()
-	return ep
-}
-
-// Close stops the pruner; a nil pruner closes as a no-op.
-func (ep *eventPruner) Close() {
-	if ep == nil {
-		return
-	}
-	ep.stop()
-	<-ep.done
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hookd/hookd/internal/api"
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/lifecycle"
 	"github.com/hookd/hookd/internal/metrics"
 	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/stats"
@@ -42,9 +43,6 @@ type observability struct {
 	log     *slog.Logger
 	metrics *metrics.Metrics
 	stats   *stats.Aggregator
-	events  *opevents.Publisher
-	stop    context.CancelFunc
-	done    chan struct{}
 }
 
 // newObservability returns the metrics registry; SDKMetrics goes into the
@@ -57,11 +55,10 @@ func newObservability(cfg observabilityConfig, logger *slog.Logger) *observabili
 	}
 }
 
-// start starts the attempt-figure flusher (which raises the success-rate
-// alert through events) and the periodic gauges read from vis and the
-// store. Close stops events too.
-func (o *observability) start(st *sqlstore.Store, vis visibility.Reader, events *opevents.Publisher) error {
-	o.events = events
+// start starts, in bg, the attempt-figure flusher (which raises the
+// success-rate alert through events) and the periodic gauges read from
+// vis and the store; stopping bg flushes the last figures.
+func (o *observability) start(bg *lifecycle.Group, st *sqlstore.Store, vis visibility.Reader, events *opevents.Publisher) error {
 	cfg := stats.Config{Store: st, Logger: o.log, FlushEvery: o.cfg.FlushEvery}
 	if events != nil {
 		cfg.Events = events
@@ -71,12 +68,10 @@ func (o *observability) start(st *sqlstore.Store, vis visibility.Reader, events 
 		return fmt.Errorf("start stats: %w", err)
 	}
 	o.stats = agg
-	ctx, cancel := context.WithCancel(context.Background())
-	o.stop, o.done = cancel, make(chan struct{})
-	go func() {
-		defer close(o.done)
+	bg.Go("attempt figures", agg.Run)
+	bg.Go("metrics refresh", func(ctx context.Context) {
 		o.metrics.RunRefresh(ctx, metrics.Sources{Temporal: vis, Circuits: st}, o.cfg.RefreshEvery, o.log)
-	}()
+	})
 	return nil
 }
 
@@ -132,19 +127,4 @@ func (o *observability) scrapeHandler(apiServer *api.Server) http.Handler {
 	mux.Handle("GET /metrics", metrics)
 	mux.Handle("/", http.NotFoundHandler())
 	return mux
-}
-
-// Close stops the gauges, flushes the last attempt figures and publishes
-// the last operational events; call it after the worker stopped and
-// before the store and client close. A nil observability closes as a
-// no-op.
-func (o *observability) Close(ctx context.Context) error {
-	if o == nil || o.stats == nil {
-		return nil
-	}
-	o.stop()
-	<-o.done
-	err := o.stats.Close(ctx)
-	o.events.Close(ctx)
-	return err
 }

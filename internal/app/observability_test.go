@@ -16,6 +16,7 @@ import (
 
 	"github.com/hookd/hookd/internal/api"
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/lifecycle"
 	"github.com/hookd/hookd/internal/stats"
 	"github.com/hookd/hookd/internal/store/sqlite"
 	"github.com/hookd/hookd/internal/store/storetest"
@@ -51,7 +52,8 @@ func TestObservability(t *testing.T) {
 	require.NoError(t, err)
 	defer st.Close()
 	o := newObservability(observabilityConfig{FlushEvery: time.Hour}, slog.New(slog.DiscardHandler))
-	require.NoError(t, o.start(st, emptyVisibility{}, nil))
+	bg := lifecycle.New(nil)
+	require.NoError(t, o.start(bg, st, emptyVisibility{}, nil))
 
 	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "api") })
 	srv := httptest.NewServer(o.withMetrics(api, nil))
@@ -77,7 +79,7 @@ func TestObservability(t *testing.T) {
 		require.Contains(t, body, want)
 	}
 
-	require.NoError(t, o.Close(ctx)) // flushes
+	require.NoError(t, bg.Stop(ctx)) // flushes
 	fig, err := o.Stats(ctx, "ep_a")
 	require.NoError(t, err)
 	hour := fig.(stats.Figures).LastHour

@@ -100,7 +100,6 @@ type Serve struct {
 	codec    *codec.Codec
 	store    *sqlstore.Store
 	obs      *observability
-	pruner   *eventPruner
 	parts    parts
 	worker   sdkworker.Worker
 	http     httpServers
@@ -239,7 +238,7 @@ func (s *Serve) connect(ctx context.Context) error {
 		return err
 	}
 	s.parts, err = startParts(s.store, s.Client, s.obs, cfg.Logger)
-	s.pruner = startEventPruner(s.store, cfg.Retention, cfg.Logger)
+	s.parts.startPruner(cfg.Retention)
 	return err
 }
 
@@ -290,13 +289,12 @@ func (s *Serve) Stop(ctx context.Context) {
 		s.worker.Stop()
 		log.Info("worker stopped", "took", time.Since(start).Round(time.Millisecond))
 	}
-	if err := s.obs.Close(shutdownCtx); err != nil {
-		log.Warn("flush attempt figures", "error", err)
+	if err := s.parts.stop(shutdownCtx); err != nil {
+		log.Warn("stop background work", "error", err)
 	}
 	if s.Client != nil {
 		s.Client.Close()
 	}
-	s.pruner.Close()
 	if s.store != nil {
 		if err := s.store.Close(); err != nil {
 			log.Warn("close store", "error", err)

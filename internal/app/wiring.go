@@ -1,20 +1,26 @@
 package app
 
 import (
+	"context"
 	"log/slog"
+	"time"
 
 	"go.temporal.io/sdk/client"
 
 	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/ingest"
+	"github.com/hookd/hookd/internal/lifecycle"
 	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store/sqlstore"
 )
 
 // parts are what every hookd process builds the same way, hookd dev and
-// hookd worker/api/serve alike: the publisher of operational events and
-// the observability (figures flusher, success-rate alerts, gauges).
+// hookd worker/api/serve alike: the publisher of operational events, the
+// observability (figures flusher, success-rate alerts, gauges) and the
+// event pruner, all background work in one lifecycle group that stop
+// cancels and joins.
 type parts struct {
+	bg     *lifecycle.Group
 	store  *sqlstore.Store
 	client client.Client
 	obs    *observability
@@ -23,12 +29,31 @@ type parts struct {
 }
 
 // startParts starts the publisher of operational events and the
-// observability on the store and client; the observability's Close stops
-// both.
+// observability on the store and client, in one lifecycle group; stop
+// stops them.
 func startParts(st *sqlstore.Store, c client.Client, obs *observability, log *slog.Logger) (parts, error) {
-	p := parts{store: st, client: c, obs: obs, log: log,
+	p := parts{bg: lifecycle.New(log), store: st, client: c, obs: obs, log: log,
 		events: opevents.NewPublisher(&ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log, Metrics: obs.metrics}, log)}
-	return p, obs.start(st, c, p.events)
+	p.bg.Go("operational events", p.events.Run)
+	return p, obs.start(p.bg, st, c, p.events)
+}
+
+// startPruner deletes event records past the dedup window, in the group.
+func (p parts) startPruner(window time.Duration) {
+	p.bg.Go("event pruner", func(ctx context.Context) {
+		ingest.RunPruner(ctx, p.store, window, ingest.DefaultPruneEvery, p.log)
+	})
+}
+
+// stop stops the background work and waits for it, at most until ctx is
+// done: the figures' last flush and the last operational events. Call it
+// after the worker stopped and before the client and the store close. A
+// zero parts stops as a no-op.
+func (p parts) stop(ctx context.Context) error {
+	if p.bg == nil {
+		return nil
+	}
+	return p.bg.Stop(ctx)
 }
 
 // activities completes cfg with the store, the client and the hooks, and

@@ -91,6 +91,7 @@ func TestHealthBody(t *testing.T) {
 func TestPublishDoesNotWait(t *testing.T) {
 	s := &sink{hold: make(chan struct{})}
 	p := NewPublisher(s, nil)
+	stop := run(p)
 	returned := make(chan struct{})
 	go func() {
 		for i := range 3 {
@@ -106,7 +107,7 @@ func TestPublishDoesNotWait(t *testing.T) {
 	assert.Empty(t, s.published())
 	close(s.hold)
 	require.Eventually(t, func() bool { return len(s.published()) == 3 }, 5*time.Second, 5*time.Millisecond)
-	p.Close(context.Background())
+	stop()
 }
 
 // An event that failed to publish is tried again with the same ID.
@@ -114,6 +115,7 @@ func TestPublishRetried(t *testing.T) {
 	s := &sink{fail: errors.New("temporal unavailable")}
 	p := NewPublisher(s, nil)
 	p.retryEvery = 10 * time.Millisecond
+	stop := run(p)
 	p.Publish(EndpointRecovered, Health{EndpointID: "ep_1", Reason: ReasonCircuit, At: t0})
 	require.Eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.tries >= 2 }, 5*time.Second, 5*time.Millisecond)
 	s.mu.Lock()
@@ -121,7 +123,7 @@ func TestPublishRetried(t *testing.T) {
 	s.mu.Unlock()
 	require.Eventually(t, func() bool { return len(s.published()) == 1 }, 5*time.Second, 5*time.Millisecond)
 	assert.Equal(t, "hookd.endpoint.recovered:circuit:ep_1:1772600767", s.published()[0].ID)
-	p.Close(context.Background())
+	stop()
 }
 
 // The queue is bounded: while the sink is down, the newest MaxQueued
@@ -139,13 +141,33 @@ func TestQueueBounded(t *testing.T) {
 	assert.Equal(t, "hookd.endpoint.unhealthy:circuit:ep_1:1772600876", got[len(got)-1].ID)
 }
 
-// A closed publisher drops what it is given instead of blocking.
-func TestPublishAfterClose(t *testing.T) {
+// A stopped publisher drops what it is given instead of blocking; what was
+// queued before the stop gets one last try.
+func TestPublishAfterStop(t *testing.T) {
 	s := &sink{}
 	p := NewPublisher(s, nil)
-	p.Close(context.Background())
+	p.Publish(EndpointRecovered, Health{EndpointID: "ep_1", Reason: ReasonCircuit, At: t0})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p.Run(ctx) // stopped at once: the queued event is tried once
+	require.Len(t, s.published(), 1)
 	p.Publish(EndpointUnhealthy, Health{EndpointID: "ep_1", Reason: ReasonCircuit, At: t0})
-	assert.Empty(t, s.published())
+	p.flush(context.Background())
+	assert.Len(t, s.published(), 1, "nothing published after the stop")
 	var nilPublisher *Publisher
-	nilPublisher.Close(context.Background())
+	nilPublisher.Run(context.Background())
+}
+
+// run runs p's loop until the returned stop is called, which waits for it.
+func run(p *Publisher) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		p.Run(ctx)
+		close(done)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }

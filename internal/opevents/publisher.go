@@ -38,19 +38,18 @@ type Publisher struct {
 	mu     sync.Mutex
 	queue  []ingest.Event
 	wake   chan struct{}
-	stop   chan struct{}
-	done   chan struct{}
 	closed bool
 }
 
-// NewPublisher starts a publisher on sink; Close stops it.
+// finalPublish bounds the last try Run makes at what is queued as it stops.
+const finalPublish = 5 * time.Second
+
+// NewPublisher returns a publisher on sink; its loop is Run.
 func NewPublisher(sink Sink, logger *slog.Logger) *Publisher {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	p := &Publisher{sink: sink, log: logger, retryEvery: RetryEvery, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	go p.run()
-	return p
+	return &Publisher{sink: sink, log: logger, retryEvery: RetryEvery, wake: make(chan struct{}, 1)}
 }
 
 // Publish queues a health event of the given type without waiting.
@@ -78,20 +77,41 @@ func (p *Publisher) Publish(eventType string, h Health) {
 	}
 }
 
-func (p *Publisher) run() {
-	defer close(p.done)
+// Run publishes what Publish queues until ctx is done, then refuses new
+// events, makes one last try at what is queued (within finalPublish) and
+// returns, logging what it drops. A nil Publisher returns at once.
+func (p *Publisher) Run(ctx context.Context) {
+	if p == nil {
+		return
+	}
 	var retry <-chan time.Time
 	for {
 		select {
-		case <-p.stop:
+		case <-ctx.Done():
+			p.stop(ctx)
 			return
 		case <-p.wake:
 		case <-retry:
 		}
 		retry = nil
-		if !p.flush(context.Background()) {
+		if !p.flush(ctx) {
 			retry = time.After(p.retryEvery)
 		}
+	}
+}
+
+// stop closes the publisher to new events and tries what is queued once.
+func (p *Publisher) stop(ctx context.Context) {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalPublish)
+	defer cancel()
+	p.flush(fctx)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.queue) > 0 {
+		p.log.Warn("operational events dropped at shutdown", "count", len(p.queue))
 	}
 }
 
@@ -122,27 +142,4 @@ func (p *Publisher) flush(ctx context.Context) bool {
 	}
 	p.mu.Unlock()
 	return false
-}
-
-// Close stops the publisher after one last try at what is queued, within
-// ctx. A nil Publisher closes as a no-op.
-func (p *Publisher) Close(ctx context.Context) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return
-	}
-	p.closed = true
-	p.mu.Unlock()
-	close(p.stop)
-	<-p.done
-	p.flush(ctx)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.queue) > 0 {
-		p.log.Warn("operational events dropped at shutdown", "count", len(p.queue))
-	}
 }

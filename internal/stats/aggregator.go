@@ -61,9 +61,6 @@ type Aggregator struct {
 
 	flushMu   sync.Mutex // serialises flushes; guards what follows
 	lastPrune time.Time
-
-	stop chan struct{}
-	done chan struct{}
 }
 
 type cellKey struct {
@@ -76,7 +73,7 @@ type cell struct {
 	latency             [store.LatencyBuckets]int64
 }
 
-// New returns an aggregator whose flusher runs until Close.
+// New returns an aggregator; its flusher is Run.
 func New(cfg Config) (*Aggregator, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("stats: missing store")
@@ -91,10 +88,7 @@ func New(cfg Config) (*Aggregator, error) {
 		cfg:   cfg,
 		log:   cmp.Or(cfg.Logger, slog.Default()),
 		cells: map[cellKey]*cell{},
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
 	}
-	go a.run()
 	return a, nil
 }
 
@@ -143,28 +137,28 @@ func (a *Aggregator) Stats(ctx context.Context, endpointID string) (any, error) 
 	return a.Figures(ctx, endpointID)
 }
 
-// Close stops the flusher and flushes what is left.
-func (a *Aggregator) Close(ctx context.Context) error {
-	select {
-	case <-a.stop:
-	default:
-		close(a.stop)
-	}
-	<-a.done
-	return a.Flush(ctx)
-}
+// finalFlush bounds the flush Run makes as it stops.
+const finalFlush = 5 * time.Second
 
-func (a *Aggregator) run() {
-	defer close(a.done)
+// Run flushes every FlushEvery until ctx is done, then flushes what is
+// left (within finalFlush) and returns: start it in the process's
+// lifecycle group, and stop the group after the worker so the last
+// attempts are counted.
+func (a *Aggregator) Run(ctx context.Context) {
 	t := time.NewTicker(a.cfg.FlushEvery)
 	defer t.Stop()
 	for {
 		select {
-		case <-a.stop:
+		case <-ctx.Done():
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalFlush)
+			defer cancel()
+			if err := a.Flush(fctx); err != nil {
+				a.log.Warn("flush attempt stats at stop", "error", err)
+			}
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), 4*a.cfg.FlushEvery)
-			if err := a.Flush(ctx); err != nil {
+			fctx, cancel := context.WithTimeout(ctx, 4*a.cfg.FlushEvery)
+			if err := a.Flush(fctx); err != nil {
 				a.log.Warn("flush attempt stats", "error", err)
 			}
 			cancel()

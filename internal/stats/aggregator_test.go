@@ -46,7 +46,6 @@ func newTestAggregator(t *testing.T, s Store, p Events) *Aggregator {
 	t.Helper()
 	a, err := New(Config{Store: s, Events: p, FlushEvery: time.Hour, Now: func() time.Time { return t0.Add(30 * time.Second) }})
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = a.Close(context.Background()) })
 	return a
 }
 
@@ -110,12 +109,19 @@ func TestFailedFlushIsRetried(t *testing.T) {
 	}}, s.batches[0])
 }
 
-func TestCloseFlushes(t *testing.T) {
+func TestRunFlushesWhenItStops(t *testing.T) {
 	s := &recordingStore{}
 	a, err := New(Config{Store: s, FlushEvery: time.Hour})
 	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		a.Run(ctx)
+		close(done)
+	}()
 	a.Observe("ep_a", attempt(time.Now(), true, time.Millisecond))
-	require.NoError(t, a.Close(context.Background()))
-	require.Len(t, s.batches, 1)
+	cancel()
+	<-done
+	require.Len(t, s.batches, 1, "what was observed is flushed as Run stops")
 	require.Equal(t, int64(1), s.batches[0][0].Attempts)
 }
