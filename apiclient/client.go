@@ -139,7 +139,7 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 		if err := enc.Encode(in); err != nil {
 			return 0, nil, fmt.Errorf("%s %s: encode request: %w", method, path, err)
 		}
-		reqBody = &b
+		reqBody = bytes.NewReader(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 	}
 	req, err := http.NewRequestWithContext(ctx, method, target, reqBody)
 	if err != nil {

@@ -105,10 +105,11 @@ func TestEndpointPatchEveryField(t *testing.T) {
 	}), "every field changed, and no secret outside create and rotate")
 	require.Equal(t, want, fields("GET", nil))
 
-	// A partial patch touches only its field. (The endpoint stays disabled:
-	// an empty filter subscribes it to every other test's events.)
-	want["event_types"] = []any{}
-	require.Equal(t, want, fields("PATCH", map[string]any{"event_types": []string{}}))
+	// A partial patch touches only its field. (Not an empty filter: even
+	// disabled, the endpoint would then hold a delivery of every other
+	// test's events.)
+	want["event_types"] = []any{"patch.only"}
+	require.Equal(t, want, fields("PATCH", map[string]any{"event_types": []string{"patch.only"}}))
 }
 
 // Each invalid field is refused with a 400 naming it, and changes nothing.
