@@ -31,7 +31,7 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) d
 		if first {
 			a.log.Info("endpoint has its share of attempts in flight; deferring the rest", "endpoint_id", req.EndpointID, "share", a.shares.limit)
 		}
-		return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: turn, DelayReason: waitEndpointBusy}
+		return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: turn, DelayReason: delivery.WaitEndpointBusy}
 	}
 	defer release()
 	ep, signer, err := a.load(ctx, req.EndpointID, start)
@@ -74,9 +74,9 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) d
 // sent a valid Retry-After, which replaces it.
 func (a *Activities) nextDelay(scheduled time.Duration, retryAfter string, now time.Time) (time.Duration, string) {
 	if d, ok := parseRetryAfter(retryAfter, now); ok {
-		return d, "retry-after"
+		return d, delivery.DelayRetryAfter
 	}
-	return scheduled + time.Duration(float64(scheduled)*delivery.Jitter*a.jitter()), "schedule"
+	return scheduled + time.Duration(float64(scheduled)*delivery.Jitter*a.jitter()), delivery.DelaySchedule
 }
 
 type response struct {

@@ -54,7 +54,7 @@ func classifyError(err error) (delivery.Outcome, string, string) {
 	case errors.Is(err, ErrRefused):
 		return delivery.OutcomePermanent, "refused", refusedMessage(err)
 	case errors.Is(err, errInternal):
-		return delivery.OutcomeRetryable, "internal", errInternal.Error()
+		return delivery.OutcomeRetryable, delivery.ClassInternal, errInternal.Error()
 	case headersTooLarge(err):
 		return delivery.OutcomeRetryable, "response_headers_too_large", fmt.Sprintf("response headers larger than %d KiB", maxResponseHeaderBytes>>10)
 	case errors.As(err, &dnsErr):

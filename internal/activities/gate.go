@@ -132,7 +132,7 @@ const probeSlack = 10 * time.Second
 // store, a refused destination) are not counted.
 func (a *Activities) record(ctx context.Context, endpointID string, g gate, at delivery.Attempt) {
 	reachable := at.Outcome == delivery.OutcomeSuccess || (at.Outcome == delivery.OutcomePermanent && at.Status != 0)
-	counts := at.Outcome == delivery.OutcomeRetryable && at.ErrorClass != "internal"
+	counts := at.Outcome == delivery.OutcomeRetryable && at.ErrorClass != delivery.ClassInternal
 	if (reachable && g.quiet) || (!reachable && !counts) {
 		return
 	}

@@ -5,10 +5,6 @@ import (
 	"time"
 )
 
-// waitEndpointBusy is why an attempt over its endpoint's share of the
-// worker waits (Attempt.DelayReason, shown as the delivery's wait reason).
-const waitEndpointBusy = "endpoint busy"
-
 // shareSlack is how long after an in-flight attempt's deadline a turn
 // starts: the attempt still classifies and records its result then.
 const shareSlack = 100 * time.Millisecond

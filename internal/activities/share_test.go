@@ -106,7 +106,7 @@ func TestEndpointShareDefersTheRest(t *testing.T) {
 	at := a.attempt(context.Background(), req, 1)
 	assert.Less(t, time.Since(start), 100*time.Millisecond, "deferred at once")
 	assert.Equal(t, delivery.OutcomeDeferred, at.Outcome)
-	assert.Equal(t, waitEndpointBusy, at.DelayReason)
+	assert.Equal(t, delivery.WaitEndpointBusy, at.DelayReason)
 	assert.WithinRange(t, at.NextAttempt, start.Add(timeout-200*time.Millisecond), start.Add(timeout+time.Second))
 
 	in := delivery.RetryInput{Request: req, Prior: []delivery.Attempt{{Number: 1, Outcome: delivery.OutcomeRetryable, ErrorClass: "timeout"}}}
@@ -115,7 +115,7 @@ func TestEndpointShareDefersTheRest(t *testing.T) {
 	var res delivery.Result
 	require.NoError(t, v.Get(&res))
 	assert.Equal(t, delivery.StatusPending, res.Status)
-	assert.Equal(t, waitEndpointBusy, res.WaitReason)
+	assert.Equal(t, delivery.WaitEndpointBusy, res.WaitReason)
 	assert.Len(t, res.Attempts, 1, "the deferral is not in the timeline")
 
 	fastReq := request("ep_fast", 2)

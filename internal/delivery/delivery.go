@@ -142,7 +142,21 @@ const (
 const (
 	WaitCircuitOpen = "circuit open"
 	WaitDisabled    = "endpoint disabled"
+	// WaitEndpointBusy: the endpoint already has its share of the
+	// worker's attempt slots in flight.
+	WaitEndpointBusy = "endpoint busy"
 )
+
+// Why a retry waits as long as it does (Attempt.DelayReason).
+const (
+	DelaySchedule   = "schedule"    // the endpoint's retry schedule, jittered
+	DelayRetryAfter = "retry-after" // the receiver's Retry-After
+)
+
+// ClassInternal is the error class of an attempt hookd could not make
+// (the attempt's own failure, not the receiver's); it does not count
+// against the circuit.
+const ClassInternal = "internal"
 
 // Result is a delivery run's final state and whole timeline.
 type Result struct {

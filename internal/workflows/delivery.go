@@ -54,9 +54,9 @@ func (w *run) deliver(ctx workflow.Context, req delivery.Request) (delivery.Resu
 	if err != nil {
 		// The attempt itself broke (worker timeout, panic): count it as a
 		// retryable attempt on the schedule, without jitter.
-		first = delivery.Attempt{Number: 1, Start: workflow.Now(ctx), Outcome: delivery.OutcomeRetryable, ErrorClass: "internal", Error: "attempt did not complete"}
+		first = delivery.Attempt{Number: 1, Start: workflow.Now(ctx), Outcome: delivery.OutcomeRetryable, ErrorClass: delivery.ClassInternal, Error: "attempt did not complete"}
 		if len(req.Schedule) > 0 {
-			first.NextDelay, first.DelayReason = req.Schedule[0], "schedule"
+			first.NextDelay, first.DelayReason = req.Schedule[0], delivery.DelaySchedule
 		}
 	}
 	if req.SingleAttempt {
