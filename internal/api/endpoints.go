@@ -157,7 +157,7 @@ func (s *Server) CreateEndpoint(ctx context.Context, p EndpointCreate) (Endpoint
 		return EndpointView{}, invalid("url", "is required")
 	}
 	now := s.now().UTC()
-	ep := &store.Endpoint{ID: delivery.NewID("ep_"), Enabled: true, CreatedAt: now, UpdatedAt: now}
+	ep := &store.Endpoint{ID: delivery.NewID(delivery.PrefixEndpoint), Enabled: true, CreatedAt: now, UpdatedAt: now}
 	err := s.apply(p.endpointPatch, ep)
 	if err == nil {
 		ep.TenantID, err = s.endpointOwner(ctx, p.TenantID)

@@ -166,7 +166,7 @@ func testEvent(endpointID string, now time.Time) (ingest.Event, error) {
 	if err != nil {
 		return ingest.Event{}, fmt.Errorf("encode test event: %w", err)
 	}
-	return ingest.Event{ID: delivery.NewID("evt_test_"), Type: TestEventType, Body: string(body), SingleAttempt: true}, nil
+	return ingest.Event{ID: delivery.NewID(delivery.PrefixTestEvent), Type: TestEventType, Body: string(body), SingleAttempt: true}, nil
 }
 
 // firstAttempt polls the delivery workflow's state query until it holds

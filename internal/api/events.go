@@ -83,7 +83,7 @@ func (s *Server) validateEvent(in eventIn, idempotencyKey string) (ingest.Event,
 	}
 	switch {
 	case id == "":
-		id = delivery.NewID("evt_")
+		id = delivery.NewID(delivery.PrefixEvent)
 	case in.EventID == nil && !eventIDPattern.MatchString(id):
 		return ingest.Event{}, invalid("Idempotency-Key", "must be 1 to 255 characters of A-Z a-z 0-9 . _ : -")
 	}

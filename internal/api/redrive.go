@@ -199,14 +199,11 @@ func (s *Server) RedriveJob(ctx context.Context, job string) (RedriveProgress, e
 	return out, nil
 }
 
-// redriveJobPrefix starts every bulk redrive's job ID.
-const redriveJobPrefix = "redrive_"
-
 // redriveJobID is a new bulk redrive's job ID. A redrive of one tenant's
 // dead letters carries the tenant after the random part, which holds no
 // "_": who may read a job follows from its ID.
 func redriveJobID(tenantID string) string {
-	id := delivery.NewID(redriveJobPrefix)
+	id := delivery.NewID(delivery.PrefixRedriveJob)
 	if tenantID != "" {
 		id += "_" + tenantID
 	}
@@ -216,7 +213,7 @@ func redriveJobID(tenantID string) string {
 // redriveJobTenant is the tenant of a job ID from redriveJobID, "" for a
 // redrive across tenants.
 func redriveJobTenant(job string) string {
-	_, tenant, _ := strings.Cut(strings.TrimPrefix(job, redriveJobPrefix), "_")
+	_, tenant, _ := strings.Cut(strings.TrimPrefix(job, delivery.PrefixRedriveJob), "_")
 	return tenant
 }
 
@@ -232,7 +229,7 @@ func batchState(s string) string {
 // batch operation runs for it (Temporal runs few at a time); its ID holds
 // when it was asked (and, like every job ID, its tenant), and GET answers
 // from the ID alone.
-const emptyJobPrefix = redriveJobPrefix + "none-"
+const emptyJobPrefix = delivery.PrefixRedriveJob + "none-"
 
 func emptyJobID(at time.Time, tenantID string) string {
 	id := emptyJobPrefix + strconv.FormatInt(at.Unix(), 10) + delivery.NewID("-")

@@ -1,11 +1,8 @@
 package delivery
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base32"
 	"encoding/hex"
-	"strings"
 	"time"
 )
 
@@ -22,32 +19,6 @@ const (
 	StatusFailed    Status = "failed"    // a permanent failure stopped it
 	StatusExhausted Status = "exhausted" // every attempt of the schedule failed
 )
-
-// idEncoding is the alphabet of every hookd ID: lowercase base32 without
-// the letters easily misread (i, l, o, u).
-var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
-
-// ID derives the delivery ID of an event sent to an endpoint. It is
-// deterministic, so re-posting an event yields the same workflow ID and
-// Temporal refuses the duplicate start.
-func ID(eventID, endpointID string) string {
-	sum := sha256.Sum256([]byte(eventID + "\x00" + endpointID))
-	return "dlv_" + idEncoding.EncodeToString(sum[:16])
-}
-
-// NewID returns prefix + 128 random bits in the same alphabet: the IDs
-// hookd makes up (endpoints, generated event IDs, redrive jobs). Random,
-// so never call it from a workflow.
-func NewID(prefix string) string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return prefix + idEncoding.EncodeToString(b)
-}
-
-// DeadLetterID is the workflow ID of a delivery's dead letter.
-func DeadLetterID(deliveryID string) string {
-	return "dead_" + strings.TrimPrefix(deliveryID, "dlv_")
-}
 
 // Request is a delivery workflow's input: everything needed to deliver one
 // event to one endpoint except the endpoint's URL and secrets, which are

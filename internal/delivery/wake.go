@@ -16,10 +16,6 @@ const (
 	ActivityTakesAttempts = "TakesAttempts"
 )
 
-// WakeID is the workflow ID of endpointID's wake-up: one at a time per
-// endpoint, so a second recover joins the running one.
-func WakeID(endpointID string) string { return "wake_" + endpointID }
-
 // WakeRequest is the wake-up workflow's input.
 type WakeRequest struct {
 	EndpointID string `json:"endpoint_id"`
