@@ -137,8 +137,8 @@ func TestCircuitBreaker(t *testing.T) {
 	require.Zero(t, h.DeadLetters)
 }
 
-// Disabling an endpoint holds its deliveries without attempts; enabling it
-// lets them resume.
+// Disabling an endpoint holds its deliveries without attempts, those
+// under way and those of new events alike; enabling it lets them resume.
 func TestDisabledEndpointWaits(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)
@@ -151,8 +151,11 @@ func TestDisabledEndpointWaits(t *testing.T) {
 		return api.do("GET", "/v1/deliveries/"+id, nil, &d) == http.StatusOK && d.Attempts == 1
 	}, 5*time.Second, 20*time.Millisecond)
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"enabled": false}, nil))
-	// A disabled endpoint matches no new events...
-	require.Empty(t, api.send(`{"type":"off.test","payload":{}}`).Deliveries)
+	// A new event to a disabled endpoint gets a delivery that is held...
+	later := api.send(`{"type":"off.test","payload":{}}`).Deliveries
+	require.Len(t, later, 1)
+	held := waitHeld(t, api, later[0].ID)
+	require.Zero(t, held.Attempts)
 	// ...and the delivery already under way waits without attempts: its
 	// next attempt was due and was held.
 	require.Eventually(t, func() bool {
@@ -166,7 +169,8 @@ func TestDisabledEndpointWaits(t *testing.T) {
 	d = api.waitDelivery(id, 10*time.Second)
 	require.Equal(t, "delivered", d.Status)
 	require.Equal(t, 2, d.Attempts)
-	require.Equal(t, map[string]int{id: 1}, sw.delivered())
+	require.Equal(t, "delivered", api.waitDelivery(later[0].ID, 10*time.Second).Status)
+	require.Equal(t, map[string]int{id: 1, later[0].ID: 1}, sw.delivered())
 }
 
 // Enabling a disabled endpoint wakes the deliveries it held at once: on a
