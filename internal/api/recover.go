@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
@@ -49,39 +51,46 @@ func (s *Server) recoverEndpoint(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if len(body.Reason) > 1024 {
-		s.writeError(w, r, invalid("reason", "must be at most 1024 characters"))
-		return
-	}
-	ep, err := s.endpoint(r)
+	out, err := s.RecoverEndpoint(r.Context(), chi.URLParam(r, "id"), body.Reason)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	out := recoverOut{EndpointID: ep.ID, By: scope(r).Actor(), Reason: body.Reason, At: s.now().UTC()}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// RecoverEndpoint recovers the endpoint, if the scope of ctx may see it,
+// as POST /v1/endpoints/{id}/recover does (see recoverEndpoint), for
+// reason, by the scope's actor.
+func (s *Server) RecoverEndpoint(ctx context.Context, id, reason string) (RecoverResult, error) {
+	if len(reason) > 1024 {
+		return recoverOut{}, invalid("reason", "must be at most 1024 characters")
+	}
+	ep, err := s.endpointIn(ctx, id)
+	if err != nil {
+		return recoverOut{}, err
+	}
+	out := recoverOut{EndpointID: ep.ID, By: authz.FromContext(ctx).Actor(), Reason: reason, At: s.now().UTC()}
 	if !ep.Enabled {
 		ep.Enabled, ep.UpdatedAt, out.Reenabled = true, out.At, true
-		if err := s.store.UpdateEndpoint(r.Context(), ep); err != nil {
-			s.writeError(w, r, notFoundAs(err, "endpoint not found"))
-			return
+		if err := s.store.UpdateEndpoint(ctx, ep); err != nil {
+			return recoverOut{}, notFoundAs(err, "endpoint not found")
 		}
 	}
-	_, err = s.store.UpdateCircuit(r.Context(), ep.ID, func(b circuit.Breaker) circuit.Breaker {
+	_, err = s.store.UpdateCircuit(ctx, ep.ID, func(b circuit.Breaker) circuit.Breaker {
 		out.Circuit, out.ConsecutiveFailures = string(cmp.Or(b.State, circuit.Closed)), b.Failures
 		return circuit.Breaker{State: circuit.Closed}
 	})
 	if err != nil {
-		s.writeError(w, r, notFoundAs(err, "endpoint not found"))
-		return
+		return recoverOut{}, notFoundAs(err, "endpoint not found")
 	}
-	if err := s.wakeWaiting(r, ep.ID, &out); err != nil {
-		s.writeError(w, r, err)
-		return
+	if err := s.wakeWaiting(ctx, ep.ID, &out); err != nil {
+		return recoverOut{}, err
 	}
 	s.log.Info("endpoint recovered", "endpoint_id", ep.ID, "by", out.By, "reason", out.Reason,
 		"previous_circuit", out.Circuit, "previous_failures", out.ConsecutiveFailures,
 		"reenabled", out.Reenabled, "woken", out.Woken)
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }
 
 func notFoundAs(err error, msg string) error {
@@ -93,8 +102,8 @@ func notFoundAs(err error, msg string) error {
 
 // wakeWaiting tells the endpoint's waiting deliveries to try again
 // (wakeBacklog) and records how in out.
-func (s *Server) wakeWaiting(r *http.Request, endpointID string, out *recoverOut) error {
-	w, err := s.wakeBacklog(r.Context(), endpointID, delivery.RecoverSignal{By: out.By, Reason: out.Reason}, out.At)
+func (s *Server) wakeWaiting(ctx context.Context, endpointID string, out *recoverOut) error {
+	w, err := s.wakeBacklog(ctx, endpointID, delivery.RecoverSignal{By: out.By, Reason: out.Reason}, out.At)
 	out.Woken, out.Paced = w.Woken, w.Paced
 	if !w.Paced {
 		out.Spread = w.Spread.String()

@@ -26,6 +26,8 @@ type (
 	Health = healthOut
 	// TestResult is the first attempt of a test event.
 	TestResult = testOut
+	// RecoverResult is what a recover changed.
+	RecoverResult = recoverOut
 	// DeliveryRef is a delivery in a list.
 	DeliveryRef = deliveryRef
 	// DeliveryView is one delivery with its timeline.

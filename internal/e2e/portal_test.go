@@ -158,7 +158,7 @@ func TestPortalInBrowser(t *testing.T) {
 
 	b.open(shared.APIURL + "/portal/dead-letters")
 	require.Contains(t, b.text("table.list"), "invoice.paid")
-	require.Contains(t, b.text("table.list"), "http_5xx", "the last error")
+	require.Contains(t, b.text("table.list"), "HTTP 500", "the last result, as a customer reads it")
 	b.shoot("dead-letters")
 	fixed.Store(true)
 	b.do(chromedp.Click(chromedp.CSS(`input[name=id][value="` + dead["invoice.voided"] + `"]`)))
@@ -327,6 +327,7 @@ var portalIsolationCases = map[string]string{
 	"POST /portal/endpoints/{id}/secret":     "/portal/endpoints/{b.ep}/secret",
 	"POST /portal/endpoints/{id}/rotate":     "/portal/endpoints/{b.ep}/rotate",
 	"POST /portal/endpoints/{id}/test":       "/portal/endpoints/{b.ep}/test",
+	"POST /portal/endpoints/{id}/recover":    "/portal/endpoints/{b.ep}/recover",
 	"POST /portal/endpoints/{id}/delete":     "/portal/endpoints/{b.ep}/delete",
 	"GET /portal/deliveries/{id}":            "/portal/deliveries/{b.dead}",
 	"POST /portal/deliveries/{id}/resend":    "/portal/deliveries/{b.dead}/resend",

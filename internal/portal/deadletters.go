@@ -29,9 +29,11 @@ type deadLetterList struct {
 	Rows      []deadLetterRow
 	Filter    listFilter
 	Endpoints []api.EndpointView
-	Reasons   []delivery.Status
-	Periods   []period
-	Next      template.URL
+	// URLs are the endpoints' URLs by ID.
+	URLs    map[string]string
+	Reasons []delivery.Status
+	Periods []period
+	Next    template.URL
 }
 
 // deadLetterFilter is the page's filter as the API's, in the session's
@@ -47,11 +49,14 @@ func (p *Portal) deadLetterFilter(r *http.Request, f listFilter) api.DeadLetterF
 func (p *Portal) listDeadLetters(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	f := filterOf(r)
-	data := deadLetterList{Filter: f, Periods: periods, Reasons: []delivery.Status{delivery.StatusFailed, delivery.StatusExhausted}}
+	data := deadLetterList{Filter: f, Periods: periods, URLs: map[string]string{}, Reasons: []delivery.Status{delivery.StatusFailed, delivery.StatusExhausted}}
 	var err error
 	if data.Endpoints, err = p.filterEndpoints(ctx); err != nil {
 		p.fail(w, r, err)
 		return
+	}
+	for _, ep := range data.Endpoints {
+		data.URLs[ep.ID] = ep.URL
 	}
 	rows, next, down, err := historyPage(
 		func() ([]api.DeadLetterRef, string, error) {

@@ -83,11 +83,31 @@ func (p *Portal) testEndpoint(w http.ResponseWriter, r *http.Request) {
 	p.showEndpointPage(w, r, endpointPage{Test: &res}, view{})
 }
 
+// recoverEndpoint is the customer's "my endpoint is fixed": the API's
+// recover, in the session's tenant. It closes the endpoint's circuit
+// (enabling it if it was disabled) and sends its waiting deliveries
+// again now.
+func (p *Portal) recoverEndpoint(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	if _, err := p.api.RecoverEndpoint(r.Context(), id, Reason); err != nil {
+		p.actionFailed(w, r, err)
+		return
+	}
+	seeOther(w, r, Prefix+"/endpoints/"+id+"?done=recovered")
+}
+
+// heldBack is what a customer reads when a test is refused because the
+// endpoint's circuit holds deliveries back (the page's banner offers to
+// resume them); the API's message names its own routes.
+const heldBack = "A test event cannot be sent while deliveries to this endpoint are paused. Resume deliveries first."
+
 // actionFailed shows the endpoint's page with why an action on it failed:
 // the API's message, or the outage banner.
 func (p *Portal) actionFailed(w http.ResponseWriter, r *http.Request, err error) {
 	var e *api.Error
 	switch {
+	case errors.As(err, &e) && e.Code == api.CodeConflict && e.Field == "circuit":
+		p.showEndpointPage(w, r, endpointPage{}, view{Alert: heldBack})
 	case errors.As(err, &e) && e.Code != api.CodeNotFound && e.Code != api.CodeInternal:
 		p.showEndpointPage(w, r, endpointPage{}, view{Alert: e.Error()})
 	case api.IsUnavailable(err):

@@ -1,6 +1,7 @@
 package portal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -64,25 +65,26 @@ func (p *Portal) listEndpoints(w http.ResponseWriter, r *http.Request) {
 // endpointForm is the data of the create and edit forms: the fields as
 // typed, and the API's validation errors by field.
 type endpointForm struct {
-	ID                                          string // "" for a new endpoint
-	URL, EventTypes, Description, RetrySchedule string
-	Errors                                      map[string]string
-	// DefaultSchedule is the schedule an empty field means.
-	DefaultSchedule string
+	ID                                                   string // "" for a new endpoint
+	URL, EventTypes, Description, RetrySchedule, Timeout string
+	Errors                                               map[string]string
+	// DefaultSchedule and DefaultTimeout are what empty fields mean.
+	DefaultSchedule, DefaultTimeout string
 }
 
 func formOf(ep api.EndpointView) endpointForm {
 	return endpointForm{ID: ep.ID, URL: ep.URL, EventTypes: strings.Join(ep.EventTypes, ", "),
-		Description: ep.Description, RetrySchedule: strings.Join(ep.RetrySchedule, ", ")}
+		Description: ep.Description, RetrySchedule: strings.Join(ep.RetrySchedule, ", "), Timeout: ep.Timeout}
 }
 
 func readForm(r *http.Request) endpointForm {
 	return endpointForm{URL: strings.TrimSpace(r.PostFormValue("url")), EventTypes: r.PostFormValue("event_types"),
-		Description: r.PostFormValue("description"), RetrySchedule: r.PostFormValue("retry_schedule")}
+		Description: r.PostFormValue("description"), RetrySchedule: r.PostFormValue("retry_schedule"),
+		Timeout: strings.TrimSpace(r.PostFormValue("timeout"))}
 }
 
-// patch is the form as the API's patch. An empty schedule means the
-// default one.
+// patch is the form as the API's patch. An empty schedule or timeout
+// means the default one.
 func (f endpointForm) patch() api.EndpointPatch {
 	types := fieldsOf(f.EventTypes)
 	schedule := fieldsOf(f.RetrySchedule)
@@ -91,7 +93,8 @@ func (f endpointForm) patch() api.EndpointPatch {
 			schedule = append(schedule, d.String())
 		}
 	}
-	return api.EndpointPatch{URL: &f.URL, Description: &f.Description, EventTypes: &types, RetrySchedule: &schedule}
+	timeout := cmp.Or(f.Timeout, delivery.DefaultTimeout.String())
+	return api.EndpointPatch{URL: &f.URL, Description: &f.Description, EventTypes: &types, RetrySchedule: &schedule, Timeout: &timeout}
 }
 
 // fieldsOf splits a list typed with commas or spaces.
@@ -100,10 +103,11 @@ func fieldsOf(s string) []string {
 }
 
 // formFields are the API fields the endpoint form shows errors next to.
-var formFields = map[string]bool{"url": true, "description": true, "event_types": true, "retry_schedule": true}
+var formFields = map[string]bool{"url": true, "description": true, "event_types": true, "retry_schedule": true, "timeout": true}
 
 // showForm renders the form again with err, the API's validation error,
-// next to its field (or above the form for any other field).
+// and every other field's (api.Server.EndpointErrors), each next to its
+// field (or above the form for any other field).
 func (p *Portal) showForm(w http.ResponseWriter, r *http.Request, f endpointForm, err error) {
 	var e *api.Error
 	if !errors.As(err, &e) || e.Code != api.CodeInvalid {
@@ -111,12 +115,18 @@ func (p *Portal) showForm(w http.ResponseWriter, r *http.Request, f endpointForm
 		return
 	}
 	v := view{Section: "endpoints"}
-	if formFields[e.Field] {
-		f.Errors = map[string]string{e.Field: e.Message}
-	} else {
-		v.Alert = e.Error()
+	f.Errors = map[string]string{}
+	for _, fe := range append([]*api.Error{e}, p.api.EndpointErrors(f.patch())...) {
+		switch {
+		case formFields[fe.Field]:
+			if f.Errors[fe.Field] == "" {
+				f.Errors[fe.Field] = fe.Message
+			}
+		case v.Alert == "":
+			v.Alert = fe.Error()
+		}
 	}
-	f.DefaultSchedule = defaultSchedule()
+	f.DefaultSchedule, f.DefaultTimeout = defaultSchedule(), delivery.DefaultTimeout.String()
 	v.Data = f
 	p.renderView(w, r, http.StatusBadRequest, "endpointform", v)
 }
@@ -130,7 +140,8 @@ func defaultSchedule() string {
 }
 
 func (p *Portal) newEndpoint(w http.ResponseWriter, r *http.Request) {
-	p.renderView(w, r, http.StatusOK, "endpointform", view{Section: "endpoints", Data: endpointForm{DefaultSchedule: defaultSchedule()}})
+	p.renderView(w, r, http.StatusOK, "endpointform", view{Section: "endpoints",
+		Data: endpointForm{DefaultSchedule: defaultSchedule(), DefaultTimeout: delivery.DefaultTimeout.String()}})
 }
 
 func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
@@ -140,6 +151,9 @@ func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	in.URL, in.Description, in.EventTypes = patch.URL, patch.Description, patch.EventTypes
 	if strings.TrimSpace(f.RetrySchedule) != "" {
 		in.RetrySchedule = patch.RetrySchedule
+	}
+	if f.Timeout != "" {
+		in.Timeout = patch.Timeout
 	}
 	ep, err := p.api.CreateEndpoint(r.Context(), in)
 	if err != nil {
@@ -156,7 +170,7 @@ func (p *Portal) editEndpoint(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := formOf(ep)
-	f.DefaultSchedule = defaultSchedule()
+	f.DefaultSchedule, f.DefaultTimeout = defaultSchedule(), delivery.DefaultTimeout.String()
 	p.renderView(w, r, http.StatusOK, "endpointform", view{Section: "endpoints", Data: f})
 }
 

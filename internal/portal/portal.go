@@ -105,6 +105,7 @@ func (p *Portal) routes() chi.Router {
 		r.Post(Prefix+"/endpoints/{id}/secret", p.revealSecret)
 		r.Post(Prefix+"/endpoints/{id}/rotate", p.rotateSecret)
 		r.Post(Prefix+"/endpoints/{id}/test", p.testEndpoint)
+		r.Post(Prefix+"/endpoints/{id}/recover", p.recoverEndpoint)
 		r.Get(Prefix+"/deliveries", p.listDeliveries)
 		r.Get(Prefix+"/deliveries/{id}", p.showDelivery)
 		r.Post(Prefix+"/deliveries/{id}/resend", p.resend)

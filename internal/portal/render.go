@@ -94,12 +94,13 @@ func (p *Portal) renderView(w http.ResponseWriter, r *http.Request, status int, 
 // notices are the messages a redirect after an action asks for with
 // ?done=, so no text from the URL is ever shown.
 var notices = map[string]string{
-	"created":  "Endpoint created.",
-	"updated":  "Endpoint saved.",
-	"enabled":  "Endpoint enabled.",
-	"disabled": "Endpoint disabled.",
-	"deleted":  "Endpoint deleted.",
-	"resent":   "Resend requested: a new delivery run has started.",
+	"created":   "Endpoint created.",
+	"updated":   "Endpoint saved.",
+	"enabled":   "Endpoint enabled.",
+	"disabled":  "Endpoint disabled.",
+	"deleted":   "Endpoint deleted.",
+	"resent":    "Resend requested: a new delivery run has started.",
+	"recovered": "Deliveries resumed: the ones waiting are being sent again now.",
 }
 
 // errNoPage is the error of a path the portal does not serve.
@@ -222,6 +223,10 @@ var funcs = template.FuncMap{
 		}
 		return n
 	},
+	// result says how an attempt ended, for a customer: "HTTP 400" when
+	// the endpoint answered, else the error class in words ("timeout:
+	// ..." reads "Timeout").
+	"result": attemptResult,
 	// status names a delivery status for a badge's class.
 	"badge": func(s any) string { return "badge badge-" + fmt.Sprint(s) },
 }
@@ -254,3 +259,18 @@ func shortDurations(ds []string) string {
 }
 
 func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
+
+// attemptResult is how an attempt ended, for a customer: "HTTP 400" when
+// the endpoint answered with status, else the error class of errClass
+// ("connection_refused: ..." reads "Connection refused"), "—" for none.
+func attemptResult(status int, errClass string) string {
+	if status != 0 {
+		return fmt.Sprintf("HTTP %d", status)
+	}
+	class, _, _ := strings.Cut(errClass, ":")
+	class = strings.TrimSpace(strings.ReplaceAll(class, "_", " "))
+	if class == "" {
+		return "—"
+	}
+	return strings.ToUpper(class[:1]) + class[1:]
+}
