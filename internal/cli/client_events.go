@@ -36,7 +36,10 @@ func eventsList(e *clientEnv) *cobra.Command {
 			if f.Until, err = parseWhen("until", until, e.now()); err != nil {
 				return err
 			}
-			return e.printPages(pf, []string{"EVENT", "TYPE", "ACCEPTED AT", "AGE", "DELIVERIES"}, "No events match.",
+			// The ID last: hookd's own events' IDs are long
+			// (type:reason:endpoint:time), and a column is as wide as
+			// its widest cell.
+			return e.printPages(pf, []string{"TYPE", "ACCEPTED AT", "AGE", "DELIVERIES", "EVENT"}, "No events match.",
 				func(p apiclient.Page) (json.RawMessage, [][]any, string, error) {
 					res, err := c.ListEvents(ctx, f, p)
 					if err != nil {
@@ -44,7 +47,7 @@ func eventsList(e *clientEnv) *cobra.Command {
 					}
 					var rows [][]any
 					for _, ev := range res.Data {
-						rows = append(rows, []any{ev.EventID, ev.Type, stamp(ev.AcceptedAt), ago(e.now(), ev.AcceptedAt), len(ev.Deliveries)})
+						rows = append(rows, []any{ev.Type, stamp(ev.AcceptedAt), ago(e.now(), ev.AcceptedAt), len(ev.Deliveries), ev.EventID})
 					}
 					return res.JSON(), rows, res.NextCursor, nil
 				})

@@ -19,8 +19,8 @@ func TestEventsListSendsTheFilter(t *testing.T) {
 	err := e.run(context.Background(), "events", []string{"list", "--type", "order.*", "--endpoint", "ep_1", "--since", "1d", "--limit", "1"})
 	require.NoError(t, err)
 	assert.Equal(t, "endpoint_id=ep_1&limit=1&since=2026-11-29T12%3A00%3A00Z&type=order.%2A", f.only(t).Query)
-	assert.Regexp(t, `(?m)^EVENT\s+TYPE\s+ACCEPTED AT\s+AGE\s+DELIVERIES$`, out.String())
-	assert.Regexp(t, `(?m)^evt_1\s+order.created\s+2026-11-30T09:00:00Z\s+3h\s+2$`, out.String())
+	assert.Regexp(t, `(?m)^TYPE\s+ACCEPTED AT\s+AGE\s+DELIVERIES\s+EVENT$`, out.String())
+	assert.Regexp(t, `(?m)^order.created\s+2026-11-30T09:00:00Z\s+3h\s+2\s+evt_1$`, out.String())
 	assert.Contains(t, hint.String(), "--cursor c2")
 }
 

@@ -23,6 +23,18 @@ func (m *Metrics) DuplicateIngest() {
 func (m *Metrics) DeliveryEnded(status delivery.Status) {
 	if m != nil {
 		m.deliveries.WithLabelValues(string(status)).Inc()
+		if status != delivery.StatusDelivered {
+			m.refreshSoon() // a new dead letter
+		}
+	}
+}
+
+// refreshSoon asks RunRefresh to read the gauges' sources again shortly
+// (RefreshSettle), rather than at the end of its period.
+func (m *Metrics) refreshSoon() {
+	select {
+	case m.soon <- struct{}{}:
+	default: // one is asked for already
 	}
 }
 
@@ -31,5 +43,8 @@ func (m *Metrics) DeliveryEnded(status delivery.Status) {
 func (m *Metrics) Redrive(outcome string) {
 	if m != nil {
 		m.redrives.WithLabelValues(outcome).Inc()
+		if outcome == RedriveStarted {
+			m.refreshSoon() // a dead letter closes
+		}
 	}
 }

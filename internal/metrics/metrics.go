@@ -89,13 +89,16 @@ type Metrics struct {
 	circuits         *prometheus.GaugeVec
 
 	sdk *sdkCollector
+	// soon asks RunRefresh for a refresh ahead of its period (a dead
+	// letter parked or redriven).
+	soon chan struct{}
 }
 
 // New returns hookd's metrics on a new registry, with the Go runtime and
 // process collectors. Every collector belongs to this value: two in one
 // process (two servers in a test) count apart.
 func New(cfg Config) *Metrics {
-	m := &Metrics{reg: prometheus.NewRegistry(), perEndpoint: !cfg.NoEndpointLabels, sdk: newSDKCollector()}
+	m := &Metrics{reg: prometheus.NewRegistry(), perEndpoint: !cfg.NoEndpointLabels, sdk: newSDKCollector(), soon: make(chan struct{}, 1)}
 	m.labels = &endpointLabels{max: cfg.MaxEndpointSeries, seen: map[string]struct{}{}}
 	if m.labels.max == 0 {
 		m.labels.max = DefaultMaxEndpointSeries

@@ -27,8 +27,14 @@ type Sources struct {
 // DefaultRefreshEvery is how often RunRefresh reads the sources.
 const DefaultRefreshEvery = 30 * time.Second
 
+// RefreshSettle is how long after this process parks or redrives a dead
+// letter RunRefresh reads the sources again, ahead of its period: the
+// time visibility takes to show the change.
+const RefreshSettle = time.Second
+
 // RunRefresh refreshes the gauges every every (DefaultRefreshEvery if
-// zero) until ctx is done, logging failures.
+// zero), and RefreshSettle after this process parks or redrives a dead
+// letter, until ctx is done, logging failures.
 func (m *Metrics) RunRefresh(ctx context.Context, src Sources, every time.Duration, log *slog.Logger) {
 	if every <= 0 {
 		every = DefaultRefreshEvery
@@ -45,6 +51,12 @@ func (m *Metrics) RunRefresh(ctx context.Context, src Sources, every time.Durati
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-m.soon:
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(RefreshSettle):
+			}
 		}
 	}
 }
