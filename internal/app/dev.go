@@ -63,13 +63,6 @@ type DevConfig struct {
 	// WorkflowCacheSize bounds the deliveries the worker keeps in memory
 	// between workflow tasks (zero: worker.DefaultWorkflowCacheSize).
 	WorkflowCacheSize int
-	// DisabledPoll is how often deliveries to a disabled endpoint check
-	// again (zero: activities.DefaultDisabledPoll, an hour).
-	DisabledPoll time.Duration
-	// RecoverImmediate is the largest backlog an endpoint recover signals
-	// at once; a larger one is woken at the drain's pace (zero:
-	// wake.Immediate).
-	RecoverImmediate int
 	// PublicURL is the API's base URL in portal sign-in links (default:
 	// the API's listen URL).
 	PublicURL string
@@ -81,9 +74,6 @@ type DevConfig struct {
 	Logger           *slog.Logger
 	// TemporalLogLevel filters the embedded server's own logs.
 	TemporalLogLevel slog.Level
-	// TemporalTuning departs from the embedded server's measured defaults
-	// (the benchmark's levers).
-	TemporalTuning embedded.Tuning
 	// TemporalPostgres, for StartTemporalOnly only, persists the embedded
 	// Temporal server in PostgreSQL instead of SQLite files.
 	TemporalPostgres *embedded.Postgres
@@ -107,6 +97,7 @@ type Dev struct {
 	Portal *portal.Portal
 
 	cfg    DevConfig
+	tuning Tuning
 	codec  *codec.Codec
 	store  *sqlstore.Store
 	obs    *observability
@@ -117,7 +108,12 @@ type Dev struct {
 }
 
 // StartDev starts everything and returns once the API is serving.
-func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
+func StartDev(ctx context.Context, cfg DevConfig) (*Dev, error) {
+	return StartDevTuned(ctx, cfg, Tuning{})
+}
+
+// StartDevTuned is StartDev with the benchmark's and the tests' levers.
+func StartDevTuned(ctx context.Context, cfg DevConfig, tuning Tuning) (_ *Dev, err error) {
 	switch {
 	case cfg.DataDir == "":
 		return nil, errors.New("missing data dir")
@@ -140,7 +136,7 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 	}
 	// Before the embedded server: its system workers size the shared cache.
 	worker.SizeWorkflowCache(cfg.WorkflowCacheSize)
-	d := &Dev{cfg: cfg}
+	d := &Dev{cfg: cfg, tuning: tuning}
 	// Take the API port first, so a port in use fails before anything starts.
 	ln, apiURL, err := listen(cfg.HTTPAddr)
 	if err != nil {
@@ -174,7 +170,7 @@ func StartDev(ctx context.Context, cfg DevConfig) (_ *Dev, err error) {
 	d.Temporal, err = embedded.Start(embedded.Options{
 		DataDir: cfg.DataDir, FrontendAddr: cfg.TemporalAddr, Namespace: cfg.Namespace,
 		UIAddr: cfg.UIAddr, Logger: cfg.Logger, LogLevel: cfg.TemporalLogLevel,
-		SearchAttributes: delivery.SearchAttributes(), Tuning: cfg.TemporalTuning,
+		SearchAttributes: delivery.SearchAttributes(), Tuning: d.tuning.Temporal,
 		CodecEndpoint: d.APIURL + codec.Path,
 	})
 	if err != nil {
@@ -244,7 +240,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		DeadLetterRetention: cfg.DeadLetterRetention,
 		DedupWindow:         cfg.Retention,
 		Circuit:             cfg.Circuit,
-		DisabledPoll:        cfg.DisabledPoll,
+		DisabledPoll:        d.tuning.DisabledPoll,
 	})
 	d.worker = worker.New(d.Client, acts, worker.Options{})
 	if err := d.worker.Start(); err != nil {
@@ -265,7 +261,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		AuthFailureLimit: cfg.AuthFailureLimit,
 		PublicURL:        cmp.Or(cfg.PublicURL, d.APIURL),
 
-		RecoverImmediate: cfg.RecoverImmediate,
+		RecoverImmediate: d.tuning.RecoverImmediate,
 		Limits:           cfg.Limits,
 	})
 	if err != nil {

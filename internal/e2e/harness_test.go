@@ -48,7 +48,7 @@ func startDev(dir string) (*app.Dev, error) {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	return app.StartDev(context.Background(), app.DevConfig{
+	return app.StartDevTuned(context.Background(), app.DevConfig{
 		DataDir:          dir,
 		HTTPAddr:         "127.0.0.1:0",
 		TemporalAddr:     freeAddr(),
@@ -57,12 +57,11 @@ func startDev(dir string) (*app.Dev, error) {
 		Version:          "test",
 		// Short enough for tests to watch a circuit open, probe and close.
 		Circuit:           circuit.Policy{Threshold: 5, BaseCooldown: 2 * time.Second, MaxCooldown: 8 * time.Second},
-		DisabledPoll:      500 * time.Millisecond,
 		WorkflowCacheSize: e2eWorkflowCache,
 		// Every test calls from 127.0.0.1, and the isolation tests expect
 		// 401 on every route: no throttle of failed authentications.
 		AuthFailureLimit: 1 << 20,
-	})
+	}, app.Tuning{DisabledPoll: 500 * time.Millisecond})
 }
 
 func freeAddr() string {

@@ -175,11 +175,11 @@ func TestCircuitClosingWakesTheSleepers(t *testing.T) {
 func TestRecoverPacesALargeBacklog(t *testing.T) {
 	// Not parallel, as the codec tests: its own server runs before the
 	// shared instance's parallel tests, not beside them.
-	d, err := app.StartDev(context.Background(), app.DevConfig{
+	d, err := app.StartDevTuned(context.Background(), app.DevConfig{
 		DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", TemporalAddr: freeAddr(), Version: "test",
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), TemporalLogLevel: slog.LevelError,
-		WorkflowCacheSize: e2eWorkflowCache, RecoverImmediate: 3,
-	})
+		WorkflowCacheSize: e2eWorkflowCache,
+	}, app.Tuning{RecoverImmediate: 3})
 	require.NoError(t, err)
 	t.Cleanup(func() { d.Stop(context.Background()) })
 	api := &apiClient{t: t, dev: d}

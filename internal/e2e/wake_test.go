@@ -23,11 +23,11 @@ import (
 // more than 2 waiting deliveries.
 func wakeDev(t *testing.T, dir, temporalAddr string) *app.Dev {
 	t.Helper()
-	d, err := app.StartDev(context.Background(), app.DevConfig{
+	d, err := app.StartDevTuned(context.Background(), app.DevConfig{
 		DataDir: dir, HTTPAddr: "127.0.0.1:0", TemporalAddr: temporalAddr, Version: "test",
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), TemporalLogLevel: slog.LevelError,
-		WorkflowCacheSize: e2eWorkflowCache, RecoverImmediate: 2,
-	})
+		WorkflowCacheSize: e2eWorkflowCache,
+	}, app.Tuning{RecoverImmediate: 2})
 	require.NoError(t, err)
 	return d
 }

@@ -97,16 +97,6 @@ func ListAfter(ctx context.Context, c Temporal, endpointID string, cursor *deliv
 	return waiting, nil
 }
 
-// Waiting signals recover to every delivery of endpointID that waits; see
-// Backlog.Signal.
-func Waiting(ctx context.Context, c Temporal, endpointID string, sig delivery.RecoverSignal, at time.Time) (int, error) {
-	waiting, err := List(ctx, c, endpointID)
-	if err != nil {
-		return 0, err
-	}
-	return waiting.Signal(ctx, c, sig, at)
-}
-
 // Signal signals recover to every delivery of the backlog, each with sig
 // and its slot after at as NotBefore, and returns how many it reached. A
 // delivery that ended meanwhile is skipped; any other failure stops it,

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-
-	"github.com/hookd/hookd/internal/delivery"
-	"github.com/hookd/hookd/internal/wake"
 )
 
 // HeldResult is what deliveries held by a disabled endpoint cost while it
@@ -49,11 +46,13 @@ func runHeld(ctx context.Context, cfg Config, h *hookdTarget) (HeldResult, error
 	if err := h.call(ctx, http.MethodPatch, "/v1/endpoints/"+epID, map[string]bool{"enabled": false}, nil, http.StatusOK); err != nil {
 		return res, fmt.Errorf("held: disable: %w", err)
 	}
-	n, err := wake.Waiting(ctx, h.dev.Client, epID, delivery.RecoverSignal{By: "bench", Reason: "held"}, time.Now())
-	if err != nil {
+	var rec struct {
+		Woken int `json:"woken"`
+	}
+	if err := h.call(ctx, http.MethodPost, "/v1/endpoints/"+epID+"/recover", map[string]string{"reason": "held"}, &rec, http.StatusOK); err != nil {
 		return res, fmt.Errorf("held: wake: %w", err)
 	}
-	cfg.Log.Info("held", "woken", n, "settle", heldSettle(cfg.HeldWindow))
+	cfg.Log.Info("held", "woken", rec.Woken, "settle", heldSettle(cfg.HeldWindow))
 	select {
 	case <-ctx.Done():
 		return res, ctx.Err()

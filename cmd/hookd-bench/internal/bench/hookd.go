@@ -37,19 +37,20 @@ func startHookd(ctx context.Context, cfg Config) (*hookdTarget, error) {
 	if err != nil {
 		return nil, err
 	}
-	dev, err := app.StartDev(ctx, app.DevConfig{
+	dev, err := app.StartDevTuned(ctx, app.DevConfig{
 		DataDir:           dir,
 		HTTPAddr:          "127.0.0.1:0",
 		TemporalAddr:      addr,
 		Logger:            cfg.HookdLog,
 		TemporalLogLevel:  slog.LevelError,
 		Circuit:           cfg.Circuit,
-		TemporalTuning:    cfg.TemporalTuning,
 		WorkflowCacheSize: cfg.WorkflowCacheSize,
 		Version:           "bench",
 		Payload:           app.PayloadConfig{Off: cfg.PlaintextPayloads},
-		RecoverImmediate:  cfg.RecoverImmediate,
-		DisabledPoll:      cfg.DisabledPoll,
+	}, app.Tuning{
+		RecoverImmediate: cfg.RecoverImmediate,
+		DisabledPoll:     cfg.DisabledPoll,
+		Temporal:         cfg.TemporalTuning,
 	})
 	if err != nil {
 		_ = os.RemoveAll(dir)
