@@ -15,6 +15,7 @@ import (
 	"github.com/hookd/hookd/internal/metrics"
 	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/internal/tracing"
 	"github.com/hookd/hookd/internal/wake"
 )
 
@@ -47,6 +48,7 @@ type Activities struct {
 	events              Events
 	metrics             *metrics.Metrics
 	shares              *endpointShares // nil: unbounded (LimitEndpoints)
+	tracer              *tracing.Tracer // nil: tracing off
 }
 
 // Events takes hookd's operational events (opevents.Publisher). Publish
@@ -90,6 +92,9 @@ type Config struct {
 	Events Events
 	// Metrics counts redrive starts; nil counts nothing.
 	Metrics *metrics.Metrics
+	// Tracer traces each HTTP attempt as a client span; nil is tracing
+	// off.
+	Tracer *tracing.Tracer
 }
 
 // New returns the activities.
@@ -116,5 +121,6 @@ func New(cfg Config) *Activities {
 		circuit:             cmp.Or(cfg.Circuit, circuit.DefaultPolicy()),
 		circuitSleep:        cmp.Or(cfg.CircuitSleep, DefaultCircuitSleep),
 		wakeSettle:          wake.Settle,
+		tracer:              cfg.Tracer,
 	}
 }

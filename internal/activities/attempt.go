@@ -10,8 +10,11 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/internal/tracing"
 	"github.com/hookd/hookd/signing"
 )
 
@@ -44,8 +47,12 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) d
 	var (
 		status     response
 		retryAfter string
+		span       trace.Span // the request's, when traced
 	)
 	if err == nil {
+		if a.tracer != nil {
+			ctx, span = a.startAttemptSpan(ctx, req, ep, n)
+		}
 		status, retryAfter, err = a.send(ctx, req, ep, signer, n, start)
 	}
 	switch {
@@ -61,6 +68,9 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) d
 		at.NextAttempt = a.now().Add(at.NextDelay)
 	}
 	at.Duration = a.now().Sub(start)
+	if span != nil {
+		endAttemptSpan(span, at)
+	}
 	if ep != nil {
 		a.record(ctx, ep.ID, g, at)
 	}
@@ -102,6 +112,9 @@ func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.E
 	h.Set("hookd-event-type", req.EventType)
 	h.Set("hookd-event-id", req.EventID)
 	h.Set("hookd-attempt", strconv.Itoa(n))
+	if ep.PropagateTrace && a.tracer != nil {
+		tracing.Inject(ctx, h)
+	}
 	resp, err := a.http.Do(hr)
 	if err != nil {
 		return response{}, "", err

@@ -15,7 +15,7 @@ import (
 // reports the outcome as a value; the workflow decides what follows.
 func (a *Activities) FirstAttempt(ctx context.Context, req delivery.Request) (delivery.Attempt, error) {
 	at := a.attempt(ctx, req, 1)
-	a.logAttempt(req, at)
+	a.logAttempt(ctx, req, at)
 	return at, nil
 }
 
@@ -26,7 +26,7 @@ func (a *Activities) FirstAttempt(ctx context.Context, req delivery.Request) (de
 // that finds it still closed is deferred again without a write.
 func (a *Activities) WakeAttempt(ctx context.Context, in delivery.RetryInput) (delivery.Attempt, error) {
 	at := a.attempt(ctx, in.Request, len(in.Prior)+1)
-	a.logAttempt(in.Request, at)
+	a.logAttempt(ctx, in.Request, at)
 	return at, nil
 }
 
@@ -38,7 +38,7 @@ func (a *Activities) WakeAttempt(ctx context.Context, in delivery.RetryInput) (d
 func (a *Activities) Retry(ctx context.Context, in delivery.RetryInput) (delivery.Result, error) {
 	return RunRetry(ctx, in, func(n int) delivery.Attempt {
 		at := a.attempt(ctx, in.Request, n)
-		a.logAttempt(in.Request, at)
+		a.logAttempt(ctx, in.Request, at)
 		return at
 	})
 }
@@ -80,12 +80,12 @@ func RunRetry(ctx context.Context, in delivery.RetryInput, attempt func(n int) d
 	})
 }
 
-func (a *Activities) logAttempt(req delivery.Request, at delivery.Attempt) {
+func (a *Activities) logAttempt(ctx context.Context, req delivery.Request, at delivery.Attempt) {
 	level := slog.LevelInfo
 	if at.Outcome == delivery.OutcomeSuccess || at.Outcome == delivery.OutcomeDeferred {
 		level = slog.LevelDebug // the happy path and waiting stay quiet
 	}
-	a.log.Log(context.Background(), level, "delivery attempt",
+	a.log.Log(ctx, level, "delivery attempt",
 		"delivery_id", req.DeliveryID, "endpoint_id", req.EndpointID, "event_type", req.EventType,
 		"attempt", at.Number, "outcome", at.Outcome, "status", at.Status, "error_class", at.ErrorClass,
 		"duration", at.Duration, "next_delay", at.NextDelay)

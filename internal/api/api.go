@@ -26,6 +26,7 @@ import (
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/metrics"
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/internal/tracing"
 	"github.com/hookd/hookd/internal/wake"
 )
 
@@ -87,6 +88,9 @@ type Config struct {
 	// a larger one is woken at the drain's pace. Zero means
 	// wake.Immediate.
 	RecoverImmediate int
+	// Tracer traces ingest (the event record's claim and the workflow
+	// starts within it), redrives and recovers; nil is tracing off.
+	Tracer *tracing.Tracer
 }
 
 // Server serves the API.
@@ -114,6 +118,7 @@ type Server struct {
 	wakeSettle       time.Duration
 	testWait         time.Duration // MaxTestWait
 	router           chi.Router
+	tracer           *tracing.Tracer // nil: tracing off
 }
 
 // New validates cfg and returns the API server.
@@ -142,6 +147,7 @@ func New(cfg Config) (*Server, error) {
 		recoverImmediate: cmp.Or(cfg.RecoverImmediate, wake.Immediate),
 		wakeSettle:       wake.Settle,
 		testWait:         MaxTestWait,
+		tracer:           cfg.Tracer,
 	}
 	auth, err := authz.NewAuthenticator(cfg.APIKeys, cfg.Store)
 	if err != nil {
@@ -166,7 +172,7 @@ func New(cfg Config) (*Server, error) {
 	if s.maxPayload <= 0 {
 		s.maxPayload = DefaultMaxPayload
 	}
-	s.publisher = &ingest.Publisher{Temporal: cfg.Temporal, Endpoints: cfg.Store, Records: cfg.Store, EagerStart: cfg.EagerStart, Logger: s.log, Metrics: cfg.Metrics}
+	s.publisher = &ingest.Publisher{Temporal: cfg.Temporal, Endpoints: cfg.Store, Records: cfg.Store, EagerStart: cfg.EagerStart, Logger: s.log, Metrics: cfg.Metrics, Tracer: cfg.Tracer}
 	s.router = s.routes()
 	return s, nil
 }

@@ -30,6 +30,8 @@ type endpointJSON struct {
 	CreatedAt     time.Time         `json:"created_at"`
 	UpdatedAt     time.Time         `json:"updated_at"`
 	Secret        string            `json:"secret,omitempty"`
+	// PropagateTrace sends the receiver each attempt's W3C trace context.
+	PropagateTrace bool `json:"propagate_trace"`
 }
 
 func toJSON(ep *store.Endpoint) endpointJSON {
@@ -41,6 +43,7 @@ func toJSON(ep *store.Endpoint) endpointJSON {
 		out.RetrySchedule = append(out.RetrySchedule, d.String())
 	}
 	out.Timeout = delivery.AttemptTimeout(ep.Timeout).String()
+	out.PropagateTrace = ep.PropagateTrace
 	if out.EventTypes == nil {
 		out.EventTypes = []string{}
 	}
@@ -60,6 +63,9 @@ type endpointPatch struct {
 	RetrySchedule *[]string          `json:"retry_schedule"`
 	Timeout       *string            `json:"timeout"`
 	Metadata      *map[string]string `json:"metadata"`
+	// PropagateTrace sends the receiver the W3C traceparent and
+	// tracestate of each attempt, when hookd traces (default false).
+	PropagateTrace *bool `json:"propagate_trace"`
 }
 
 // apply validates the patch and applies it to ep.
@@ -87,6 +93,9 @@ func (s *Server) apply(p endpointPatch, ep *store.Endpoint) error {
 	}
 	if p.Enabled != nil {
 		ep.Enabled = *p.Enabled
+	}
+	if p.PropagateTrace != nil {
+		ep.PropagateTrace = *p.PropagateTrace
 	}
 	if p.RetrySchedule != nil {
 		schedule, err := parseSchedule(*p.RetrySchedule)

@@ -39,6 +39,7 @@ func (s *Server) postEvent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out, err := s.ingest(r.Context(), s.publisher.Batch(), ev)
+	s.traceEvent(r.Context(), ev, out, err)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -43,10 +43,8 @@ func (s *Server) redriveOne(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, map[string]string{"delivery_id": id, "status": "redrive requested"})
 }
 
-// RedriveDeadLetter asks the dead letter of a delivery ID, if the scope of
-// ctx may see it, to start a fresh run of the delivery, recording the
-// scope's actor and reason.
-func (s *Server) RedriveDeadLetter(ctx context.Context, id, reason string) error {
+// redriveDeadLetter is RedriveDeadLetter without its span.
+func (s *Server) redriveDeadLetter(ctx context.Context, id, reason string) error {
 	if _, err := s.deadLetter(ctx, id); err != nil {
 		return err
 	}
@@ -55,7 +53,7 @@ func (s *Server) RedriveDeadLetter(ctx context.Context, id, reason string) error
 	if err != nil {
 		return fromTemporal(err, "signal redrive", "no waiting dead letter with this delivery ID")
 	}
-	s.log.Info("redrive requested", "delivery_id", id, "by", sig.By)
+	s.log.InfoContext(ctx, "redrive requested", "delivery_id", id, "by", sig.By)
 	return nil
 }
 
@@ -92,10 +90,8 @@ type RedriveStarted struct {
 	Rate    float64 `json:"rate"`
 }
 
-// RedriveDeadLetters starts a bulk redrive of the dead letters f selects
-// in the scope of ctx, at rate per second (nil: DefaultRedriveRate). A
-// tenant scope must name its tenant in f.
-func (s *Server) RedriveDeadLetters(ctx context.Context, f DeadLetterFilter, rateIn *float64, reason string) (RedriveStarted, error) {
+// redriveDeadLetters is RedriveDeadLetters without its span.
+func (s *Server) redriveDeadLetters(ctx context.Context, f DeadLetterFilter, rateIn *float64, reason string) (RedriveStarted, error) {
 	rate := float64(DefaultRedriveRate)
 	if rateIn != nil {
 		if !(*rateIn >= MinRedriveRate && *rateIn <= MaxRedriveRate) {
@@ -140,7 +136,7 @@ func (s *Server) RedriveDeadLetters(ctx context.Context, f DeadLetterFilter, rat
 	if _, err := s.temporal.ExecuteWorkflow(ctx, opts, delivery.WorkflowRedriveJob, in); err != nil {
 		return RedriveStarted{}, fromTemporal(err, "start bulk redrive", "")
 	}
-	s.log.Info("bulk redrive started", "job_id", job, "matched", out.Matched, "rate", rate, "by", sig.By)
+	s.log.InfoContext(ctx, "bulk redrive started", "job_id", job, "matched", out.Matched, "rate", rate, "by", sig.By)
 	return out, nil
 }
 

@@ -83,7 +83,7 @@ func (s *Server) routes() chi.Router {
 	r.Route("/v1", func(r chi.Router) {
 		r.Use(s.authenticate)
 		for _, rt := range s.v1Routes() {
-			r.Method(rt.Method, rt.Pattern, s.authorize(rt.Access, rt.handle))
+			r.Method(rt.Method, rt.Pattern, s.authorize(rt.Access, s.traced(rt)))
 		}
 	})
 	return r

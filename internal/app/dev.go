@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -32,6 +33,7 @@ import (
 	"github.com/hookd/hookd/internal/store/secretbox"
 	"github.com/hookd/hookd/internal/store/sqlite"
 	"github.com/hookd/hookd/internal/store/sqlstore"
+	"github.com/hookd/hookd/internal/tracing"
 	"github.com/hookd/hookd/internal/worker"
 )
 
@@ -80,6 +82,10 @@ type DevConfig struct {
 	// Payload is how payloads are encrypted in Temporal; by default with
 	// the keys in <DataDir>/payload-keys, created on first start.
 	Payload PayloadConfig
+	// TracerProvider receives hookd's spans (tracing.FromEnv builds it
+	// from the OTEL_* environment); nil is tracing off: no interceptor, no
+	// span, no trace context sent. The caller shuts it down after Stop.
+	TracerProvider trace.TracerProvider
 }
 
 // Dev is a running `hookd dev`.
@@ -98,6 +104,7 @@ type Dev struct {
 
 	cfg    DevConfig
 	tuning Tuning
+	tracer *tracing.Tracer // nil: tracing off
 	codec  *codec.Codec
 	store  *sqlstore.Store
 	obs    *observability
@@ -134,9 +141,11 @@ func StartDevTuned(ctx context.Context, cfg DevConfig, tuning Tuning) (_ *Dev, e
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	tracer, logger := withTracing(cfg.TracerProvider, cfg.Logger)
+	cfg.Logger = logger
 	// Before the embedded server: its system workers size the shared cache.
 	worker.SizeWorkflowCache(cfg.WorkflowCacheSize)
-	d := &Dev{cfg: cfg, tuning: tuning}
+	d := &Dev{cfg: cfg, tuning: tuning, tracer: tracer}
 	// Take the API port first, so a port in use fails before anything starts.
 	ln, apiURL, err := listen(cfg.HTTPAddr)
 	if err != nil {
@@ -205,6 +214,9 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}},
 	}
 	d.codec.Apply(&opts)
+	if err := applyTracing(d.tracer, &opts); err != nil {
+		return nil, err
+	}
 	if d.Client, err = client.DialContext(ctx, opts); err != nil {
 		return nil, fmt.Errorf("connect to temporal: %w", err)
 	}
@@ -228,7 +240,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	if d.guard, err = embedded.GuardDataDir(cfg.DataDir, guardedFiles, cfg.Logger); err != nil {
 		return nil, err
 	}
-	d.parts, err = startParts(d.store, d.Client, d.obs, cfg.Logger)
+	d.parts, err = startParts(d.store, d.Client, d.obs, d.tracer, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -263,6 +275,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 
 		RecoverImmediate: d.tuning.RecoverImmediate,
 		Limits:           cfg.Limits,
+		Tracer:           d.tracer,
 	})
 	if err != nil {
 		return nil, err

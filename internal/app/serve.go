@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/hookd/hookd/internal/namespace"
 	"github.com/hookd/hookd/internal/store/postgres"
 	"github.com/hookd/hookd/internal/store/sqlstore"
+	"github.com/hookd/hookd/internal/tracing"
 
 	hookdworker "github.com/hookd/hookd/internal/worker"
 )
@@ -88,6 +90,10 @@ type ServeConfig struct {
 	ShutdownTimeout time.Duration
 	Version         string
 	Logger          *slog.Logger
+	// TracerProvider receives hookd's spans (tracing.FromEnv builds it
+	// from the OTEL_* environment); nil is tracing off: no interceptor, no
+	// span, no trace context sent. The caller shuts it down after Stop.
+	TracerProvider trace.TracerProvider
 }
 
 // Serve is a running `hookd worker`, `hookd api` or `hookd serve`.
@@ -97,6 +103,7 @@ type Serve struct {
 	Client              client.Client
 
 	cfg      ServeConfig
+	tracer   *tracing.Tracer // nil: tracing off
 	codec    *codec.Codec
 	store    *sqlstore.Store
 	obs      *observability
@@ -143,7 +150,9 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 		return nil, err
 	}
 	hookdworker.SizeWorkflowCache(cfg.WorkflowCacheSize)
-	s := &Serve{cfg: cfg}
+	var tracer *tracing.Tracer
+	tracer, cfg.Logger = withTracing(cfg.TracerProvider, cfg.Logger)
+	s := &Serve{cfg: cfg, tracer: tracer}
 	defer func() {
 		if err != nil {
 			s.Stop(context.Background())
@@ -188,6 +197,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			TrustedProxies: cfg.TrustedProxies,
 			PublicURL:      cmp.Or(cfg.PublicURL, apiURL),
 			Limits:         cfg.Limits,
+			Tracer:         s.tracer,
 		})
 		if err != nil {
 			return nil, err
@@ -223,7 +233,7 @@ func (s *Serve) connect(ctx context.Context) error {
 		return err
 	}
 	tc := cfg.Temporal
-	tc.Metrics, tc.Codec = s.obs.SDKMetrics(), s.codec
+	tc.Metrics, tc.Codec, tc.tracer = s.obs.SDKMetrics(), s.codec, s.tracer
 	if s.Client, err = DialTemporal(ctx, tc, cfg.Logger); err != nil {
 		return err
 	}
@@ -237,7 +247,7 @@ func (s *Serve) connect(ctx context.Context) error {
 	if s.store, err = postgres.Open(ctx, cfg.DatabaseURL, cfg.MasterKey); err != nil {
 		return err
 	}
-	s.parts, err = startParts(s.store, s.Client, s.obs, cfg.Logger)
+	s.parts, err = startParts(s.store, s.Client, s.obs, s.tracer, cfg.Logger)
 	s.parts.startPruner(cfg.Retention)
 	return err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hookd/hookd/internal/codec"
 	"github.com/hookd/hookd/internal/namespace"
+	"github.com/hookd/hookd/internal/tracing"
 )
 
 // TemporalConfig says how to reach an external Temporal cluster:
@@ -44,6 +45,9 @@ type TemporalConfig struct {
 	Metrics client.MetricsHandler
 	// Codec encodes every payload (set by the process, not a flag).
 	Codec *codec.Codec
+	// tracer, when set, traces the client's calls and its workers' tasks
+	// (set by the process).
+	tracer *tracing.Tracer
 }
 
 // clientOptions validates c and returns the SDK options it describes. The
@@ -57,6 +61,9 @@ func (c TemporalConfig) clientOptions(logger *slog.Logger) (client.Options, erro
 	}
 	if c.Codec != nil {
 		c.Codec.Apply(&opts)
+	}
+	if err := applyTracing(c.tracer, &opts); err != nil {
+		return opts, err
 	}
 	switch {
 	case c.Address == "":

@@ -12,6 +12,7 @@ import (
 	"github.com/hookd/hookd/internal/lifecycle"
 	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store/sqlstore"
+	"github.com/hookd/hookd/internal/tracing"
 )
 
 // parts are what every hookd process builds the same way, hookd dev and
@@ -25,15 +26,16 @@ type parts struct {
 	client client.Client
 	obs    *observability
 	events *opevents.Publisher
+	tracer *tracing.Tracer // nil: tracing off
 	log    *slog.Logger
 }
 
 // startParts starts the publisher of operational events and the
 // observability on the store and client, in one lifecycle group; stop
 // stops them.
-func startParts(st *sqlstore.Store, c client.Client, obs *observability, log *slog.Logger) (parts, error) {
-	p := parts{bg: lifecycle.New(log), store: st, client: c, obs: obs, log: log,
-		events: opevents.NewPublisher(&ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log, Metrics: obs.metrics}, log)}
+func startParts(st *sqlstore.Store, c client.Client, obs *observability, tracer *tracing.Tracer, log *slog.Logger) (parts, error) {
+	p := parts{bg: lifecycle.New(log), store: st, client: c, obs: obs, tracer: tracer, log: log,
+		events: opevents.NewPublisher(&ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log, Metrics: obs.metrics, Tracer: tracer}, log)}
 	p.bg.Go("operational events", p.events.Run)
 	return p, obs.start(p.bg, st, c, p.events)
 }
@@ -61,5 +63,6 @@ func (p parts) stop(ctx context.Context) error {
 func (p parts) activities(cfg activities.Config) *activities.Activities {
 	cfg.Endpoints, cfg.Temporal, cfg.Logger = p.store, p.client, p.log
 	cfg.Events, cfg.Observe, cfg.Metrics = p.events, p.obs.Observe, p.obs.metrics
+	cfg.Tracer = p.tracer
 	return activities.New(cfg)
 }

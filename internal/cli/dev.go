@@ -80,6 +80,12 @@ func runDev(ctx context.Context, cfg devOptions, stdout io.Writer, logger *slog.
 		return runOnlyTemporal(ctx, cfg, stdout, logger)
 	}
 	cfg.Logger = logger
+	tp, stopTracing, err := envTracing(ctx, cfg.Version, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	cfg.TracerProvider = tp
 	dev, err := app.StartDev(ctx, cfg.DevConfig)
 	if err != nil {
 		return err

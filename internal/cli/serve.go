@@ -197,6 +197,12 @@ ones by the temporal CLI's TEMPORAL_* names.`,
 // done (SIGTERM or SIGINT), then shuts down gracefully.
 func runServe(ctx context.Context, mode string, cfg app.ServeConfig, level slog.Level, format string, stdout, stderr io.Writer) error {
 	cfg.Logger = newServeLogger(stderr, level, format).With("process", mode)
+	tp, stopTracing, err := envTracing(ctx, cfg.Version, cfg.Logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	cfg.TracerProvider = tp
 	s, err := app.StartServe(ctx, cfg)
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hookd/hookd/internal/metrics"
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/internal/tracing"
 )
 
 // Event is a validated event. Body is the payload serialized once, the
@@ -113,6 +114,9 @@ type Publisher struct {
 	Logger         *slog.Logger
 	// Metrics counts duplicate ingests; nil counts nothing.
 	Metrics *metrics.Metrics
+	// Tracer traces the event record's claim; nil is tracing off. (The
+	// workflow starts are traced by the Temporal client's interceptor.)
+	Tracer *tracing.Tracer
 
 	eagerOnce  sync.Once
 	eagerSlots chan struct{} // nil without EagerStart

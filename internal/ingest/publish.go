@@ -44,7 +44,7 @@ func (b *Batch) publish(ctx context.Context, ev Event, fanOut func(context.Conte
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: match endpoints: %w", ErrUnavailable, err)
 	}
-	rec, claimed, err := b.p.Records.ClaimEvent(ctx, record(ev, eps, time.Now()))
+	rec, claimed, err := b.p.claim(ctx, record(ev, eps, time.Now()))
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
@@ -71,7 +71,7 @@ func (b *Batch) publish(ctx context.Context, ev Event, fanOut func(context.Conte
 	if out.Duplicate {
 		b.p.Metrics.DuplicateIngest()
 		if b.p.Logger != nil {
-			b.p.Logger.Info("duplicate event", "event_id", ev.ID, "deliveries", len(out.Deliveries))
+			b.p.Logger.InfoContext(ctx, "duplicate event", "event_id", ev.ID, "deliveries", len(out.Deliveries))
 		}
 	}
 	return out, nil

@@ -55,6 +55,10 @@ type Endpoint struct {
 	// ones when nil and replaces them otherwise (an empty one removes
 	// them).
 	Credentials *Credentials
+	// PropagateTrace sends the W3C trace context of each attempt's span
+	// (traceparent, tracestate) to the receiver, when hookd traces. Off
+	// by default: a trace ID tells the receiver about the sender.
+	PropagateTrace bool
 }
 
 // Matches reports whether the endpoint's filter accepts eventType.

@@ -172,6 +172,11 @@ var migrations = [][]string{
 			updated_at BIGINT NOT NULL
 		)`,
 	},
+	{
+		// Trace propagation: an endpoint that opts in receives the W3C
+		// traceparent of each attempt; off for every endpoint from before.
+		`ALTER TABLE hookd_endpoints ADD COLUMN propagate_trace BOOLEAN NOT NULL DEFAULT FALSE`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

@@ -52,6 +52,7 @@ func Run(t *testing.T, open Opener) {
 		{"EventList", testListEvents},
 		{"EventListFilters", testListEventFilters},
 		{"EventPrune", testPruneEvents},
+		{"PropagateTrace", testPropagateTrace},
 	}
 	for _, c := range append(append(append(append(cases, tenantCases...), portalCases...), incarnationCases...), credentialCases...) {
 		t.Run(c.name, func(t *testing.T) {
