@@ -499,7 +499,7 @@ func listExecutions[U any](ctx context.Context, s *Server, query string, p store
 		return nil, "", err
 	}
 	resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-		Query: query, PageSize: int32(cmp.Or(p.Limit, 50)), NextPageToken: token,
+		Query: query, PageSize: int32(cmp.Or(p.Limit, store.DefaultPageSize)), NextPageToken: token,
 	})
 	if err != nil {
 		return nil, "", fromTemporalPage(err, "list workflows", token)

@@ -273,14 +273,16 @@ func (s *Server) ListEndpoints(ctx context.Context, tenantID string, p store.Pag
 	return out, next, nil
 }
 
+// parseLimit reads the limit query parameter of a list: 1 to
+// store.MaxPageSize, store.DefaultPageSize when absent.
 func parseLimit(r *http.Request) (int, error) {
 	v := r.URL.Query().Get("limit")
 	if v == "" {
-		return 50, nil
+		return store.DefaultPageSize, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > 500 {
-		return 0, invalid("limit", "must be an integer from 1 to 500")
+	if err != nil || n < 1 || n > store.MaxPageSize {
+		return 0, invalid("limit", "must be an integer from 1 to %d", store.MaxPageSize)
 	}
 	return n, nil
 }

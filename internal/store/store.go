@@ -94,10 +94,17 @@ type Secret struct {
 	ExpiresAt time.Time
 }
 
+// Page sizes of every list hookd answers, from the store or from Temporal
+// visibility.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 500
+)
+
 // Page asks for one page of a list.
 type Page struct {
 	Cursor string // opaque; empty for the first page
-	Limit  int    // at most this many; zero means 50
+	Limit  int    // at most this many; zero means DefaultPageSize
 }
 
 // Store persists endpoints and their secrets.

@@ -9,18 +9,13 @@ import (
 	"github.com/hookd/hookd/internal/store"
 )
 
-// Page sizes of every list.
-const (
-	defaultPageSize = 50
-	maxPageSize     = 500
-)
-
-// pageLimit is p's page size: 50 when zero, at most 500.
+// pageLimit is p's page size: store.DefaultPageSize when zero, at most
+// store.MaxPageSize.
 func pageLimit(p store.Page) int {
 	if p.Limit <= 0 {
-		return defaultPageSize
+		return store.DefaultPageSize
 	}
-	return min(p.Limit, maxPageSize)
+	return min(p.Limit, store.MaxPageSize)
 }
 
 // pageOf cuts rows, read with a limit of limit+1, to one page and returns

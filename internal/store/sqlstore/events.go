@@ -193,9 +193,9 @@ func (s *Store) listEvents(ctx context.Context, f store.EventFilter, p store.Pag
 	}
 	limit := p.Limit
 	if limit <= 0 {
-		limit = defaultPageSize
+		limit = store.DefaultPageSize
 	}
-	limit = min(limit, maxPageSize)
+	limit = min(limit, store.MaxPageSize)
 
 	var a args
 	where := []string{"(accepted_at, event_id) < (" + a.add(before.created) + ", " + a.add(before.id) + ")"}
