@@ -48,6 +48,7 @@ type Activities struct {
 	events              Events
 	metrics             *metrics.Metrics
 	shares              *endpointShares // nil: unbounded (LimitEndpoints)
+	tokens              tokenCache      // OAuth 2.0 tokens of this worker
 	tracer              *tracing.Tracer // nil: tracing off
 }
 

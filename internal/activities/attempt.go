@@ -104,6 +104,7 @@ func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.E
 		return response{}, "", errEndpointURL
 	}
 	h := hr.Header
+	setHeaders(h, ep.Credentials)
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", a.userAgent)
 	h.Set(signing.HeaderID, req.DeliveryID)
@@ -115,7 +116,13 @@ func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.E
 	if ep.PropagateTrace && a.tracer != nil {
 		tracing.Inject(ctx, h)
 	}
+	if err := a.authorize(ctx, hr, ep); err != nil {
+		return response{}, "", err
+	}
 	resp, err := a.http.Do(hr)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized && usesOAuth2(ep) {
+		resp, err = a.retryUnauthorized(ctx, hr, ep, resp, []byte(req.Body))
+	}
 	if err != nil {
 		return response{}, "", err
 	}

@@ -50,6 +50,9 @@ func classifyError(err error) (delivery.Outcome, string, string) {
 		recErr  tls.RecordHeaderError
 		netErr  net.Error
 	)
+	if outcome, class, msg, ok := tokenFailure(err); ok {
+		return outcome, class, msg
+	}
 	switch {
 	case errors.Is(err, ErrRefused):
 		return delivery.OutcomePermanent, "refused", refusedMessage(err)

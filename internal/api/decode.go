@@ -38,12 +38,16 @@ func decodeStrict(body []byte, v any) error {
 	var (
 		typeErr *json.UnmarshalTypeError
 		synErr  *json.SyntaxError
+		apiErr  *Error
 	)
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &apiErr): // a field's own UnmarshalJSON
+		return apiErr
 	case errors.As(err, &typeErr):
-		field := typeErr.Field
+		// An embedded struct's field is named after its type too.
+		field := strings.TrimPrefix(typeErr.Field, "endpointPatch.")
 		if field == "" {
 			field = "body"
 		}

@@ -29,7 +29,10 @@ type endpointJSON struct {
 	Metadata      map[string]string `json:"metadata"`
 	CreatedAt     time.Time         `json:"created_at"`
 	UpdatedAt     time.Time         `json:"updated_at"`
-	Secret        string            `json:"secret,omitempty"`
+	// Headers and Auth are shown masked, when there are some.
+	Headers map[string]string `json:"headers,omitempty"`
+	Auth    *authView         `json:"auth,omitempty"`
+	Secret  string            `json:"secret,omitempty"`
 	// PropagateTrace sends the receiver each attempt's W3C trace context.
 	PropagateTrace bool `json:"propagate_trace"`
 }
@@ -43,6 +46,7 @@ func toJSON(ep *store.Endpoint) endpointJSON {
 		out.RetrySchedule = append(out.RetrySchedule, d.String())
 	}
 	out.Timeout = delivery.AttemptTimeout(ep.Timeout).String()
+	out.Headers, out.Auth = credentialsView(ep.Credentials)
 	out.PropagateTrace = ep.PropagateTrace
 	if out.EventTypes == nil {
 		out.EventTypes = []string{}
@@ -63,6 +67,11 @@ type endpointPatch struct {
 	RetrySchedule *[]string          `json:"retry_schedule"`
 	Timeout       *string            `json:"timeout"`
 	Metadata      *map[string]string `json:"metadata"`
+	// Headers replaces the custom headers ({} removes them); Auth
+	// replaces the auth (null removes it). A value given as the mask the
+	// API shows keeps the value it masks.
+	Headers *map[string]string `json:"headers"`
+	Auth    AuthPatch          `json:"auth"`
 	// PropagateTrace sends the receiver the W3C traceparent and
 	// tracestate of each attempt, when hookd traces (default false).
 	PropagateTrace *bool `json:"propagate_trace"`
@@ -119,6 +128,9 @@ func (s *Server) apply(p endpointPatch, ep *store.Endpoint) error {
 			return err
 		}
 		ep.Metadata = *p.Metadata
+	}
+	if p.Headers != nil || p.Auth.Set {
+		return s.applyCredentials(p, ep)
 	}
 	return nil
 }
