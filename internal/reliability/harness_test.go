@@ -20,6 +20,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/internal/testkit"
 	"github.com/hookd/hookd/receiver/reference"
 )
 
@@ -29,20 +30,14 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "hookd-reliability-")
-	if err != nil {
-		panic(err)
-	}
-	hookdBin = filepath.Join(dir, "hookd")
-	build := exec.Command("go", "build", "-o", hookdBin, "../../cmd/hookd")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build hookd:", err)
+	var err error
+	if hookdBin, err = testkit.HookdBinary(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
 	printTable()
-	_ = os.RemoveAll(dir)
+	_ = os.RemoveAll(filepath.Dir(hookdBin))
 	os.Exit(code)
 }
 
@@ -78,14 +73,6 @@ func printTable() {
 	_ = w.Flush()
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // hookd is a `hookd dev` process.
 type hookd struct {
 	t       *testing.T
@@ -101,7 +88,7 @@ type hookd struct {
 
 // startHookd starts `hookd dev` on a new data dir with free ports.
 func startHookd(t *testing.T, extra ...string) *hookd {
-	h := &hookd{t: t, dataDir: t.TempDir(), http: freeAddr(t), tempo: freeAddr(t), extra: extra}
+	h := &hookd{t: t, dataDir: t.TempDir(), http: testkit.FreeAddr(t), tempo: testkit.FreeAddr(t), extra: extra}
 	h.start()
 	t.Cleanup(h.stop)
 	return h

@@ -16,6 +16,7 @@ import (
 	"github.com/hookd/hookd/internal/namespace"
 	"github.com/hookd/hookd/internal/store/pgtest"
 	"github.com/hookd/hookd/internal/store/secretbox"
+	"github.com/hookd/hookd/internal/testkit"
 )
 
 // TestServeInProcess is the quick version of TestScaleOut that `make test`
@@ -27,7 +28,7 @@ func TestServeInProcess(t *testing.T) {
 		t.Skip("starts Temporal and PostgreSQL; skipped with -short")
 	}
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	temporalAddr := freeAddr(t)
+	temporalAddr := testkit.FreeAddr(t)
 	srv, err := embedded.Start(embedded.Options{DataDir: filepath.Join(t.TempDir(), "temporal"), FrontendAddr: temporalAddr,
 		Namespace: "default", Logger: logger, LogLevel: slog.LevelError, SearchAttributes: delivery.SearchAttributes()})
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,18 +13,17 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hookd/hookd/internal/testkit"
 )
 
-// buildHookd builds the hookd binary into a temporary directory.
+// buildHookd builds the hookd binary, once per test process.
 func buildHookd(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "hookd")
-	start := time.Now()
-	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/hookd").CombinedOutput()
+	bin, err := testkit.HookdBinary()
 	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		t.Fatal(err)
 	}
-	t.Logf("built hookd in %s", time.Since(start).Round(time.Millisecond))
 	return bin
 }
 
@@ -158,15 +156,4 @@ func waitReady(t *testing.T, p *proc, url string, within time.Duration) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-}
-
-// freeAddr returns a free loopback address.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hookd/hookd/internal/store/pgtest"
 	"github.com/hookd/hookd/internal/store/secretbox"
+	"github.com/hookd/hookd/internal/testkit"
 )
 
 // FullEnv set to 1 runs the multi-process test with 1000 deliveries, set
@@ -45,7 +46,7 @@ func TestScaleOut(t *testing.T) {
 	bin := buildHookd(t)
 	dbURL := pgtest.Start(t)
 
-	temporalAddr := freeAddr(t)
+	temporalAddr := testkit.FreeAddr(t)
 	startProc(t, bin, "temporal", nil, "is running", "dev", "--only-temporal",
 		"--data-dir", filepath.Join(t.TempDir(), "temporal"), "--temporal-addr", temporalAddr,
 		"--ui-addr", "", "--retention", "168h", "--log-level", "warn")
@@ -72,12 +73,12 @@ func TestScaleOut(t *testing.T) {
 	}
 	var workers []*proc
 	for i := range 2 {
-		addr := freeAddr(t)
+		addr := testkit.FreeAddr(t)
 		w := startProc(t, bin, fmt.Sprintf("worker%d", i+1), append(common, "HOOKD_HTTP_ADDR="+addr), "", "worker")
 		waitReady(t, w, "http://"+addr+"/readyz", time.Minute)
 		workers = append(workers, w)
 	}
-	apiAddr := freeAddr(t)
+	apiAddr := testkit.FreeAddr(t)
 	apiProc := startProc(t, bin, "api", append(common, "HOOKD_HTTP_ADDR="+apiAddr, "HOOKD_API_KEYS="+apiKey), "", "api")
 	waitReady(t, apiProc, "http://"+apiAddr+"/readyz", time.Minute)
 	api := &apiClient{t: t, base: "http://" + apiAddr, key: apiKey}
