@@ -2,7 +2,6 @@ package testkit
 
 import (
 	"net"
-	"os"
 	"testing"
 )
 
@@ -13,21 +12,4 @@ func TestFreeAddrCanBeListenedOn(t *testing.T) {
 		t.Fatalf("listen on the free address %s: %v", addr, err)
 	}
 	l.Close()
-}
-
-func TestHookdBinaryIsBuiltOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds hookd")
-	}
-	a, err := HookdBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := HookdBinary()
-	if err != nil || a != b {
-		t.Fatalf("second call: %q, %v; want %q", b, err, a)
-	}
-	if fi, err := os.Stat(a); err != nil || fi.Mode()&0o111 == 0 {
-		t.Fatalf("%s is not an executable: %v", a, err)
-	}
 }
