@@ -23,6 +23,10 @@ type Endpoint struct {
 	CreatedAt     time.Time         `json:"created_at"`
 	UpdatedAt     time.Time         `json:"updated_at"`
 	Secret        string            `json:"secret,omitempty"`
+	// Headers are the custom headers sent on every attempt, and Auth the
+	// authentication, their values masked.
+	Headers map[string]string `json:"headers,omitempty"`
+	Auth    *EndpointAuth     `json:"auth,omitempty"`
 }
 
 // EndpointInput is the body of create and update. Nil fields are left as
@@ -38,6 +42,11 @@ type EndpointInput struct {
 	// TenantID, on create only, names the tenant the endpoint belongs to
 	// (ignored with a tenant token: its own tenant).
 	TenantID *string `json:"tenant_id,omitempty"`
+	// Headers replaces the custom headers (an empty map removes them).
+	Headers *map[string]string `json:"headers,omitempty"`
+	// Auth replaces the authentication; RemoveAuth removes it.
+	Auth       *EndpointAuth `json:"auth,omitempty"`
+	RemoveAuth bool          `json:"-"`
 }
 
 // EndpointPage is one page of endpoints.

@@ -20,6 +20,7 @@ type endpointFlags struct {
 	eventTypes, metadata               stringList
 	timeout                            time.Duration
 	enabled, allTypes                  bool
+	creds                              credentialFlags
 }
 
 func (ef *endpointFlags) register(fs *pflag.FlagSet, update bool) {
@@ -29,6 +30,7 @@ func (ef *endpointFlags) register(fs *pflag.FlagSet, update bool) {
 	fs.StringVar(&ef.schedule, "retry-schedule", "", "comma-separated waits before each retry, such as 1s,5s,1m")
 	fs.DurationVar(&ef.timeout, "timeout", 0, "HTTP timeout of one attempt, such as 10s")
 	fs.Var(&ef.metadata, "metadata", "key=value metadata (repeatable)")
+	ef.creds.register(fs, update)
 	if !update {
 		tenantFlag(fs, &ef.tenant, "the tenant the endpoint belongs to (a tenant token always creates its own)")
 		return
@@ -70,6 +72,9 @@ func (ef *endpointFlags) input(fs *pflag.FlagSet) (apiclient.EndpointInput, erro
 	}
 	if ef.tenant != "" {
 		in.TenantID = &ef.tenant
+	}
+	if err := ef.creds.input(fs, &in); err != nil {
+		return in, err
 	}
 	return in, nil
 }
@@ -152,7 +157,7 @@ func printEndpoint(e *clientEnv, ep *apiclient.Endpoint) {
 	fields(e.stdout,
 		"ID", ep.ID, "Tenant", ep.TenantID, "URL", ep.URL, "Description", ep.Description, "Event types", types,
 		"Enabled", fmt.Sprint(ep.Enabled), "Retry schedule", strings.Join(ep.RetrySchedule, ", "),
-		"Timeout", ep.Timeout, "Metadata", strings.Join(md, ", "),
+		"Timeout", ep.Timeout, "Metadata", strings.Join(md, ", "), "Headers", headersLine(ep.Headers), "Auth", authLine(ep.Auth),
 		"Created", stamp(ep.CreatedAt), "Updated", stamp(ep.UpdatedAt), "Secret", ep.Secret)
 	if ep.Secret != "" {
 		fmt.Fprintln(e.stdout, "\nThe signing secret is shown only now: store it with the receiver.")
