@@ -16,6 +16,7 @@ type Endpoint struct {
 	URL           string            `json:"url"`
 	Description   string            `json:"description"`
 	EventTypes    []string          `json:"event_types"`
+	Filter        string            `json:"filter,omitempty"`
 	Enabled       bool              `json:"enabled"`
 	RetrySchedule []string          `json:"retry_schedule"`
 	Timeout       string            `json:"timeout"`
@@ -39,6 +40,9 @@ type EndpointInput struct {
 	RetrySchedule *[]string          `json:"retry_schedule,omitempty"`
 	Timeout       *string            `json:"timeout,omitempty"`
 	Metadata      *map[string]string `json:"metadata,omitempty"`
+	// Filter is the content filter, a CEL expression over the event's
+	// type, tenant_id, event_id and payload; "" removes it.
+	Filter *string `json:"filter,omitempty"`
 	// TenantID, on create only, names the tenant the endpoint belongs to
 	// (ignored with a tenant token: its own tenant).
 	TenantID *string `json:"tenant_id,omitempty"`

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -23,6 +24,7 @@ type endpointJSON struct {
 	URL           string            `json:"url"`
 	Description   string            `json:"description"`
 	EventTypes    []string          `json:"event_types"`
+	Filter        string            `json:"filter,omitempty"`
 	Enabled       bool              `json:"enabled"`
 	RetrySchedule []string          `json:"retry_schedule"`
 	Timeout       string            `json:"timeout"`
@@ -39,7 +41,7 @@ type endpointJSON struct {
 
 func toJSON(ep *store.Endpoint) endpointJSON {
 	out := endpointJSON{
-		ID: ep.ID, TenantID: ep.TenantID, URL: ep.URL, Description: ep.Description, EventTypes: ep.EventTypes,
+		ID: ep.ID, TenantID: ep.TenantID, URL: ep.URL, Description: ep.Description, EventTypes: ep.EventTypes, Filter: ep.Filter,
 		Enabled: ep.Enabled, Metadata: ep.Metadata, CreatedAt: ep.CreatedAt, UpdatedAt: ep.UpdatedAt,
 	}
 	for _, d := range delivery.Schedule(ep.RetrySchedule) {
@@ -67,6 +69,9 @@ type endpointPatch struct {
 	RetrySchedule *[]string          `json:"retry_schedule"`
 	Timeout       *string            `json:"timeout"`
 	Metadata      *map[string]string `json:"metadata"`
+	// Filter is the content filter (a CEL expression); null or "" removes
+	// it.
+	Filter ClearableString `json:"filter"`
 	// Headers replaces the custom headers ({} removes them); Auth
 	// replaces the auth (null removes it). A value given as the mask the
 	// API shows keeps the value it masks.
@@ -75,6 +80,22 @@ type endpointPatch struct {
 	// PropagateTrace sends the receiver the W3C traceparent and
 	// tracestate of each attempt, when hookd traces (default false).
 	PropagateTrace *bool `json:"propagate_trace"`
+}
+
+// ClearableString is a patch's string field that tells a field left out
+// (Set false: unchanged) from one given, null included (null is "").
+type ClearableString struct {
+	Set   bool
+	Value string
+}
+
+// UnmarshalJSON takes a string or null.
+func (c *ClearableString) UnmarshalJSON(b []byte) error {
+	c.Set, c.Value = true, ""
+	if string(b) == "null" {
+		return nil
+	}
+	return json.Unmarshal(b, &c.Value)
 }
 
 // apply validates the patch and applies it to ep.
@@ -99,6 +120,12 @@ func (s *Server) apply(p endpointPatch, ep *store.Endpoint) error {
 			return err
 		}
 		ep.EventTypes = *p.EventTypes
+	}
+	if p.Filter.Set {
+		if err := validateContentFilter(p.Filter.Value); err != nil {
+			return err
+		}
+		ep.Filter = p.Filter.Value
 	}
 	if p.Enabled != nil {
 		ep.Enabled = *p.Enabled

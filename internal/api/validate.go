@@ -1,12 +1,14 @@
 package api
 
 import (
+	"errors"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hookd/hookd/internal/contentfilter"
 	"github.com/hookd/hookd/internal/opevents"
 )
 
@@ -99,6 +101,21 @@ func validateFilter(types []string) error {
 		}
 	}
 	return nil
+}
+
+// validateContentFilter checks an endpoint's content filter compiles
+// ("" is none): a 400 naming "filter" carries CEL's message, positions
+// included.
+func validateContentFilter(expr string) error {
+	if expr == "" {
+		return nil
+	}
+	_, err := contentfilter.Compile(expr)
+	var ce *contentfilter.Error
+	if errors.As(err, &ce) {
+		return invalid("filter", "%s", ce.Message)
+	}
+	return err
 }
 
 // validateURL checks an endpoint URL is an absolute http(s) URL with a host

@@ -17,6 +17,7 @@ import (
 // endpointFlags are the fields create and update take.
 type endpointFlags struct {
 	url, description, schedule, tenant string
+	filter                             string
 	eventTypes, metadata               stringList
 	timeout                            time.Duration
 	enabled, allTypes                  bool
@@ -27,6 +28,7 @@ func (ef *endpointFlags) register(fs *pflag.FlagSet, update bool) {
 	fs.StringVar(&ef.url, "url", "", "URL to deliver to")
 	fs.StringVar(&ef.description, "description", "", "description")
 	fs.Var(&ef.eventTypes, "event-type", "event type to subscribe to, exact or a prefix such as order.* (repeatable or comma-separated; default all)")
+	fs.StringVar(&ef.filter, "filter", "", `content filter: a CEL expression over type, tenant_id, event_id and payload, such as 'payload.amount > 1000' ("" removes it)`)
 	fs.StringVar(&ef.schedule, "retry-schedule", "", "comma-separated waits before each retry, such as 1s,5s,1m")
 	fs.DurationVar(&ef.timeout, "timeout", 0, "HTTP timeout of one attempt, such as 10s")
 	fs.Var(&ef.metadata, "metadata", "key=value metadata (repeatable)")
@@ -51,6 +53,9 @@ func (ef *endpointFlags) input(fs *pflag.FlagSet) (apiclient.EndpointInput, erro
 	if len(ef.eventTypes) > 0 || ef.allTypes {
 		types := listValues(ef.eventTypes)
 		in.EventTypes = &types
+	}
+	if fs.Changed("filter") {
+		in.Filter = &ef.filter
 	}
 	if fs.Changed("retry-schedule") {
 		schedule := listValues([]string{ef.schedule})
@@ -155,7 +160,7 @@ func printEndpoint(e *clientEnv, ep *apiclient.Endpoint) {
 	}
 	sort.Strings(md)
 	fields(e.stdout,
-		"ID", ep.ID, "Tenant", ep.TenantID, "URL", ep.URL, "Description", ep.Description, "Event types", types,
+		"ID", ep.ID, "Tenant", ep.TenantID, "URL", ep.URL, "Description", ep.Description, "Event types", types, "Filter", ep.Filter,
 		"Enabled", fmt.Sprint(ep.Enabled), "Retry schedule", strings.Join(ep.RetrySchedule, ", "),
 		"Timeout", ep.Timeout, "Metadata", strings.Join(md, ", "), "Headers", headersLine(ep.Headers), "Auth", authLine(ep.Auth),
 		"Created", stamp(ep.CreatedAt), "Updated", stamp(ep.UpdatedAt), "Secret", ep.Secret)

@@ -23,7 +23,7 @@ type Batch struct {
 }
 
 // Publish records ev, fanned out to its tenant's endpoints subscribed to
-// its type, and starts its deliveries. It returns once Temporal has durably accepted
+// its type whose content filter accepts it, and starts its deliveries. It returns once Temporal has durably accepted
 // every start: the workflow start is the outbox.
 //
 // The record decides identity. The first post of an event ID claims it,
@@ -35,7 +35,11 @@ type Batch struct {
 // nothing is started.
 func (b *Batch) Publish(ctx context.Context, ev Event) (Result, error) {
 	return b.publish(ctx, ev, func(ctx context.Context) ([]*store.Endpoint, error) {
-		return b.p.Endpoints.MatchingEndpoints(ctx, ev.TenantID, ev.Type)
+		eps, err := b.p.Endpoints.MatchingEndpoints(ctx, ev.TenantID, ev.Type)
+		if err != nil {
+			return nil, err
+		}
+		return applyFilters(ev, eps, b.p.Metrics, b.p.Logger), nil
 	})
 }
 

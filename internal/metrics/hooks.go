@@ -17,6 +17,14 @@ func (m *Metrics) DuplicateIngest() {
 	}
 }
 
+// FilterError counts a content filter that failed on an event, by reason
+// (contentfilter.Reason*, a bounded set). A nil Metrics counts nothing.
+func (m *Metrics) FilterError(reason string) {
+	if m != nil {
+		m.filterErrors.WithLabelValues(reason).Inc()
+	}
+}
+
 // DeliveryEnded counts a delivery that ended with status: delivered, or
 // failed or exhausted (dead-lettered). A redriven delivery that ends again
 // counts again. A nil Metrics counts nothing.

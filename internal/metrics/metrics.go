@@ -79,6 +79,7 @@ type Metrics struct {
 	retries  prometheus.Counter
 
 	duplicateIngests prometheus.Counter
+	filterErrors     *prometheus.CounterVec
 	deliveries       *prometheus.CounterVec
 	redrives         *prometheus.CounterVec
 
@@ -124,6 +125,10 @@ func New(cfg Config) *Metrics {
 		Name: "hookd_duplicate_ingests_total",
 		Help: "Events posted again whose every delivery already existed.",
 	})
+	m.filterErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "hookd_filter_errors_total",
+		Help: "Content filters that failed on an event (and so did not match it), by reason (no_such_key, type, cost_limit, not_bool, payload, invalid, error).",
+	}, []string{"reason"})
 	m.deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hookd_deliveries_total",
 		Help: "Deliveries ended, by final status: delivered, failed (a permanent failure) or exhausted (every attempt used).",
@@ -147,7 +152,7 @@ func New(cfg Config) *Metrics {
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.duplicateIngests, m.redrives, m.deliveries,
+		m.duplicateIngests, m.filterErrors, m.redrives, m.deliveries,
 		m.attempts, m.duration, m.retries,
 		m.deadLetters, m.deadLetterOldest, m.pendingOldest, m.circuits,
 		m.sdk,

@@ -70,17 +70,23 @@ type endpointForm struct {
 	Errors                                               map[string]string
 	// DefaultSchedule and DefaultTimeout are what empty fields mean.
 	DefaultSchedule, DefaultTimeout string
+	// Filter is the content filter; ExampleType and ExamplePayload the
+	// event "test this filter" tries it on, and FilterResult the outcome.
+	Filter, ExampleType, ExamplePayload, FilterResult string
 }
 
 func formOf(ep api.EndpointView) endpointForm {
 	return endpointForm{ID: ep.ID, URL: ep.URL, EventTypes: strings.Join(ep.EventTypes, ", "),
-		Description: ep.Description, RetrySchedule: strings.Join(ep.RetrySchedule, ", "), Timeout: ep.Timeout}
+		Description: ep.Description, RetrySchedule: strings.Join(ep.RetrySchedule, ", "), Timeout: ep.Timeout,
+		Filter: ep.Filter}
 }
 
 func readForm(r *http.Request) endpointForm {
 	return endpointForm{URL: strings.TrimSpace(r.PostFormValue("url")), EventTypes: r.PostFormValue("event_types"),
 		Description: r.PostFormValue("description"), RetrySchedule: r.PostFormValue("retry_schedule"),
-		Timeout: strings.TrimSpace(r.PostFormValue("timeout"))}
+		Timeout: strings.TrimSpace(r.PostFormValue("timeout")),
+		Filter:  strings.TrimSpace(r.PostFormValue("filter")), ExampleType: strings.TrimSpace(r.PostFormValue("example_type")),
+		ExamplePayload: r.PostFormValue("example_payload")}
 }
 
 // patch is the form as the API's patch. An empty schedule or timeout
@@ -94,7 +100,8 @@ func (f endpointForm) patch() api.EndpointPatch {
 		}
 	}
 	timeout := cmp.Or(f.Timeout, delivery.DefaultTimeout.String())
-	return api.EndpointPatch{URL: &f.URL, Description: &f.Description, EventTypes: &types, RetrySchedule: &schedule, Timeout: &timeout}
+	return api.EndpointPatch{URL: &f.URL, Description: &f.Description, EventTypes: &types, RetrySchedule: &schedule, Timeout: &timeout,
+		Filter: api.ClearableString{Set: true, Value: f.Filter}}
 }
 
 // fieldsOf splits a list typed with commas or spaces.
@@ -103,7 +110,8 @@ func fieldsOf(s string) []string {
 }
 
 // formFields are the API fields the endpoint form shows errors next to.
-var formFields = map[string]bool{"url": true, "description": true, "event_types": true, "retry_schedule": true, "timeout": true}
+var formFields = map[string]bool{"url": true, "description": true, "event_types": true, "retry_schedule": true, "timeout": true,
+	"filter": true, "example_payload": true}
 
 // showForm renders the form again with err, the API's validation error,
 // and every other field's (api.Server.EndpointErrors), each next to its
@@ -146,6 +154,10 @@ func (p *Portal) newEndpoint(w http.ResponseWriter, r *http.Request) {
 
 func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	f := readForm(r)
+	if r.PostFormValue("action") == "test-filter" {
+		p.testFilter(w, r, f)
+		return
+	}
 	patch := f.patch()
 	var in api.EndpointCreate
 	in.URL, in.Description, in.EventTypes = patch.URL, patch.Description, patch.EventTypes
@@ -155,6 +167,7 @@ func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	if f.Timeout != "" {
 		in.Timeout = patch.Timeout
 	}
+	in.Filter = patch.Filter
 	ep, err := p.api.CreateEndpoint(r.Context(), in)
 	if err != nil {
 		p.showForm(w, r, f, err)
@@ -177,6 +190,10 @@ func (p *Portal) editEndpoint(w http.ResponseWriter, r *http.Request) {
 func (p *Portal) updateEndpoint(w http.ResponseWriter, r *http.Request) {
 	f := readForm(r)
 	f.ID = chi.URLParam(r, "id")
+	if r.PostFormValue("action") == "test-filter" {
+		p.testFilter(w, r, f)
+		return
+	}
 	if _, err := p.api.UpdateEndpoint(r.Context(), f.ID, f.patch()); err != nil {
 		p.showForm(w, r, f, err)
 		return
@@ -210,4 +227,36 @@ func (p *Portal) deleteEndpoint(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	seeOther(w, r, Prefix+"/?done=deleted")
+}
+
+// testFilter is the form's "test this filter": the filter as typed, tried
+// on the example event, its outcome shown next to it; nothing is saved.
+func (p *Portal) testFilter(w http.ResponseWriter, r *http.Request, f endpointForm) {
+	typ := f.ExampleType
+	if typ == "" {
+		if types := fieldsOf(f.EventTypes); len(types) > 0 {
+			typ = strings.TrimSuffix(types[0], ".*")
+		}
+	}
+	res, err := p.api.TestFilter(r.Context(), f.Filter, typ, cmp.Or(strings.TrimSpace(f.ExamplePayload), "{}"))
+	var e *api.Error
+	if errors.As(err, &e) && e.Code == api.CodeInvalid {
+		f.Errors = map[string]string{e.Field: e.Message}
+		err = nil
+	}
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	switch {
+	case f.Errors != nil:
+	case res.Matched:
+		f.FilterResult = "Matches: this event would be delivered."
+	case res.Reason != "":
+		f.FilterResult = "Fails (" + res.Reason + "): this event would not be delivered."
+	default:
+		f.FilterResult = "Does not match: this event would not be delivered."
+	}
+	f.DefaultSchedule, f.DefaultTimeout = defaultSchedule(), delivery.DefaultTimeout.String()
+	p.renderView(w, r, http.StatusOK, "endpointform", view{Section: "endpoints", Data: f})
 }

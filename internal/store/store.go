@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hookd/hookd/internal/circuit"
+	"github.com/hookd/hookd/internal/contentfilter"
 )
 
 // ErrNotFound is returned when an endpoint, an event, a tenant or a token
@@ -40,7 +41,15 @@ type Endpoint struct {
 	// EventTypes filters events by type: exact names or prefix wildcards
 	// such as "order.*". Empty means every type.
 	EventTypes []string
-	Enabled    bool
+	// Filter is the endpoint's content filter: a CEL expression over the
+	// event (internal/contentfilter) that must hold for the endpoint to
+	// receive an event its EventTypes match; "" for none.
+	Filter string
+	// FilterProgram is Filter compiled. MatchingEndpoints sets it, compiled
+	// once per version of the endpoint in its cache; nil elsewhere, and
+	// when Filter no longer compiles.
+	FilterProgram *contentfilter.Program
+	Enabled       bool
 	// RetrySchedule is the delay before each retry; empty means the default.
 	RetrySchedule []time.Duration
 	// Timeout bounds one HTTP attempt; zero means the default.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/hookd/hookd/internal/contentfilter"
 	"github.com/hookd/hookd/internal/store"
 )
 
@@ -18,6 +19,12 @@ import (
 // match too: disabling pauses an endpoint, so its deliveries are created
 // and held until it is enabled again. Processes sharing a
 // database see each other's changes at their next event.
+//
+// The cache also holds each endpoint's content filter compiled
+// (store.Endpoint.FilterProgram): a set read again keeps the programs of
+// the endpoints unchanged since the last read, so a filter compiles once
+// per version of its endpoint, not once per event nor per change to
+// another endpoint.
 
 // maxCachedTenants bounds the tenants whose endpoints a process keeps.
 const maxCachedTenants = 1024
@@ -98,8 +105,34 @@ func (s *Store) tenantEndpoints(ctx context.Context, tenantID string) ([]*store.
 	if err != nil {
 		return nil, err
 	}
+	previous, _ := s.matches.get(tenantID, version)
+	compileFilters(eps, previous)
 	s.matches.put(tenantID, version, eps)
 	return eps, nil
+}
+
+// compileFilters sets the FilterProgram of eps, taking it from the same
+// version of the endpoint in previous when there is one. A filter that
+// does not compile (the API refuses those; a newer CEL might not) keeps a
+// nil program, which ingest counts as a failed evaluation.
+func compileFilters(eps, previous []*store.Endpoint) {
+	var known map[string]*store.Endpoint
+	for _, ep := range eps {
+		if ep.Filter == "" {
+			continue
+		}
+		if known == nil {
+			known = make(map[string]*store.Endpoint, len(previous))
+			for _, p := range previous {
+				known[p.ID] = p
+			}
+		}
+		if p, ok := known[ep.ID]; ok && p.FilterProgram != nil && p.Filter == ep.Filter && p.UpdatedAt.Equal(ep.UpdatedAt) {
+			ep.FilterProgram = p.FilterProgram
+			continue
+		}
+		ep.FilterProgram, _ = contentfilter.Compile(ep.Filter)
+	}
 }
 
 // bumpEndpointsVersion counts a change to the endpoints; call it in the

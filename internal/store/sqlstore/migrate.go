@@ -177,6 +177,11 @@ var migrations = [][]string{
 		// traceparent of each attempt; off for every endpoint from before.
 		`ALTER TABLE hookd_endpoints ADD COLUMN propagate_trace BOOLEAN NOT NULL DEFAULT FALSE`,
 	},
+	{
+		// Content filters: an endpoint's CEL expression over the event's
+		// payload; "" (every endpoint from before) filters nothing.
+		`ALTER TABLE hookd_endpoints ADD COLUMN content_filter TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

@@ -54,7 +54,7 @@ func Run(t *testing.T, open Opener) {
 		{"EventPrune", testPruneEvents},
 		{"PropagateTrace", testPropagateTrace},
 	}
-	for _, c := range append(append(append(append(cases, tenantCases...), portalCases...), incarnationCases...), credentialCases...) {
+	for _, c := range append(append(append(append(append(cases, tenantCases...), portalCases...), incarnationCases...), credentialCases...), filterCases...) {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)
 			t.Cleanup(func() { require.NoError(t, s.Close()) })
