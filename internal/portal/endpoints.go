@@ -70,19 +70,20 @@ type endpointForm struct {
 	Errors                                               map[string]string
 	// DefaultSchedule and DefaultTimeout are what empty fields mean.
 	DefaultSchedule, DefaultTimeout string
+	credentialForm
 	// Filter is the content filter; ExampleType and ExamplePayload the
 	// event "test this filter" tries it on, and FilterResult the outcome.
 	Filter, ExampleType, ExamplePayload, FilterResult string
 }
 
 func formOf(ep api.EndpointView) endpointForm {
-	return endpointForm{ID: ep.ID, URL: ep.URL, EventTypes: strings.Join(ep.EventTypes, ", "),
+	return endpointForm{credentialForm: credentialFormOf(ep), ID: ep.ID, URL: ep.URL, EventTypes: strings.Join(ep.EventTypes, ", "),
 		Description: ep.Description, RetrySchedule: strings.Join(ep.RetrySchedule, ", "), Timeout: ep.Timeout,
 		Filter: ep.Filter}
 }
 
 func readForm(r *http.Request) endpointForm {
-	return endpointForm{URL: strings.TrimSpace(r.PostFormValue("url")), EventTypes: r.PostFormValue("event_types"),
+	return endpointForm{credentialForm: readCredentialForm(r), URL: strings.TrimSpace(r.PostFormValue("url")), EventTypes: r.PostFormValue("event_types"),
 		Description: r.PostFormValue("description"), RetrySchedule: r.PostFormValue("retry_schedule"),
 		Timeout: strings.TrimSpace(r.PostFormValue("timeout")),
 		Filter:  strings.TrimSpace(r.PostFormValue("filter")), ExampleType: strings.TrimSpace(r.PostFormValue("example_type")),
@@ -92,6 +93,13 @@ func readForm(r *http.Request) endpointForm {
 // patch is the form as the API's patch. An empty schedule or timeout
 // means the default one.
 func (f endpointForm) patch() api.EndpointPatch {
+	p := f.basePatch()
+	f.credentialForm.patch(&p)
+	return p
+}
+
+// basePatch is patch without the headers and auth.
+func (f endpointForm) basePatch() api.EndpointPatch {
 	types := fieldsOf(f.EventTypes)
 	schedule := fieldsOf(f.RetrySchedule)
 	if len(schedule) == 0 {
@@ -110,7 +118,7 @@ func fieldsOf(s string) []string {
 }
 
 // formFields are the API fields the endpoint form shows errors next to.
-var formFields = map[string]bool{"url": true, "description": true, "event_types": true, "retry_schedule": true, "timeout": true,
+var formFields = map[string]bool{"headers": true, "auth": true, "auth_token": true, "auth_username": true, "auth_password": true, "url": true, "description": true, "event_types": true, "retry_schedule": true, "timeout": true,
 	"filter": true, "example_payload": true}
 
 // showForm renders the form again with err, the API's validation error,
@@ -125,6 +133,7 @@ func (p *Portal) showForm(w http.ResponseWriter, r *http.Request, f endpointForm
 	v := view{Section: "endpoints"}
 	f.Errors = map[string]string{}
 	for _, fe := range append([]*api.Error{e}, p.api.EndpointErrors(f.patch())...) {
+		fe = credentialError(fe)
 		switch {
 		case formFields[fe.Field]:
 			if f.Errors[fe.Field] == "" {
@@ -167,6 +176,7 @@ func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	if f.Timeout != "" {
 		in.Timeout = patch.Timeout
 	}
+	in.Headers, in.Auth = patch.Headers, patch.Auth
 	in.Filter = patch.Filter
 	ep, err := p.api.CreateEndpoint(r.Context(), in)
 	if err != nil {
