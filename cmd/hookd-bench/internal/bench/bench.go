@@ -63,7 +63,10 @@ const (
 	targetHistory   = 7
 	targetPeakRSSMB = 600
 	// targetFanoutCPU bounds CPU per delivery in fan-out against 1:1.
-	targetFanoutCPU  = 0.7
+	targetFanoutCPU = 0.7
+	// targetFilterCPU bounds CPU per delivery of fan-out with a content
+	// filter on every endpoint against fan-out without.
+	targetFilterCPU  = 1.1
 	fmtRow           = "| %-44s | %-22s | %-22s | %-12s | %-4s |\n"
 	reportTimeFormat = "2006-01-02 15:04 MST"
 )
@@ -102,6 +105,13 @@ func report(w io.Writer, r Result) {
 			per > 0 && one > 0 && ratioOf(per, one) <= targetFanoutCPU)
 		row(w, fmt.Sprintf("fan-out x%d: CPU%% / peak RSS", c.FanoutWidth), pct(f.Usage)+" / "+peak(f.Usage), "-", "", true)
 		row(w, fmt.Sprintf("fan-out x%d: ingest / to-receiver p50 / p99", c.FanoutWidth), f.Ingest.pair()+", "+f.EndToEnd.pair(), "-", "", true)
+		if ff := h.FanoutFiltered; ff.N > 0 {
+			filtered := cpuPerDelivery(ff)
+			row(w, fmt.Sprintf("fan-out x%d filtered: deliveries/s", c.FanoutWidth), fmt.Sprintf("%.1f", ff.Rate), "-", "", true)
+			row(w, fmt.Sprintf("fan-out x%d filtered: CPU ms per delivery", c.FanoutWidth), fmt.Sprintf("%s (%.2fx unfiltered)", cpuPer(ff), ratioOf(filtered, per)), "-", "<= 1.1x",
+				filtered > 0 && per > 0 && ratioOf(filtered, per) <= targetFilterCPU)
+			row(w, fmt.Sprintf("fan-out x%d filtered: ingest / to-receiver p50 / p99", c.FanoutWidth), ff.Ingest.pair()+", "+ff.EndToEnd.pair(), "-", "", true)
+		}
 	}
 	row(w, "history events per healthy delivery", hist(h.History), hist(b.History), "<= 7", h.History.Max <= targetHistory && h.History.Sampled > 0)
 	row(w, "refused starts (retried) / lost", fmt.Sprintf("%d / %d", h.Saturation.Errors, h.Saturation.Lost), fmt.Sprintf("%d / %d", b.Saturation.Errors, b.Saturation.Lost), "0 lost", h.Saturation.Lost == 0)

@@ -44,7 +44,7 @@ func TestSmoke(t *testing.T) {
 	defer cancel()
 	var out bytes.Buffer
 	res, err := Run(ctx, Config{
-		N: 20, Clients: 4, FanoutN: 5, FanoutWidth: 3, LightRate: 20, LightDuration: 500 * time.Millisecond, HistorySample: 3,
+		N: 20, Clients: 4, FanoutN: 5, FanoutWidth: 3, FanoutFilter: `payload.amount > 1000 && payload.currency == "EUR"`, LightRate: 20, LightDuration: 500 * time.Millisecond, HistorySample: 3,
 		BaselineN: 10, BaselineStarters: 4, ShapesN: 12, HeldN: 10, HeldWindow: time.Second,
 		StormN: 10, StormHealthyN: 8, StormSchedule: []string{"1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s", "1s"},
 		Circuit: circuit.Policy{Threshold: 5, BaseCooldown: time.Second, MaxCooldown: 2 * time.Second},
@@ -57,6 +57,8 @@ func TestSmoke(t *testing.T) {
 	require.Zero(t, res.Hookd.Fanout.Lost)
 	require.Len(t, res.Hookd.Fanout.Ingest, 5)
 	require.Contains(t, out.String(), "fan-out x3: CPU ms per delivery")
+	require.Equal(t, 15, len(res.Hookd.FanoutFiltered.EndToEnd), "the filter accepts the bench's payload")
+	require.Contains(t, out.String(), "fan-out x3 filtered: CPU ms per delivery")
 	require.Equal(t, 6, res.Hookd.History.Max, "a healthy delivery's history")
 	require.NotNil(t, res.Baseline)
 	require.Equal(t, 10, len(res.Baseline.Saturation.EndToEnd))

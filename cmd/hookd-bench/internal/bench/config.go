@@ -31,6 +31,12 @@ type Config struct {
 	// FanoutN events each go to FanoutWidth endpoints (one receiver each)
 	// in the fan-out phase, posted like saturation's; zero skips it.
 	FanoutN, FanoutWidth int
+	// FanoutFilter, when set, runs the fan-out phase a second time, right
+	// after the first, to FanoutWidth other endpoints that each carry this
+	// content filter (it must accept the bench's payload), so the CPU per
+	// delivery of filtered fan-out compares with the unfiltered one of the
+	// same run.
+	FanoutFilter string
 	// ShapesN deliveries in each shape of the workflow-shape experiment
 	// (ShapesResult), fan-out FanoutWidth wide; zero (the default) skips
 	// it.

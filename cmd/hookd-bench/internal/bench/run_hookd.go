@@ -9,10 +9,13 @@ import (
 type HookdResult struct {
 	Light, Saturation LoadResult
 	// Fanout is the fan-out phase (zero N when skipped).
-	Fanout  LoadResult
-	History HistoryResult
-	Storm   *StormResult
-	Held    *HeldResult
+	Fanout LoadResult
+	// FanoutFiltered is the fan-out phase again with Config.FanoutFilter
+	// on every endpoint (zero N when not run).
+	FanoutFiltered LoadResult
+	History        HistoryResult
+	Storm          *StormResult
+	Held           *HeldResult
 }
 
 const eventType = "bench.order.paid"
@@ -64,8 +67,14 @@ func runHookd(ctx context.Context, cfg Config) (HookdResult, error) {
 	}
 	if cfg.FanoutN > 0 && cfg.FanoutWidth > 0 {
 		settle(ctx)
-		if res.Fanout, err = runFanout(ctx, cfg, h); err != nil {
+		if res.Fanout, err = runFanout(ctx, cfg, h, fanoutType, ""); err != nil {
 			return res, err
+		}
+		if cfg.FanoutFilter != "" {
+			settle(ctx)
+			if res.FanoutFiltered, err = runFanout(ctx, cfg, h, fanoutFilteredType, cfg.FanoutFilter); err != nil {
+				return res, err
+			}
 		}
 	}
 	if cfg.StormN > 0 {
