@@ -3,7 +3,7 @@ GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: build run test test-reliability fuzz vet fmt bench clean lint-openapi
+.PHONY: build run test test-reliability fuzz vet fmt bench clean lint-openapi generate test-typescript
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/hookd ./cmd/hookd
@@ -16,6 +16,7 @@ test:
 	$(GO) vet ./...
 	$(MAKE) --no-print-directory lint-openapi
 	$(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) --no-print-directory test-typescript
 	cd deploy/helm/charttest && $(GO) vet ./... && $(GO) test -count=1 ./...
 	# A count, not a duration: a duration's deadline races the fuzzing
 	# workers in go1.26 (golang/go#75804, fixed in go1.27) and fails the
@@ -31,6 +32,19 @@ $(TS)/node_modules/.package-lock.json: $(TS)/package-lock.json
 # The API's OpenAPI document lints clean (rules: clients/typescript/redocly.yaml).
 lint-openapi: $(TS)/node_modules/.package-lock.json
 	cd $(TS) && npx --no-install redocly lint --format=summary --config redocly.yaml ../../internal/api/openapi.yaml
+
+# The TypeScript client: its types type-check, schema.d.ts is current, and
+# it drives a real hookd dev (bin/hookd) on free ports.
+test-typescript: build $(TS)/node_modules/.package-lock.json
+	cd $(TS) && npm run --silent typecheck && HOOKD_BIN=$(CURDIR)/bin/hookd node --test test/
+
+# Regenerates the clients' types from internal/api/openapi.yaml: Go's
+# (apiclient/internal/wire, oapi-codegen) and TypeScript's
+# (clients/typescript/schema.d.ts, openapi-typescript). make test fails
+# while either is stale.
+generate: $(TS)/node_modules/.package-lock.json
+	$(GO) generate ./apiclient/...
+	cd $(TS) && npm run --silent generate
 
 # Each fuzz target for a while (make test runs their seed corpora).
 FUZZTIME ?= 30s

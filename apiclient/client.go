@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/hookd/hookd/apiclient/internal/wire"
 )
 
 // maxResponse caps the bytes read from one response body.
@@ -68,12 +70,14 @@ func (r Raw) JSON() json.RawMessage { return r.body }
 func (r *Raw) setRaw(b []byte) { r.body = b }
 
 // Error is an error answer from the API: the HTTP status, the API's error
-// code, the request field at fault (if any) and its message.
+// code, the request field at fault (if any), its message, and the limit a
+// 409 or 429 is about (if any).
 type Error struct {
 	StatusCode int    `json:"-"`
 	Code       string `json:"code"`
 	Field      string `json:"field,omitempty"`
 	Message    string `json:"message"`
+	Limit      string `json:"limit,omitempty"`
 }
 
 func (e *Error) Error() string {
@@ -169,12 +173,10 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 // errorOf reads an API error answer; a body that is not the API's error
 // JSON (a proxy's page, say) becomes the message, shortened.
 func errorOf(status int, body []byte) *Error {
-	var wrapped struct {
-		Error *Error `json:"error"`
-	}
-	if json.Unmarshal(body, &wrapped) == nil && wrapped.Error != nil && wrapped.Error.Message != "" {
-		wrapped.Error.StatusCode = status
-		return wrapped.Error
+	var wrapped wire.ErrorBody
+	if json.Unmarshal(body, &wrapped) == nil && wrapped.Error.Message != "" {
+		d := wrapped.Error
+		return &Error{StatusCode: status, Code: string(d.Code), Field: deref(d.Field), Message: d.Message, Limit: string(deref(d.Limit))}
 	}
 	msg := strings.TrimSpace(string(body))
 	if len(msg) > 200 {
@@ -202,4 +204,22 @@ func (p Page) values() url.Values {
 		v.Set("limit", fmt.Sprint(p.Limit))
 	}
 	return v
+}
+
+// deref is *p, or T's zero value for nil.
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
+// optional is &v, or nil for T's zero value: a field left out of a body.
+func optional[T comparable](v T) *T {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return &v
 }

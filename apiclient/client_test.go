@@ -66,7 +66,7 @@ func TestFilterBecomesQueryAndBody(t *testing.T) {
 	if _, err := c.StartRedrive(context.Background(), BulkRedrive{Filter: f, Rate: 5}); err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"endpoint_id":"ep_1","reasons":["failed","exhausted"],"since":"2026-11-30T11:00:00Z","rate":5}`; *body != want {
+	if want := `{"endpoint_id":"ep_1","rate":5,"reasons":["failed","exhausted"],"since":"2026-11-30T11:00:00Z"}`; strings.TrimSpace(*body) != want {
 		t.Errorf("body = %s, want %s", *body, want)
 	}
 }

@@ -1,9 +1,6 @@
 package apiclient
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "github.com/hookd/hookd/apiclient/internal/wire"
 
 // EndpointAuth is how an endpoint authenticates to its receiver: Type
 // "bearer" (Token), "basic" (Username, Password) or
@@ -22,15 +19,22 @@ type EndpointAuth struct {
 	Audience     string `json:"audience,omitempty"`
 }
 
-// MarshalJSON sends "auth": null when RemoveAuth is set.
-func (in EndpointInput) MarshalJSON() ([]byte, error) {
-	type plain EndpointInput
-	b, err := json.Marshal(plain(in))
-	if err != nil || !in.RemoveAuth || in.Auth != nil {
-		return b, err
+// wire is a as the document's EndpointAuth (nil for nil).
+func (a *EndpointAuth) wire() *wire.EndpointAuth {
+	if a == nil {
+		return nil
 	}
-	if bytes.Equal(b, []byte("{}")) {
-		return []byte(`{"auth":null}`), nil
+	return &wire.EndpointAuth{
+		Type: wire.EndpointAuthType(a.Type), Token: nonEmpty(a.Token), Username: nonEmpty(a.Username), Password: nonEmpty(a.Password),
+		TokenURL: nonEmpty(a.TokenURL), ClientID: nonEmpty(a.ClientID), ClientSecret: nonEmpty(a.ClientSecret),
+		Scope: nonEmpty(a.Scope), Audience: nonEmpty(a.Audience),
 	}
-	return append([]byte(`{"auth":null,`), b[1:]...), nil
+}
+
+// nonEmpty is a pointer to s, or nil for "".
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

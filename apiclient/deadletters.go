@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/hookd/hookd/apiclient/internal/wire"
 )
 
 // DeadLetterRef is a dead letter as a list shows it. ID is the delivery ID.
@@ -97,6 +99,9 @@ type DeadLetterSummary struct {
 	Total            int            `json:"total"`
 	Groups           []SummaryGroup `json:"groups"`
 	OldestAgeSeconds float64        `json:"oldest_age_seconds"`
+	// Truncated says the groups leave out some endpoints' dead letters
+	// (Total counts them all).
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // SummaryGroup is the count of one endpoint's dead letters for one reason.
@@ -121,6 +126,29 @@ type BulkRedrive struct {
 	Reason string
 }
 
+// body is the bulk redrive's body: the document's BulkRedriveRequest.
+func (b BulkRedrive) body() wire.BulkRedriveRequest {
+	f := b.Filter
+	out := wire.BulkRedriveRequest{
+		TenantID: optional(f.TenantID), EndpointID: optional(f.EndpointID), EventType: optional(f.EventType),
+		Rate: optional(b.Rate), Reason: optional(b.Reason),
+	}
+	if len(f.Reasons) > 0 {
+		reasons := make([]wire.DeadLetterReason, len(f.Reasons))
+		for i, r := range f.Reasons {
+			reasons[i] = wire.DeadLetterReason(r)
+		}
+		out.Reasons = &reasons
+	}
+	if !f.Since.IsZero() {
+		out.Since = optional(f.Since.UTC())
+	}
+	if !f.Until.IsZero() {
+		out.Until = optional(f.Until.UTC())
+	}
+	return out
+}
+
 // RedriveStarted is the answer to a bulk redrive: the job and how many
 // dead letters it matched. No job runs when Matched is zero.
 type RedriveStarted struct {
@@ -134,14 +162,17 @@ type RedriveStarted struct {
 // failed.
 type RedriveJob struct {
 	Raw
-	JobID     string     `json:"job_id"`
-	State     string     `json:"state"`
-	Total     int64      `json:"total"`
-	Completed int64      `json:"completed"`
-	Failed    int64      `json:"failed"`
-	Started   time.Time  `json:"started"`
-	Closed    *time.Time `json:"closed,omitempty"`
-	Reason    string     `json:"reason"`
+	JobID     string `json:"job_id"`
+	State     string `json:"state"`
+	Total     int64  `json:"total"`
+	Completed int64  `json:"completed"`
+	Failed    int64  `json:"failed"`
+	// Skipped counts dead letters that closed (redriven or expired)
+	// between the job's listing and its redrive.
+	Skipped int64      `json:"skipped,omitempty"`
+	Started time.Time  `json:"started"`
+	Closed  *time.Time `json:"closed,omitempty"`
+	Reason  string     `json:"reason"`
 }
 
 func deadLetterPath(id string) string { return "/v1/dead-letters/" + url.PathEscape(id) }
@@ -164,17 +195,12 @@ func (c *Client) DeadLetterSummary(ctx context.Context) (*DeadLetterSummary, err
 // RedriveDeadLetter redrives one dead letter: a fresh delivery run with
 // the same delivery ID.
 func (c *Client) RedriveDeadLetter(ctx context.Context, id, reason string) (*RedriveRequested, error) {
-	return call[RedriveRequested](ctx, c, http.MethodPost, deadLetterPath(id)+"/redrive", nil, map[string]string{"reason": reason})
+	return call[RedriveRequested](ctx, c, http.MethodPost, deadLetterPath(id)+"/redrive", nil, wire.RedriveRequest{Reason: &reason})
 }
 
 // StartRedrive starts a bulk redrive job inside Temporal.
 func (c *Client) StartRedrive(ctx context.Context, b BulkRedrive) (*RedriveStarted, error) {
-	body := struct {
-		filterWire
-		Rate   float64 `json:"rate,omitempty"`
-		Reason string  `json:"reason,omitempty"`
-	}{b.Filter.wire(), b.Rate, b.Reason}
-	return call[RedriveStarted](ctx, c, http.MethodPost, "/v1/dead-letters/redrive", nil, body)
+	return call[RedriveStarted](ctx, c, http.MethodPost, "/v1/dead-letters/redrive", nil, b.body())
 }
 
 // RedriveJob returns a bulk redrive's progress.

@@ -1,10 +1,14 @@
 package apiclient
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/hookd/hookd/apiclient/internal/wire"
 )
 
 // Endpoint is a receiver of webhooks. Secret is set only in the answers to
@@ -28,6 +32,9 @@ type Endpoint struct {
 	// authentication, their values masked.
 	Headers map[string]string `json:"headers,omitempty"`
 	Auth    *EndpointAuth     `json:"auth,omitempty"`
+	// PropagateTrace sends each attempt's W3C trace context to the
+	// receiver, when hookd traces.
+	PropagateTrace bool `json:"propagate_trace"`
 }
 
 // EndpointInput is the body of create and update. Nil fields are left as
@@ -51,6 +58,47 @@ type EndpointInput struct {
 	// Auth replaces the authentication; RemoveAuth removes it.
 	Auth       *EndpointAuth `json:"auth,omitempty"`
 	RemoveAuth bool          `json:"-"`
+	// PropagateTrace turns sending the W3C trace context on or off.
+	PropagateTrace *bool `json:"propagate_trace,omitempty"`
+}
+
+// create is the body of a create: the document's EndpointCreate.
+func (in EndpointInput) create() wire.EndpointCreate {
+	return wire.EndpointCreate{
+		URL: deref(in.URL), Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled,
+		RetrySchedule: in.RetrySchedule, Timeout: in.Timeout, Metadata: (*wire.Metadata)(in.Metadata), TenantID: in.TenantID,
+		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth.wire(), PropagateTrace: in.PropagateTrace,
+	}
+}
+
+// patch is the body of an update: the document's EndpointPatch, which
+// has no tenant_id (an endpoint's tenant never changes), with "auth": null
+// when RemoveAuth is set.
+func (in EndpointInput) patch() endpointPatch {
+	return endpointPatch{EndpointPatch: wire.EndpointPatch{
+		URL: in.URL, Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled,
+		RetrySchedule: in.RetrySchedule, Timeout: in.Timeout, Metadata: (*wire.Metadata)(in.Metadata),
+		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth.wire(), PropagateTrace: in.PropagateTrace,
+	}, removeAuth: in.RemoveAuth && in.Auth == nil}
+}
+
+// endpointPatch is an update's body; removeAuth sends "auth": null, which
+// the generated type (auth omitted when nil) cannot say.
+type endpointPatch struct {
+	wire.EndpointPatch
+	removeAuth bool
+}
+
+// MarshalJSON encodes the patch, with "auth": null when removeAuth is set.
+func (p endpointPatch) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(p.EndpointPatch)
+	if err != nil || !p.removeAuth {
+		return b, err
+	}
+	if bytes.Equal(b, []byte("{}")) {
+		return []byte(`{"auth":null}`), nil
+	}
+	return append([]byte(`{"auth":null,`), b[1:]...), nil
 }
 
 // EndpointPage is one page of endpoints.
@@ -73,7 +121,7 @@ func endpointPath(id string) string { return "/v1/endpoints/" + url.PathEscape(i
 
 // CreateEndpoint creates an endpoint; the answer carries its signing secret.
 func (c *Client) CreateEndpoint(ctx context.Context, in EndpointInput) (*Endpoint, error) {
-	return call[Endpoint](ctx, c, http.MethodPost, "/v1/endpoints", nil, in)
+	return call[Endpoint](ctx, c, http.MethodPost, "/v1/endpoints", nil, in.create())
 }
 
 // ListEndpoints returns one page of endpoints.
@@ -88,7 +136,7 @@ func (c *Client) GetEndpoint(ctx context.Context, id string) (*Endpoint, error) 
 
 // UpdateEndpoint changes the fields of in that are set.
 func (c *Client) UpdateEndpoint(ctx context.Context, id string, in EndpointInput) (*Endpoint, error) {
-	return call[Endpoint](ctx, c, http.MethodPatch, endpointPath(id), nil, in)
+	return call[Endpoint](ctx, c, http.MethodPatch, endpointPath(id), nil, in.patch())
 }
 
 // DeleteEndpoint deletes an endpoint.
@@ -100,6 +148,6 @@ func (c *Client) DeleteEndpoint(ctx context.Context, id string) error {
 // RotateSecret gives an endpoint a new signing secret; deliveries are
 // signed with both secrets until overlap has passed.
 func (c *Client) RotateSecret(ctx context.Context, id string, overlap time.Duration) (*RotatedSecret, error) {
-	body := map[string]string{"overlap": overlap.String()}
-	return call[RotatedSecret](ctx, c, http.MethodPost, endpointPath(id)+"/secret/rotate", nil, body)
+	keep := overlap.String()
+	return call[RotatedSecret](ctx, c, http.MethodPost, endpointPath(id)+"/secret/rotate", nil, wire.SecretRotate{Overlap: &keep})
 }

@@ -13,6 +13,7 @@ import (
 type EventRecord struct {
 	Raw
 	EventID    string          `json:"event_id"`
+	TenantID   string          `json:"tenant_id,omitempty"`
 	Type       string          `json:"type"`
 	Payload    json.RawMessage `json:"payload,omitempty"`
 	AcceptedAt time.Time       `json:"accepted_at"`

@@ -53,6 +53,8 @@ type Delivery struct {
 	// Timeline holds every run's attempts, each redrive between the runs.
 	Timeline []Attempt `json:"timeline"`
 	Redrive  *Redrive  `json:"redrive,omitempty"` // who started the current run
+	// Payload is the event's payload, as every attempt sends it.
+	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
 // Attempt is one HTTP attempt of a delivery; in a delivery's timeline,

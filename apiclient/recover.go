@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/hookd/hookd/apiclient/internal/wire"
 )
 
 // Recovered is the answer to an endpoint recover: the circuit's state
@@ -30,5 +32,5 @@ type Recovered struct {
 // on it is attempted within seconds, or a large backlog as fast as it
 // drains. reason is recorded with who asked.
 func (c *Client) RecoverEndpoint(ctx context.Context, id, reason string) (*Recovered, error) {
-	return call[Recovered](ctx, c, http.MethodPost, endpointPath(id)+"/recover", nil, map[string]string{"reason": reason})
+	return call[Recovered](ctx, c, http.MethodPost, endpointPath(id)+"/recover", nil, wire.RecoverRequest{Reason: &reason})
 }

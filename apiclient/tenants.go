@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/hookd/hookd/apiclient/internal/wire"
 )
 
 // Tenant is a customer of the platform, keyed by the platform's own ID.
@@ -93,7 +95,11 @@ func tenantPath(id string) string { return "/v1/tenants/" + url.PathEscape(id) }
 // PutTenant creates the tenant or replaces its name and metadata, and
 // says whether it created it.
 func (c *Client) PutTenant(ctx context.Context, id string, in TenantInput) (*Tenant, bool, error) {
-	t, status, err := callStatus[Tenant](ctx, c, http.MethodPut, tenantPath(id), nil, in)
+	body := wire.TenantPut{Name: &in.Name}
+	if in.Metadata != nil {
+		body.Metadata = (*wire.Metadata)(&in.Metadata)
+	}
+	t, status, err := callStatus[Tenant](ctx, c, http.MethodPut, tenantPath(id), nil, body)
 	return t, status == http.StatusCreated, err
 }
 
@@ -116,9 +122,10 @@ func (c *Client) DeleteTenant(ctx context.Context, id string) error {
 // CreateTenantToken issues a token that acts for the tenant until
 // expiresIn has passed (zero: the API's default, 24h).
 func (c *Client) CreateTenantToken(ctx context.Context, id string, expiresIn time.Duration) (*TenantToken, error) {
-	body := map[string]string{}
+	var body wire.TenantTokenCreate
 	if expiresIn > 0 {
-		body["expires_in"] = expiresIn.String()
+		d := expiresIn.String()
+		body.ExpiresIn = &d
 	}
 	return call[TenantToken](ctx, c, http.MethodPost, tenantPath(id)+"/tokens", nil, body)
 }

@@ -84,6 +84,9 @@ type Config struct {
 	// (https://hooks.example.com): portal sign-in links point there, never
 	// at the Host a request named. Empty refuses to issue links.
 	PublicURL string
+	// Version is hookd's version, the info.version of the OpenAPI
+	// document served at /v1/openapi.json.
+	Version string
 	// RecoverImmediate is the largest backlog a recover signals at once;
 	// a larger one is woken at the drain's pace. Zero means
 	// wake.Immediate.
@@ -108,6 +111,7 @@ type Server struct {
 	stats      func(context.Context, string) (any, error)
 	now        func() time.Time
 	cursors    cursors
+	version    string
 	publicURL  string
 
 	authFailures   *authFailures
@@ -143,6 +147,7 @@ func New(cfg Config) (*Server, error) {
 		dc:         cfg.DataConverter,
 		stats:      cfg.Stats,
 		now:        time.Now,
+		version:    cfg.Version,
 
 		recoverImmediate: cmp.Or(cfg.RecoverImmediate, wake.Immediate),
 		wakeSettle:       wake.Settle,

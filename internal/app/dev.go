@@ -269,6 +269,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		Metrics:       d.obs.metrics,
 		DataConverter: d.codec.DataConverter(),
 		CursorSecret:  key,
+		Version:       cfg.Version,
 
 		AuthFailureLimit: cfg.AuthFailureLimit,
 		PublicURL:        cmp.Or(cfg.PublicURL, d.APIURL),

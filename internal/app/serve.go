@@ -193,6 +193,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			Metrics:       s.obs.metrics,
 			DataConverter: s.codec.DataConverter(),
 			CursorSecret:  cfg.MasterKey,
+			Version:       cfg.Version,
 
 			TrustedProxies: cfg.TrustedProxies,
 			PublicURL:      cmp.Or(cfg.PublicURL, apiURL),
