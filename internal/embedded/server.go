@@ -236,8 +236,8 @@ func sqliteConfig(path string) *config.SQL {
 
 // prepare creates the schema of a new SQLite file.
 func prepare(sql *config.SQL) error {
-	if _, err := os.Stat(sql.DatabaseName); err == nil {
-		return nil
+	if fi, err := os.Stat(sql.DatabaseName); err == nil && fi.Size() > 0 {
+		return nil // set up before (an empty file is createPrivate's)
 	}
 	if err := sqliteschema.SetupSchema(sql); err != nil {
 		return fmt.Errorf("set up schema of %s: %w", filepath.Base(sql.DatabaseName), err)
@@ -257,6 +257,19 @@ func prepareStores(opts Options) (main, vis *config.SQL, err error) {
 	return prepareSQLite(opts)
 }
 
+// createPrivate creates path with DataFileMode if it does not exist; an
+// existing file is left as it is (SecureDataDir fixes its mode).
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, DataFileMode)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Base(path), err)
+	}
+	return f.Close()
+}
+
 // prepareSQLite prepares the SQLite files, tuned as docs/architecture.md
 // notes.
 func prepareSQLite(opts Options) (*config.SQL, *config.SQL, error) {
@@ -268,6 +281,11 @@ func prepareSQLite(opts Options) (*config.SQL, *config.SQL, error) {
 	// lock per file, and more connections would only contend for it
 	// (docs/performance.md).
 	for _, sql := range []*config.SQL{main, vis} {
+		// Created private before SQLite opens it, so its journal files
+		// (which SQLite gives the database's mode) are private too.
+		if err := createPrivate(sql.DatabaseName); err != nil {
+			return nil, nil, err
+		}
 		if err := prepare(sql); err != nil {
 			return nil, nil, err
 		}

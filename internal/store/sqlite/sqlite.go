@@ -48,6 +48,13 @@ func openDBs(path string) (write, read *sql.DB, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, nil, err
 	}
+	// The store holds sealed secrets: its file is private from the start,
+	// and SQLite gives its journal files the database's mode.
+	if f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
+		_ = f.Close()
+	} else if !errors.Is(err, os.ErrExist) {
+		return nil, nil, err
+	}
 	write, err = sql.Open("sqlite", path+"?"+pragmas+"&_txlock=immediate")
 	if err != nil {
 		return nil, nil, err
