@@ -124,6 +124,9 @@ type BulkRedrive struct {
 	Filter DeadLetterFilter
 	Rate   float64
 	Reason string
+	// All redrives every dead letter in scope: the API refuses a bulk
+	// redrive with neither a filter nor All.
+	All bool
 }
 
 // body is the bulk redrive's body: the document's BulkRedriveRequest.
@@ -132,6 +135,9 @@ func (b BulkRedrive) body() wire.BulkRedriveRequest {
 	out := wire.BulkRedriveRequest{
 		TenantID: optional(f.TenantID), EndpointID: optional(f.EndpointID), EventType: optional(f.EventType),
 		Rate: optional(b.Rate), Reason: optional(b.Reason),
+	}
+	if b.All {
+		out.All = &b.All
 	}
 	if len(f.Reasons) > 0 {
 		reasons := make([]wire.DeadLetterReason, len(f.Reasons))

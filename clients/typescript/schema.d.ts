@@ -1203,6 +1203,8 @@ export interface components {
             rate?: number;
             /** @description Why, recorded in each new run; `bulk redrive <job>` by default. */
             reason?: string;
+            /** @description Redrive every dead letter in the caller's scope. Without a filter (tenant_id, endpoint_id, event_type, reasons, since, until) a bulk redrive needs it, so an empty body redrives nothing by accident: it is a 400 naming `all`. */
+            all?: boolean;
         };
         RedriveStarted: {
             job_id: components["schemas"]["RedriveJobID"];

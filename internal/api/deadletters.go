@@ -64,6 +64,12 @@ type deadLetterFilter struct {
 	reasonsField string
 }
 
+// isZero reports whether f selects nothing narrower than the caller's
+// whole scope.
+func (f deadLetterFilter) isZero() bool {
+	return f.TenantID == "" && f.EndpointID == "" && f.EventType == "" && len(f.Reasons) == 0 && f.Since == "" && f.Until == ""
+}
+
 // query turns the filter into a Temporal visibility query over waiting
 // dead letters in the caller's scope: its tenant filter resolved, and in a
 // tenant scope an endpoint_id that must be the tenant's (else 404). Every

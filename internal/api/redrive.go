@@ -66,9 +66,18 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 		deadLetterFilter
 		Rate   *float64 `json:"rate"`
 		Reason string   `json:"reason"`
+		All    bool     `json:"all"`
 	}
 	if err := s.decode(w, r, &body); err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if body.deadLetterFilter.isZero() && !body.All {
+		if err := checkRedriveRate(body.Rate); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.writeError(w, r, invalid("all", "a bulk redrive needs a filter (tenant_id, endpoint_id, event_type, reasons, since or until) or \"all\": true"))
 		return
 	}
 	out, err := s.RedriveDeadLetters(r.Context(), body.deadLetterFilter, body.Rate, body.Reason)
@@ -83,6 +92,15 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, out)
 }
 
+// checkRedriveRate refuses a bulk redrive's rate out of its bounds (nil:
+// the default).
+func checkRedriveRate(rate *float64) error {
+	if rate != nil && !(*rate >= MinRedriveRate && *rate <= MaxRedriveRate) {
+		return invalid("rate", "must be %g to %d redrives per second", MinRedriveRate, MaxRedriveRate)
+	}
+	return nil
+}
+
 // RedriveStarted is the answer of a bulk redrive.
 type RedriveStarted struct {
 	JobID   string  `json:"job_id"`
@@ -92,11 +110,11 @@ type RedriveStarted struct {
 
 // redriveDeadLetters is RedriveDeadLetters without its span.
 func (s *Server) redriveDeadLetters(ctx context.Context, f DeadLetterFilter, rateIn *float64, reason string) (RedriveStarted, error) {
+	if err := checkRedriveRate(rateIn); err != nil {
+		return RedriveStarted{}, err
+	}
 	rate := float64(DefaultRedriveRate)
 	if rateIn != nil {
-		if !(*rateIn >= MinRedriveRate && *rateIn <= MaxRedriveRate) {
-			return RedriveStarted{}, invalid("rate", "must be %g to %d redrives per second", MinRedriveRate, MaxRedriveRate)
-		}
 		rate = *rateIn
 	}
 	sc := authz.FromContext(ctx)

@@ -50,6 +50,7 @@ job with a progress bar; with --json it prints the job it started and returns.`,
 			if b.Filter.IsZero() && !every {
 				return usagef("refusing to redrive every dead letter: give --endpoint, --event-type, --reason-filter, --since or --until, or --all-dead-letters")
 			}
+			b.All = every && b.Filter.IsZero()
 			if !yes {
 				if err := e.confirm(fmt.Sprintf("Redrive %s at %g/s?", describeFilter(b.Filter), b.Rate)); err != nil {
 					return err

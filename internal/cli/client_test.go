@@ -479,7 +479,7 @@ func TestDLQBulkRedriveRefusals(t *testing.T) {
 	e, out := testEnv(false)
 	e.interactive, e.stdin = true, strings.NewReader("y\n")
 	require.NoError(t, e.run(context.Background(), "dlq", []string{"redrive", "--all-dead-letters"}))
-	assert.JSONEq(t, `{"rate":10}`, f.only(t).Body)
+	assert.JSONEq(t, `{"all":true,"rate":10}`, f.only(t).Body, "the API needs all: true for a redrive without a filter")
 	assert.Equal(t, "No dead letters match: nothing to redrive.\n", out.String())
 }
 

@@ -426,6 +426,9 @@ type AttemptOutcome string
 
 // BulkRedriveRequest defines model for BulkRedriveRequest.
 type BulkRedriveRequest struct {
+	// All Redrive every dead letter in the caller's scope. Without a filter (tenant_id, endpoint_id, event_type, reasons, since, until) a bulk redrive needs it, so an empty body redrives nothing by accident: it is a 400 naming `all`.
+	All *bool `json:"all,omitempty"`
+
 	// EndpointID A filter value of 1 to 255 characters of `A-Z a-z 0-9 . _ : * -`.
 	EndpointID *SafeValue `json:"endpoint_id,omitempty"`
 
