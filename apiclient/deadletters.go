@@ -116,6 +116,15 @@ type RedriveRequested struct {
 	Raw
 	DeliveryID string `json:"delivery_id"`
 	Status     string `json:"status"`
+	Held
+}
+
+// Held is set on a redrive's answer when the redriven deliveries will
+// wait: HeldBy "circuit_open" until HeldUntil, unless the endpoint is
+// recovered.
+type Held struct {
+	HeldBy    string     `json:"held_by,omitempty"`
+	HeldUntil *time.Time `json:"held_until,omitempty"`
 }
 
 // BulkRedrive asks to redrive every dead letter the filter matches, at
@@ -162,6 +171,7 @@ type RedriveStarted struct {
 	JobID   string  `json:"job_id"`
 	Matched int64   `json:"matched"`
 	Rate    float64 `json:"rate"`
+	Held
 }
 
 // RedriveJob is a bulk redrive's progress. State is running, completed or

@@ -1180,7 +1180,18 @@ export interface components {
             delivery_id: components["schemas"]["DeliveryID"];
             /** @enum {string} */
             status: "redrive requested";
+            held_by?: components["schemas"]["HeldBy"];
+            /**
+             * Format: date-time
+             * @description With held_by, when the circuit lets a probe through.
+             */
+            held_until?: string;
         };
+        /**
+         * @description Set when the redriven deliveries will wait instead of attempting at once: the endpoint's circuit is open until held_until. Recover the endpoint (POST /v1/endpoints/{id}/recover) to send them now.
+         * @enum {string}
+         */
+        HeldBy: "circuit_open";
         BulkRedriveRequest: {
             tenant_id?: components["schemas"]["TenantID"];
             endpoint_id?: components["schemas"]["SafeValue"];
@@ -1214,6 +1225,12 @@ export interface components {
              */
             matched: number;
             rate: number;
+            held_by?: components["schemas"]["HeldBy"];
+            /**
+             * Format: date-time
+             * @description With held_by, when the circuit lets a probe through (a bulk redrive of one endpoint_id).
+             */
+            held_until?: string;
         };
         RedriveJob: {
             job_id: components["schemas"]["RedriveJobID"];

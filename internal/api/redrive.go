@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/hookd/hookd/internal/authz"
+	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/visibility"
 )
@@ -40,7 +41,45 @@ func (s *Server) redriveOne(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"delivery_id": id, "status": "redrive requested"})
+	out := redriveRequested{DeliveryID: id, Status: "redrive requested"}
+	if info, err := s.deadLetter(r.Context(), id); err == nil {
+		out.held = s.heldBy(r.Context(), s.refOf(info).EndpointID)
+	}
+	writeJSON(w, http.StatusAccepted, out)
+}
+
+// redriveRequested is the answer of a single redrive.
+type redriveRequested struct {
+	DeliveryID string `json:"delivery_id"`
+	Status     string `json:"status"`
+	held
+}
+
+// held says that redriven deliveries will wait, and until when: the
+// endpoint's circuit is open. A redrive goes through a disabled
+// endpoint's switch, so only the circuit holds it.
+type held struct {
+	HeldBy string     `json:"held_by,omitempty"` // "circuit_open"
+	Until  *time.Time `json:"held_until,omitempty"`
+}
+
+// heldBy is what will hold a redrive of endpointID's deliveries now; zero
+// when attempts flow or the circuit cannot be read (the redrive is
+// accepted either way).
+func (s *Server) heldBy(ctx context.Context, endpointID string) held {
+	if endpointID == "" {
+		return held{}
+	}
+	b, err := s.store.Circuit(ctx, endpointID)
+	if err != nil {
+		return held{}
+	}
+	v := circuit.TakesAttempts(true, true, b, circuit.DefaultPolicy(), s.now())
+	if v.Allowed {
+		return held{}
+	}
+	until := v.Wait.UTC()
+	return held{HeldBy: "circuit_open", Until: &until}
 }
 
 // redriveDeadLetter is RedriveDeadLetter without its span.
@@ -88,6 +127,8 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusAccepted
 	if out.Matched == 0 {
 		status = http.StatusOK
+	} else {
+		out.held = s.heldBy(r.Context(), body.EndpointID)
 	}
 	writeJSON(w, status, out)
 }
@@ -106,6 +147,7 @@ type RedriveStarted struct {
 	JobID   string  `json:"job_id"`
 	Matched int64   `json:"matched"` // no job starts when zero
 	Rate    float64 `json:"rate"`
+	held            // a bulk redrive of one endpoint whose circuit is open
 }
 
 // redriveDeadLetters is RedriveDeadLetters without its span.

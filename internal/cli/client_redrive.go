@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -72,7 +73,21 @@ func (e *clientEnv) redriveOne(ctx context.Context, c *apiclient.Client, id, rea
 	res, err := c.RedriveDeadLetter(ctx, id, reason)
 	return answer(e, res, err, func(e *clientEnv, res *apiclient.RedriveRequested) {
 		fmt.Fprintf(e.stdout, "Redrive requested for %s: a new run with the same delivery ID; follow it with `hookd deliveries get %s`.\n", res.DeliveryID, res.DeliveryID)
+		printHeld(e, res.Held)
 	})
+}
+
+// printHeld says that a redrive's deliveries will wait on an open
+// circuit, and how to send them now.
+func printHeld(e *clientEnv, h apiclient.Held) {
+	if h.HeldBy == "" {
+		return
+	}
+	until := "its cooldown ends"
+	if h.HeldUntil != nil {
+		until = h.HeldUntil.Local().Format(time.RFC3339)
+	}
+	fmt.Fprintf(e.stdout, "The endpoint's circuit is open: the redriven deliveries wait until %s. To send them now: hookd endpoints recover ENDPOINT_ID\n", until)
 }
 
 // confirm asks on the terminal, and refuses without one.
@@ -116,6 +131,7 @@ func (e *clientEnv) redriveMany(ctx context.Context, c *apiclient.Client, b apic
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "Redrive job %s: %s at %g/s.\n", started.JobID, count(int(started.Matched), "dead letter", "dead letters"), started.Rate)
+	printHeld(e, started.Held)
 	return e.followJob(ctx, c, started.JobID, started.Matched)
 }
 

@@ -240,6 +240,21 @@ func (e EventRecordDeliveryStatus) Valid() bool {
 	}
 }
 
+// Defines values for HeldBy.
+const (
+	HeldByCircuitOpen HeldBy = "circuit_open"
+)
+
+// Valid indicates whether the value is a known member of the HeldBy enum.
+func (e HeldBy) Valid() bool {
+	switch e {
+	case HeldByCircuitOpen:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RecoveredPreviousCircuit.
 const (
 	RecoveredPreviousCircuitClosed   RecoveredPreviousCircuit = "closed"
@@ -1075,6 +1090,9 @@ type EventType = string
 // Example: order.*
 type EventTypeFilter = string
 
+// HeldBy Set when the redriven deliveries will wait instead of attempting at once: the endpoint's circuit is open until held_until. Recover the endpoint (POST /v1/endpoints/{id}/recover) to send them now.
+type HeldBy string
+
 // Metadata Free-form string labels.
 //
 // Example: {"plan":"pro"}
@@ -1187,8 +1205,14 @@ type RedriveRequested struct {
 	// DeliveryID A delivery's ID, derived from the event's and the endpoint's; also the `webhook-id` a receiver sees.
 	//
 	// Example: dlv_s8kx3chhp3k0xhcvwh1n8mey08
-	DeliveryID DeliveryID             `json:"delivery_id"`
-	Status     RedriveRequestedStatus `json:"status"`
+	DeliveryID DeliveryID `json:"delivery_id"`
+
+	// HeldBy Set when the redriven deliveries will wait instead of attempting at once: the endpoint's circuit is open until held_until. Recover the endpoint (POST /v1/endpoints/{id}/recover) to send them now.
+	HeldBy *HeldBy `json:"held_by,omitempty"`
+
+	// HeldUntil With held_by, when the circuit lets a probe through.
+	HeldUntil *time.Time             `json:"held_until,omitempty"`
+	Status    RedriveRequestedStatus `json:"status"`
 }
 
 // RedriveRequestedStatus defines model for RedriveRequested.Status.
@@ -1196,6 +1220,12 @@ type RedriveRequestedStatus string
 
 // RedriveStarted defines model for RedriveStarted.
 type RedriveStarted struct {
+	// HeldBy Set when the redriven deliveries will wait instead of attempting at once: the endpoint's circuit is open until held_until. Recover the endpoint (POST /v1/endpoints/{id}/recover) to send them now.
+	HeldBy *HeldBy `json:"held_by,omitempty"`
+
+	// HeldUntil With held_by, when the circuit lets a probe through (a bulk redrive of one endpoint_id).
+	HeldUntil *time.Time `json:"held_until,omitempty"`
+
 	// JobID A bulk redrive job's ID; a tenant's job carries the tenant after the random part.
 	//
 	// Example: redrive_gynmh7mwjp3wpm8nvey7725p1r
