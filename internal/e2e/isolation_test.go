@@ -78,7 +78,7 @@ var isolationCases = map[string][]isoRequest{
 	"POST /v1/dead-letters/redrive": {
 		{body: map[string]any{"tenant_id": "{b}"}, want: 404},
 		{body: map[string]any{"tenant_id": "{a}", "endpoint_id": "{b.dead}"}, want: 404},
-		{body: map[string]any{}, want: 403}, // across tenants: the platform's
+		{body: map[string]any{"all": true}, want: 403}, // across tenants: the platform's
 	},
 	// Creating names B, but a tenant token always creates its own.
 	"POST /v1/endpoints": {{
