@@ -26,19 +26,25 @@ import (
 	"github.com/hookd/hookd/internal/store"
 )
 
-// fakeStore holds endpoints in memory; only what the test route uses is
-// implemented (the embedded interface panics for the rest).
+// fakeStore holds endpoints in memory, safe for concurrent requests;
+// only what the tests use is implemented (the embedded interface panics
+// for the rest).
 type fakeStore struct {
 	store.Store
+	mu        sync.Mutex
 	endpoints map[string]*store.Endpoint
 	circuits  map[string]circuit.Breaker
 }
 
 func (f *fakeStore) Circuit(_ context.Context, id string) (circuit.Breaker, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	return f.circuits[id], nil
 }
 
 func (f *fakeStore) UpdateCircuit(_ context.Context, id string, fn func(circuit.Breaker) circuit.Breaker) (circuit.Breaker, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if _, ok := f.endpoints[id]; !ok {
 		return circuit.Breaker{}, store.ErrNotFound
 	}
@@ -50,6 +56,8 @@ func (f *fakeStore) UpdateCircuit(_ context.Context, id string, fn func(circuit.
 }
 
 func (f *fakeStore) UpdateEndpoint(_ context.Context, ep *store.Endpoint) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if _, ok := f.endpoints[ep.ID]; !ok {
 		return store.ErrNotFound
 	}
@@ -59,6 +67,8 @@ func (f *fakeStore) UpdateEndpoint(_ context.Context, ep *store.Endpoint) error 
 }
 
 func (f *fakeStore) GetEndpoint(_ context.Context, id string) (*store.Endpoint, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if ep, ok := f.endpoints[id]; ok {
 		cp := *ep
 		return &cp, nil
