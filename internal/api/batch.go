@@ -3,7 +3,8 @@ package api
 import (
 	"encoding/json"
 	"net/http"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/hookd/hookd/internal/ingest"
 )
@@ -46,19 +47,16 @@ func (s *Server) postEventBatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	results := make([]batchResult, len(in.Events))
-	var (
-		wg    sync.WaitGroup
-		b     = s.publisher.Batch()
-		slots = make(chan struct{}, batchConcurrency)
-	)
+	b := s.publisher.Batch()
+	var g errgroup.Group
+	g.SetLimit(batchConcurrency)
 	for i, raw := range in.Events {
-		slots <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-slots }()
+		g.Go(func() error {
 			results[i] = s.ingestOne(r, b, raw)
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait() // each event's outcome is in results
 	writeJSON(w, http.StatusOK, map[string]any{"results": results})
 }
 

@@ -8,10 +8,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/hookd/hookd/internal/delivery"
 )
@@ -150,15 +150,13 @@ func reasonIndex(reason string) int {
 // into counts, summaryConcurrency at a time.
 func (s *Server) countEndpoints(ctx context.Context, q, failedQ string, ids []string, counts map[string]*[2]int64) error {
 	var (
-		wg    sync.WaitGroup
-		slots = make(chan struct{}, summaryConcurrency)
-		errs  = make([]error, len(ids))
-		got   = make([][2]int64, len(ids))
+		g    errgroup.Group
+		errs = make([]error, len(ids))
+		got  = make([][2]int64, len(ids))
 	)
+	g.SetLimit(summaryConcurrency)
 	for i, id := range ids {
-		slots <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-slots }()
+		g.Go(func() error {
 			byEndpoint := fmt.Sprintf(" AND %s = '%s'", delivery.AttrEndpointID.GetName(), id)
 			n, err := s.count(ctx, q+byEndpoint)
 			var failed int64
@@ -166,9 +164,10 @@ func (s *Server) countEndpoints(ctx context.Context, q, failedQ string, ids []st
 				failed, err = s.count(ctx, failedQ+byEndpoint)
 			}
 			got[i], errs[i] = [2]int64{failed, max(n-failed, 0)}, err
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait() // every count's error is in errs
 	for i, id := range ids {
 		*counts[id] = got[i]
 	}
