@@ -21,7 +21,8 @@ test:
 	# A count, not a duration: a duration's deadline races the fuzzing
 	# workers in go1.26 (golang/go#75804, fixed in go1.27) and fails the
 	# run with "context deadline exceeded" and no failing input.
-	$(GO) test -run '^$$' -fuzz FuzzVerify -fuzztime 30000x ./signing
+	$(GO) test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime 30000x ./signing
+	$(GO) test -run '^$$' -fuzz FuzzVerifyProfile -fuzztime 30000x ./signing
 
 # The TypeScript client's packages, the OpenAPI linter among them, as its
 # lockfile pins them; installed again only when the lockfile changes.
@@ -49,7 +50,8 @@ generate: $(TS)/node_modules/.package-lock.json
 # Each fuzz target for a while (make test runs their seed corpora).
 FUZZTIME ?= 30s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzVerify -fuzztime $(FUZZTIME) ./signing
+	$(GO) test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime $(FUZZTIME) ./signing
+	$(GO) test -run '^$$' -fuzz FuzzVerifyProfile -fuzztime $(FUZZTIME) ./signing
 	$(GO) test -run '^$$' -fuzz FuzzEventValidation -fuzztime $(FUZZTIME) ./internal/api
 	$(GO) test -run '^$$' -fuzz FuzzEndpointValidation -fuzztime $(FUZZTIME) ./internal/api
 

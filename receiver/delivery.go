@@ -5,21 +5,25 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"time"
+
+	"github.com/hookd/hookd/signing"
 )
 
 // Headers hookd adds next to the Standard Webhooks ones.
 const (
-	HeaderEventType = "hookd-event-type"
-	HeaderEventID   = "hookd-event-id"
+	HeaderEventType = signing.HeaderEventType
+	HeaderEventID   = signing.HeaderEventID
 )
 
 // Delivery is one verified delivery. Only Verify (and so Middleware) makes
 // one from a request; a Delivery in hand means its signature matched.
 type Delivery struct {
-	// ID is the webhook-id: hookd's stable delivery ID, the same on every
-	// attempt and redrive of one event to one endpoint.
+	// ID is the webhook-id (or the profile's delivery ID header): hookd's
+	// stable delivery ID, the same on every attempt and redrive of one
+	// event to one endpoint.
 	ID string
-	// Timestamp is the signed webhook-timestamp of this attempt.
+	// Timestamp is the webhook-timestamp of this attempt (the profile's
+	// timestamp header; signed unless its content is the body alone).
 	Timestamp time.Time
 	// EventType is the hookd-event-type header (not covered by the
 	// signature; use the body for anything security relevant).

@@ -7,7 +7,8 @@
 //
 //   - Verify and Middleware check the Standard Webhooks signature over the raw
 //     body before anything else, so a stranger who learns a delivery ID
-//     cannot obtain a 2xx or probe the inbox.
+//     cannot obtain a 2xx or probe the inbox. NewProfileVerifier checks an
+//     endpoint's signing profile instead (the hmac-sha256 scheme).
 //   - Inbox records each delivery in a durable table and runs the caller's
 //     own work in the same database transaction; only after the commit does
 //     the receiver answer 2xx. A resend with the same ID and body is a

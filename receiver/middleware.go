@@ -6,8 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-
-	"github.com/hookd/hookd/signing"
 )
 
 // DefaultMaxBodyBytes caps the body Middleware reads when no cap is set.
@@ -55,7 +53,7 @@ func Middleware(v *Verifier, opts MiddlewareOptions) func(http.Handler) http.Han
 			if err != nil {
 				code := verifyErrorCode(err)
 				log.WarnContext(r.Context(), "webhook refused", "reason", code,
-					"webhook_id", clip(r.Header.Get(signing.HeaderID)), "remote", r.RemoteAddr)
+					"webhook_id", clip(r.Header.Get(v.idHeader())), "remote", r.RemoteAddr)
 				writeJSON(w, http.StatusUnauthorized, errorBody{Error: code})
 				return
 			}

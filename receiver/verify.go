@@ -58,19 +58,51 @@ func NewVerifier(secrets []string, opts ...Option) (*Verifier, error) {
 	return &Verifier{v: v}, nil
 }
 
-// Verify checks the Standard Webhooks headers in h against rawBody and
-// returns the verified delivery. Errors match ErrMissingHeader, ErrMalformed,
+// NewProfileVerifier returns a Verifier of the signing profile p, as the
+// endpoint's "signing" field sets it, accepting a signature under any of
+// the "whsec_" secrets. For the hmac-sha256 scheme the timestamp is
+// checked against the tolerance only when it is signed (content
+// "timestamp.body"). A profile hookd would refuse is an error naming the
+// field (*signing.ProfileError).
+func NewProfileVerifier(p signing.Profile, secrets []string, opts ...Option) (*Verifier, error) {
+	if len(secrets) == 0 {
+		return nil, ErrNoSecrets
+	}
+	v, err := signing.NewProfileVerifier(p, secrets...)
+	if err != nil {
+		return nil, fmt.Errorf("new verifier: %w", err)
+	}
+	for _, o := range opts {
+		o(v)
+	}
+	return &Verifier{v: v}, nil
+}
+
+// idHeader is the header carrying the delivery ID.
+func (v *Verifier) idHeader() string {
+	if v.v.Profile.Scheme == signing.SchemeHMACSHA256 {
+		return v.v.Profile.DeliveryIDHeader
+	}
+	return signing.HeaderID
+}
+
+// Verify checks the signature headers in h (Standard Webhooks', or the
+// profile's) against rawBody and returns the verified delivery. Errors match ErrMissingHeader, ErrMalformed,
 // ErrTooOld, ErrTooNew or ErrNoMatch under errors.Is.
 func (v *Verifier) Verify(rawBody []byte, h http.Header) (*Delivery, error) {
 	id, ts, err := v.v.Verify(rawBody, h)
 	if err != nil {
 		return nil, fmt.Errorf("verify webhook: %w", err)
 	}
+	eventType, eventID := HeaderEventType, HeaderEventID
+	if p := v.v.Profile; p.Scheme == signing.SchemeHMACSHA256 {
+		eventType, eventID = p.EventTypeHeader, p.EventIDHeader
+	}
 	return &Delivery{
 		ID:        id,
 		Timestamp: ts,
-		EventType: h.Get(HeaderEventType),
-		EventID:   h.Get(HeaderEventID),
+		EventType: h.Get(eventType),
+		EventID:   h.Get(eventID),
 		Body:      rawBody,
 		Digest:    Digest(rawBody),
 	}, nil

@@ -36,6 +36,10 @@ type Verifier struct {
 	Tolerance time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Profile is the signing profile verified, normalized; the zero
+	// Profile is Standard Webhooks. For SchemeHMACSHA256 the HMACKeys
+	// come from Profile.Key and PublicKeys are not used.
+	Profile Profile
 }
 
 // NewVerifier returns a Verifier for the given "whsec_" secrets.
@@ -51,9 +55,33 @@ func NewVerifier(secrets ...string) (*Verifier, error) {
 	return v, nil
 }
 
+// NewProfileVerifier returns a Verifier of profile p (normalized here)
+// for the given "whsec_" secrets.
+func NewProfileVerifier(p Profile, secrets ...string) (*Verifier, error) {
+	p, err := p.Normalize()
+	if err != nil {
+		return nil, fmt.Errorf("signing profile: %w", err)
+	}
+	v := &Verifier{Profile: p}
+	for _, s := range secrets {
+		key, err := p.Key(s)
+		if err != nil {
+			return nil, err
+		}
+		v.HMACKeys = append(v.HMACKeys, key)
+	}
+	return v, nil
+}
+
 // Verify checks the signature headers against the raw body and returns the
-// message's webhook-id and timestamp. The comparison is constant-time.
+// message's delivery ID (webhook-id) and timestamp. The comparison is
+// constant-time. An hmac-sha256 profile's timestamp is checked against the
+// tolerance when it is signed (ContentTimestampBody); otherwise it is
+// returned as sent, zero when absent or malformed.
 func (v *Verifier) Verify(body []byte, h http.Header) (id string, ts time.Time, err error) {
+	if v.Profile.Scheme == SchemeHMACSHA256 {
+		return v.verifyHMAC(body, h)
+	}
 	id, stamp, sigs := h.Get(HeaderID), h.Get(HeaderTimestamp), h.Get(HeaderSignature)
 	switch {
 	case id == "":
