@@ -116,12 +116,38 @@ export interface paths {
         /**
          * Issue a consumer portal sign-in link
          * @description Issues a single-use link, valid 10 minutes, that signs a browser into
-         *     the tenant's consumer portal for 24 hours. The link points at the host
-         *     the request was sent to, so ask at the address the customer's browser
-         *     reaches. The body, if any, is an empty object.
+         *     the tenant's consumer portal for `session_ttl` (24 hours unless the
+         *     body asks otherwise). The link points at hookd's public URL
+         *     (`--public-url`). A read-only link, or one without some
+         *     capabilities, opens a session whose operations outside them answer
+         *     403 and whose pages do not offer them.
          */
         post: operations["createPortalLink"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{id}/portal-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's ID, the platform's own. */
+                id: components["parameters"]["TenantIDPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a tenant's portal sessions
+         * @description Ends every consumer portal session of the tenant and voids its
+         *     unused sign-in links at once; its tokens stay valid.
+         */
+        delete: operations["endPortalSessions"];
         options?: never;
         head?: never;
         patch?: never;
@@ -688,6 +714,39 @@ export interface components {
             /** @description How many tokens were revoked. */
             revoked: number;
         };
+        PortalLinkOptions: {
+            /**
+             * @description How long the session the link opens lasts, a duration from `1h` to `168h`; `24h` when absent.
+             * @example 8h
+             */
+            session_ttl?: string;
+            /**
+             * @description A session that changes nothing: no creating, editing, enabling,
+             *     deleting, rotating, testing, recovering, resending or redriving.
+             *     It may still reveal signing secrets unless `capabilities` drops
+             *     `reveal_secret`.
+             */
+            read_only?: boolean;
+            capabilities?: components["schemas"]["PortalCapabilities"];
+        };
+        /**
+         * @description What a portal session may do beyond reading; each is true unless
+         *     set to false (or dropped by `read_only`).
+         */
+        PortalCapabilities: {
+            /** @description Create, edit, enable, disable and delete endpoints. */
+            manage_endpoints?: boolean;
+            /** @description Show an endpoint's signing secret. */
+            reveal_secret?: boolean;
+            /** @description Give an endpoint a new signing secret. */
+            rotate_secret?: boolean;
+            /** @description Send a test event to an endpoint. */
+            send_test?: boolean;
+            /** @description Resume the deliveries an open circuit or a disabled endpoint holds. */
+            recover?: boolean;
+            /** @description Resend a delivery and redrive dead letters. */
+            redrive?: boolean;
+        };
         PortalLink: {
             /**
              * Format: uri
@@ -695,8 +754,20 @@ export interface components {
              */
             url: string;
             tenant_id: components["schemas"]["TenantID"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Until when the link can be used.
+             */
             expires_at: string;
+            /** @description How long the session it opens lasts (a Go duration). */
+            session_ttl: string;
+            /** @description Every capability, with whether the session has it. */
+            capabilities: components["schemas"]["PortalCapabilities"];
+        };
+        EndedPortalSessions: {
+            tenant_id: components["schemas"]["TenantID"];
+            /** @description How many sessions were ended. */
+            ended: number;
         };
         Endpoint: {
             id: components["schemas"]["EndpointID"];
@@ -1595,7 +1666,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["Empty"];
+                "application/json": components["schemas"]["PortalLinkOptions"];
             };
         };
         responses: {
@@ -1613,6 +1684,35 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    endPortalSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's ID, the platform's own. */
+                id: components["parameters"]["TenantIDPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many sessions were ended. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndedPortalSessions"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

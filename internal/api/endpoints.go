@@ -201,6 +201,9 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 // CreateEndpoint creates an endpoint in the scope of ctx with a new
 // signing secret, which the answer shows this once.
 func (s *Server) CreateEndpoint(ctx context.Context, p EndpointCreate) (EndpointView, error) {
+	if err := permit(ctx, authz.ManageEndpoints); err != nil {
+		return EndpointView{}, err
+	}
 	if p.URL == nil {
 		return EndpointView{}, invalid("url", "is required")
 	}
@@ -345,6 +348,9 @@ func (s *Server) updateEndpoint(w http.ResponseWriter, r *http.Request) {
 // deliveries it held, as a recover does, instead of leaving them to their
 // next check.
 func (s *Server) UpdateEndpoint(ctx context.Context, id string, p EndpointPatch) (EndpointView, error) {
+	if err := permit(ctx, authz.ManageEndpoints); err != nil {
+		return EndpointView{}, err
+	}
 	ep, err := s.endpointIn(ctx, id)
 	var wasEnabled bool
 	if err == nil {
@@ -387,6 +393,9 @@ func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) {
 
 // DeleteEndpoint deletes the endpoint, if the scope of ctx may see it.
 func (s *Server) DeleteEndpoint(ctx context.Context, id string) error {
+	if err := permit(ctx, authz.ManageEndpoints); err != nil {
+		return err
+	}
 	ep, err := s.endpointIn(ctx, id)
 	if err == nil {
 		err = notFound(s.store.DeleteEndpoint(ctx, ep.ID), "endpoint")
@@ -421,6 +430,9 @@ func (s *Server) rotateSecret(w http.ResponseWriter, r *http.Request) {
 // RotateSecret gives the endpoint a new signing secret; the older ones
 // stay valid for overlap (a duration such as "24h"; nil means 24h).
 func (s *Server) RotateSecret(ctx context.Context, id string, overlap *string) (RotatedSecret, error) {
+	if err := permit(ctx, authz.RotateSecret); err != nil {
+		return RotatedSecret{}, err
+	}
 	keep := 24 * time.Hour
 	if overlap != nil {
 		d, err := time.ParseDuration(*overlap)
@@ -447,6 +459,9 @@ func (s *Server) RotateSecret(ctx context.Context, id string, overlap *string) (
 // EndpointSecret returns the endpoint's newest signing secret, if the
 // scope of ctx may see the endpoint.
 func (s *Server) EndpointSecret(ctx context.Context, id string) (string, error) {
+	if err := permit(ctx, authz.RevealSecret); err != nil {
+		return "", err
+	}
 	ep, err := s.endpointIn(ctx, id)
 	if err != nil {
 		return "", err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/ingest"
@@ -105,6 +106,9 @@ func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
 // TestEndpoint sends a test event to the endpoint, if the scope of ctx may
 // see it, and returns its first attempt (see testEndpoint).
 func (s *Server) TestEndpoint(ctx context.Context, id string) (TestResult, error) {
+	if err := permit(ctx, authz.SendTest); err != nil {
+		return TestResult{}, err
+	}
 	// The route's own deadline, from its start: the wait below gets what
 	// the lookups and the start left of it.
 	ctx, cancelRoute := context.WithTimeout(ctx, s.testWait)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,12 +21,71 @@ const PortalLoginPath = "/portal/login"
 // PortalLinkLifetime is how long a portal sign-in link can be used.
 const PortalLinkLifetime = 10 * time.Minute
 
+// Portal session lifetimes a sign-in link may ask for.
+const (
+	DefaultPortalSessionTTL = 24 * time.Hour
+	MinPortalSessionTTL     = time.Hour
+	MaxPortalSessionTTL     = 7 * 24 * time.Hour
+)
+
+// portalLinkIn is the body of POST /v1/tenants/{id}/portal.
+type portalLinkIn struct {
+	SessionTTL   *string         `json:"session_ttl"`
+	ReadOnly     bool            `json:"read_only"`
+	Capabilities map[string]bool `json:"capabilities"`
+}
+
+// options checks the body and returns the session lifetime and the
+// capabilities the session goes without.
+func (in portalLinkIn) options() (time.Duration, []authz.Capability, error) {
+	ttl := DefaultPortalSessionTTL
+	if in.SessionTTL != nil {
+		d, err := time.ParseDuration(*in.SessionTTL)
+		if err != nil || d < MinPortalSessionTTL || d > MaxPortalSessionTTL {
+			return 0, nil, invalid("session_ttl", "must be a duration from 1h to 168h (7 days), such as \"8h\"")
+		}
+		ttl = d
+	}
+	var drop []authz.Capability
+	if in.ReadOnly {
+		drop = append(drop, authz.ReadOnly...)
+	}
+	for name, allowed := range in.Capabilities {
+		c, err := authz.ParseCapability(name)
+		if err != nil {
+			return 0, nil, invalid("capabilities."+name, "%s", err)
+		}
+		if !allowed {
+			drop = append(drop, c)
+		}
+	}
+	slices.Sort(drop)
+	return ttl, slices.Compact(drop), nil
+}
+
+// capabilityMap is every capability with whether a session without
+// denied has it.
+func capabilityMap(denied []authz.Capability) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range authz.Capabilities {
+		out[string(c)] = !slices.Contains(denied, c)
+	}
+	return out
+}
+
 // createPortalLink issues a single-use link that signs a browser into the
-// tenant's consumer portal, valid PortalLinkLifetime. Only its hash is
+// tenant's consumer portal, valid PortalLinkLifetime, for a session of
+// the lifetime and capabilities the body asks for. Only its hash is
 // stored; the link points at the configured public URL, never at the Host
 // the request named (which a caller, or a proxy, chooses).
 func (s *Server) createPortalLink(w http.ResponseWriter, r *http.Request) {
-	if err := s.decode(w, r, &struct{}{}); err != nil {
+	var in portalLinkIn
+	if err := s.decode(w, r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ttl, denied, err := in.options()
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -40,14 +100,31 @@ func (s *Server) createPortalLink(w http.ResponseWriter, r *http.Request) {
 	}
 	id := chi.URLParam(r, "id")
 	now := s.now().UTC()
-	link := store.PortalGrant{Hash: authz.HashToken(token), TenantID: id, CreatedAt: now, ExpiresAt: now.Add(PortalLinkLifetime)}
+	link := store.PortalGrant{Hash: authz.HashToken(token), TenantID: id, CreatedAt: now, ExpiresAt: now.Add(PortalLinkLifetime), SessionTTL: ttl}
+	for _, c := range denied {
+		link.Denied = append(link.Denied, string(c))
+	}
 	if err := s.store.AddPortalLink(r.Context(), link); err != nil {
 		s.writeError(w, r, notFound(err, "tenant"))
 		return
 	}
 	u := s.publicURL + PortalLoginPath + "?" + url.Values{"t": {token}}.Encode()
-	s.log.Info("portal link issued", "tenant_id", id, "expires_at", link.ExpiresAt, "by", scope(r).Actor())
-	writeJSON(w, http.StatusCreated, map[string]any{"url": u, "tenant_id": id, "expires_at": link.ExpiresAt})
+	s.log.Info("portal link issued", "tenant_id", id, "expires_at", link.ExpiresAt, "session_ttl", ttl, "denied", link.Denied, "by", scope(r).Actor())
+	writeJSON(w, http.StatusCreated, map[string]any{"url": u, "tenant_id": id, "expires_at": link.ExpiresAt,
+		"session_ttl": ttl.String(), "capabilities": capabilityMap(denied)})
+}
+
+// endPortalSessions ends every portal session of the tenant and voids its
+// unused sign-in links; its tokens stay valid.
+func (s *Server) endPortalSessions(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	n, err := s.store.EndPortalSessions(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, notFound(err, "tenant"))
+		return
+	}
+	s.log.Info("portal sessions ended", "tenant_id", id, "ended", n, "by", scope(r).Actor())
+	writeJSON(w, http.StatusOK, map[string]any{"tenant_id": id, "ended": n})
 }
 
 // ParsePublicURL checks a public base URL (Config.PublicURL) and returns

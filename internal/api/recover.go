@@ -63,6 +63,9 @@ func (s *Server) recoverEndpoint(w http.ResponseWriter, r *http.Request) {
 // as POST /v1/endpoints/{id}/recover does (see recoverEndpoint), for
 // reason, by the scope's actor.
 func (s *Server) RecoverEndpoint(ctx context.Context, id, reason string) (RecoverResult, error) {
+	if err := permit(ctx, authz.Recover); err != nil {
+		return recoverOut{}, err
+	}
 	if len(reason) > 1024 {
 		return recoverOut{}, invalid("reason", "must be at most 1024 characters")
 	}

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -33,6 +35,7 @@ func (s *Server) v1Routes() []Route {
 		{"POST", "/tenants/{id}/tokens", platform, s.createTenantToken},
 		{"DELETE", "/tenants/{id}/tokens", platform, s.revokeTenantTokens},
 		{"POST", "/tenants/{id}/portal", platform, s.createPortalLink},
+		{"DELETE", "/tenants/{id}/portal-sessions", platform, s.endPortalSessions},
 		{"POST", "/endpoints", tenant, s.createEndpoint},
 		{"GET", "/endpoints", tenant, s.listEndpoints},
 		{"GET", "/endpoints/{id}", tenant, s.getEndpoint},
@@ -204,6 +207,8 @@ func (s *Server) writeAuthError(w http.ResponseWriter, r *http.Request, err erro
 	case errors.Is(err, authz.ErrUnauthenticated):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="hookd"`)
 		err = &Error{Code: CodeUnauthorized, Message: "missing, invalid, expired or revoked API key or token"}
+	case errors.Is(err, authz.ErrNotPermitted):
+		err = &Error{Code: CodeForbidden, Message: err.Error()}
 	case errors.Is(err, authz.ErrForbidden):
 		err = &Error{Code: CodeForbidden, Message: "this route needs the platform's API key; a tenant token cannot use it"}
 	case errors.Is(err, authz.ErrNotFound):
@@ -212,6 +217,20 @@ func (s *Server) writeAuthError(w http.ResponseWriter, r *http.Request, err erro
 		err = errors.Join(errUnavailable, err)
 	}
 	s.writeError(w, r, err)
+}
+
+// permit returns nil when the scope of ctx has capability c, else the
+// 403 (401 for no scope) the API answers: the one check every operation
+// that changes something, or reveals a secret, makes before it looks at
+// the resource, so a restricted portal session learns nothing of it.
+func permit(ctx context.Context, c authz.Capability) error {
+	switch err := authz.FromContext(ctx).Permit(c); {
+	case errors.Is(err, authz.ErrNotPermitted):
+		return &Error{Code: CodeForbidden, Message: fmt.Sprintf("this session was issued without the %s permission", c)}
+	case err != nil:
+		return &Error{Code: CodeUnauthorized, Message: "missing, invalid, expired or revoked API key or token"}
+	}
+	return nil
 }
 
 // scope is the caller's scope, put in the context by authenticate.

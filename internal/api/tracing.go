@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/tracing"
 )
@@ -109,6 +110,9 @@ func (s *Server) span(ctx context.Context, name string, attrs ...attribute.KeyVa
 // ctx may see it, to start a fresh run of the delivery, recording the
 // scope's actor and reason; in a hookd.redrive span when tracing is on.
 func (s *Server) RedriveDeadLetter(ctx context.Context, id, reason string) error {
+	if err := permit(ctx, authz.Redrive); err != nil {
+		return err
+	}
 	if s.tracer == nil {
 		return s.redriveDeadLetter(ctx, id, reason)
 	}
@@ -123,6 +127,9 @@ func (s *Server) RedriveDeadLetter(ctx context.Context, id, reason string) error
 // hookd.redrive span when tracing is on. A tenant scope must name its
 // tenant in f.
 func (s *Server) RedriveDeadLetters(ctx context.Context, f DeadLetterFilter, rate *float64, reason string) (RedriveStarted, error) {
+	if err := permit(ctx, authz.Redrive); err != nil {
+		return RedriveStarted{}, err
+	}
 	if s.tracer == nil {
 		return s.redriveDeadLetters(ctx, f, rate, reason)
 	}

@@ -39,6 +39,8 @@ type Scope struct {
 	platform bool
 	tenant   string
 	actor    string
+	// denied are the capabilities the scope was issued without (Without).
+	denied []Capability
 }
 
 // Platform is the scope of the platform's API keys: everything. actor

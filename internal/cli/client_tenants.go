@@ -18,7 +18,7 @@ import (
 func tenantsCommand(e *clientEnv) *cobra.Command {
 	return e.clientGroup("tenants", "manage tenants and their tokens through the API",
 		tenantsPut(e), showOne(e, "get ID", "show a tenant", "tenant ID", (*apiclient.Client).GetTenant, printTenant),
-		tenantsList(e), tenantsDelete(e), tenantsToken(e))
+		tenantsList(e), tenantsDelete(e), tenantsToken(e), tenantsPortalLink(e))
 }
 
 // tenantFlag adds --tenant, the tenant a command acts on or filters by.
@@ -140,5 +140,50 @@ func tenantsToken(e *clientEnv) *cobra.Command {
 	}
 	cmd.Flags().DurationVar(&expiresIn, "expires-in", 24*time.Hour, "how long the token is valid")
 	cmd.Flags().BoolVar(&revoke, "revoke", false, "revoke every token of the tenant instead")
+	return cmd
+}
+
+// tenantsPortalLink issues a portal sign-in link, or with --end-sessions
+// ends the tenant's portal sessions.
+func tenantsPortalLink(e *clientEnv) *cobra.Command {
+	var (
+		o       apiclient.PortalLinkOptions
+		without stringList
+		end     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "portal-link ID [--session-ttl 24h] [--read-only] [--without reveal_secret ...] | --end-sessions",
+		Short: "issue a single-use sign-in link to the tenant's portal, or end its portal sessions",
+		Args:  oneArg("tenant ID"),
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, cmd *cobra.Command, args []string) error {
+			if end {
+				if cmd.Flags().Changed("session-ttl") || o.ReadOnly || len(without) > 0 {
+					return usagef("--end-sessions takes no link options")
+				}
+				res, err := c.EndPortalSessions(ctx, args[0])
+				return answer(e, res, err, func(e *clientEnv, r *apiclient.EndedPortalSessions) {
+					fmt.Fprintf(e.stdout, "Ended %s of tenant %s.\n", count(r.Ended, "portal session", "portal sessions"), r.TenantID)
+				})
+			}
+			o.Without = without
+			link, err := c.CreatePortalLink(ctx, args[0], o)
+			return answer(e, link, err, func(e *clientEnv, l *apiclient.PortalLink) {
+				var lacks []string
+				for name, ok := range l.Capabilities {
+					if !ok {
+						lacks = append(lacks, name)
+					}
+				}
+				sort.Strings(lacks)
+				fields(e.stdout, "Tenant", l.TenantID, "Link", l.URL, "Link expires", stamp(l.ExpiresAt),
+					"Session lasts", l.SessionTTL, "Without", strings.Join(lacks, ", "))
+				fmt.Fprintln(e.stdout, "\nThe link works once. Open it in the customer's browser (or its iframe) to sign in.")
+			})
+		}),
+	}
+	cmd.Flags().DurationVar(&o.SessionTTL, "session-ttl", 24*time.Hour, "how long the session the link opens lasts (1h to 168h)")
+	cmd.Flags().BoolVar(&o.ReadOnly, "read-only", false, "a session that changes nothing (it may still reveal secrets unless --without reveal_secret)")
+	cmd.Flags().Var(&without, "without", "a capability the session goes without (repeatable): manage_endpoints, reveal_secret, rotate_secret, send_test, recover, redrive")
+	cmd.Flags().BoolVar(&end, "end-sessions", false, "end every portal session of the tenant (and void its unused links) instead")
 	return cmd
 }

@@ -93,3 +93,23 @@ func TestTenantFlag(t *testing.T) {
 	require.Equal(t, "status=delivered&tenant_id=acme", reqs[5].Query)
 	require.Equal(t, "tenant_id=acme", reqs[6].Query)
 }
+
+func TestTenantsPortalLinkOptionsAndEnd(t *testing.T) {
+	f := newFakeAPI(t)
+	f.on("POST /v1/tenants/{id}/portal", 201, `{"url":"https://hooks.example.com/portal/login?t=hpl_x","tenant_id":"acme",
+		"expires_at":"2026-12-01T10:00:00Z","session_ttl":"8h0m0s","capabilities":{"manage_endpoints":false,"reveal_secret":false,"redrive":true}}`)
+	out, _, err := cli("tenants", "portal-link", "acme", "--session-ttl", "8h", "--read-only", "--without", "reveal_secret")
+	require.NoError(t, err)
+	require.Contains(t, out, "hpl_x")
+	require.Contains(t, out, "manage_endpoints, reveal_secret")
+	require.JSONEq(t, `{"session_ttl":"8h0m0s","read_only":true,"capabilities":{"reveal_secret":false}}`, f.only(t).Body)
+
+	f = newFakeAPI(t)
+	f.on("DELETE /v1/tenants/{id}/portal-sessions", 200, `{"tenant_id":"acme","ended":2}`)
+	out, _, err = cli("tenants", "portal-link", "acme", "--end-sessions")
+	require.NoError(t, err)
+	require.Contains(t, out, "Ended 2 portal sessions of tenant acme.")
+
+	_, _, err = cli("tenants", "portal-link", "acme", "--end-sessions", "--read-only")
+	require.ErrorContains(t, err, "takes no link options")
+}

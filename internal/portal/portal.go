@@ -26,6 +26,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hookd/hookd/internal/api"
+	"github.com/hookd/hookd/internal/authz"
 )
 
 // Prefix is the path the portal is served under.
@@ -94,27 +95,44 @@ func (p *Portal) routes() chi.Router {
 		r.Use(p.requireSession)
 		r.Post(Prefix+"/logout", p.logout)
 		r.Get(Prefix+"/", p.listEndpoints)
-		r.Get(Prefix+"/endpoints/new", p.newEndpoint)
-		r.Post(Prefix+"/endpoints", p.createEndpoint)
-		r.Get(Prefix+"/endpoints/{id}", p.showEndpoint)
-		r.Post(Prefix+"/endpoints/{id}", p.updateEndpoint)
-		r.Get(Prefix+"/endpoints/{id}/edit", p.editEndpoint)
-		r.Post(Prefix+"/endpoints/{id}/enabled", p.setEnabled)
-		r.Get(Prefix+"/endpoints/{id}/delete", p.confirmDelete)
-		r.Post(Prefix+"/endpoints/{id}/delete", p.deleteEndpoint)
-		r.Post(Prefix+"/endpoints/{id}/secret", p.revealSecret)
-		r.Post(Prefix+"/endpoints/{id}/rotate", p.rotateSecret)
-		r.Post(Prefix+"/endpoints/{id}/test", p.testEndpoint)
-		r.Post(Prefix+"/endpoints/{id}/recover", p.recoverEndpoint)
 		r.Get(Prefix+"/deliveries", p.listDeliveries)
 		r.Get(Prefix+"/deliveries/{id}", p.showDelivery)
-		r.Post(Prefix+"/deliveries/{id}/resend", p.resend)
 		r.Get(Prefix+"/dead-letters", p.listDeadLetters)
-		r.Post(Prefix+"/dead-letters/redrive", p.redrive)
 		r.Get(Prefix+"/dead-letters/redrive/{job}", p.redriveJob)
+		r.Get(Prefix+"/endpoints/{id}", p.showEndpoint)
+		// What changes something, or reveals a secret, needs its
+		// capability (the service methods check it again).
+		r.With(p.needs(authz.ManageEndpoints)).Group(func(r chi.Router) {
+			r.Get(Prefix+"/endpoints/new", p.newEndpoint)
+			r.Post(Prefix+"/endpoints", p.createEndpoint)
+			r.Post(Prefix+"/endpoints/{id}", p.updateEndpoint)
+			r.Get(Prefix+"/endpoints/{id}/edit", p.editEndpoint)
+			r.Post(Prefix+"/endpoints/{id}/enabled", p.setEnabled)
+			r.Get(Prefix+"/endpoints/{id}/delete", p.confirmDelete)
+			r.Post(Prefix+"/endpoints/{id}/delete", p.deleteEndpoint)
+		})
+		r.With(p.needs(authz.RevealSecret)).Post(Prefix+"/endpoints/{id}/secret", p.revealSecret)
+		r.With(p.needs(authz.RotateSecret)).Post(Prefix+"/endpoints/{id}/rotate", p.rotateSecret)
+		r.With(p.needs(authz.SendTest)).Post(Prefix+"/endpoints/{id}/test", p.testEndpoint)
+		r.With(p.needs(authz.Recover)).Post(Prefix+"/endpoints/{id}/recover", p.recoverEndpoint)
+		r.With(p.needs(authz.Redrive)).Post(Prefix+"/deliveries/{id}/resend", p.resend)
+		r.With(p.needs(authz.Redrive)).Post(Prefix+"/dead-letters/redrive", p.redrive)
 	})
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) { p.fail(w, r, errNoPage) })
 	return r
+}
+
+// needs refuses, with 403, a request of a session issued without c.
+func (p *Portal) needs(c authz.Capability) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := authz.FromContext(r.Context()).Permit(c); err != nil {
+				p.fail(w, r, &api.Error{Code: api.CodeForbidden, Message: "Your sign-in link does not allow this (" + string(c) + ")."})
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }
 
 // secureHeaders keeps the portal's pages out of frames, caches and other

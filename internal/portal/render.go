@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hookd/hookd/internal/api"
+	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/stats"
 )
@@ -48,6 +49,10 @@ type view struct {
 	Section string
 	// Tenant and CSRF are set on pages of a signed-in session.
 	Tenant, CSRF string
+	// Can says, by authz.Capability, what the session may do: pages offer
+	// only those controls (the operations refuse the rest whatever a
+	// page shows).
+	Can map[string]bool
 	// Unavailable shows the banner saying delivery history cannot be
 	// read (Temporal is unreachable).
 	Unavailable bool
@@ -70,6 +75,10 @@ func (p *Portal) render(w http.ResponseWriter, r *http.Request, status int, page
 func (p *Portal) renderView(w http.ResponseWriter, r *http.Request, status int, page string, v view) {
 	if sess := sessionOf(r.Context()); sess.tenant != "" {
 		v.Tenant, v.CSRF = sess.tenant, sess.csrf
+		v.Can = map[string]bool{}
+		for _, c := range authz.Capabilities {
+			v.Can[string(c)] = sess.scope.Can(c)
+		}
 	}
 	if v.Notice == "" {
 		v.Notice = notices[r.URL.Query().Get("done")]

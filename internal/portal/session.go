@@ -18,13 +18,14 @@ import (
 
 // Sessions keeps the portal's sign-in links and sessions (store.Portal).
 type Sessions interface {
-	ExchangePortalLink(ctx context.Context, linkHash string, session store.PortalGrant) (string, error)
+	ExchangePortalLink(ctx context.Context, linkHash string, session store.PortalGrant) (store.PortalGrant, error)
 	PortalSession(ctx context.Context, hash string, now time.Time) (store.PortalGrant, error)
 	DeletePortalSession(ctx context.Context, hash string) error
 }
 
-// SessionLifetime is how long a portal session lasts.
-const SessionLifetime = 24 * time.Hour
+// SessionLifetime is how long a portal session lasts when its link does
+// not say (api.DefaultPortalSessionTTL).
+const SessionLifetime = api.DefaultPortalSessionTTL
 
 // Reason is the reason a redrive from the portal records; its actor is
 // "tenant:<id>:portal".
@@ -42,6 +43,8 @@ type session struct {
 	// csrf is the token every form of the session carries.
 	csrf string
 	hash string
+	// scope is what the session may see and do.
+	scope authz.Scope
 }
 
 type sessionKey struct{}
@@ -115,11 +118,12 @@ func (p *Portal) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := p.now().UTC()
-	tenant := ""
+	var grant store.PortalGrant
 	if strings.HasPrefix(link, authz.PortalLinkPrefix) {
-		grant := store.PortalGrant{Hash: authz.HashToken(token), CreatedAt: now, ExpiresAt: now.Add(SessionLifetime)}
-		tenant, err = p.sessions.ExchangePortalLink(r.Context(), authz.HashToken(link), grant)
+		grant = store.PortalGrant{Hash: authz.HashToken(token), CreatedAt: now, ExpiresAt: now.Add(SessionLifetime)}
+		grant, err = p.sessions.ExchangePortalLink(r.Context(), authz.HashToken(link), grant)
 	}
+	tenant := grant.TenantID
 	switch {
 	case tenant == "" && (err == nil || errors.Is(err, store.ErrNotFound)):
 		p.linkInvalid(w, r)
@@ -129,10 +133,10 @@ func (p *Portal) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{
-		Name: cookieName, Value: token, Path: Prefix + "/", MaxAge: int(SessionLifetime.Seconds()),
+		Name: cookieName, Value: token, Path: Prefix + "/", MaxAge: int(grant.ExpiresAt.Sub(now).Seconds()),
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
 	})
-	p.log.Info("portal session started", "tenant_id", tenant)
+	p.log.Info("portal session started", "tenant_id", tenant, "expires_at", grant.ExpiresAt, "denied", grant.Denied)
 	// A page rather than a 303, so the session cookie is surely sent on
 	// the navigation it starts.
 	p.render(w, r, http.StatusOK, "signedin", nil)
@@ -198,7 +202,7 @@ func (p *Portal) requireSession(next http.Handler) http.Handler {
 			p.fail(w, r, err)
 			return
 		}
-		sess := session{tenant: grant.TenantID, csrf: csrfToken(c.Value), hash: grant.Hash}
+		sess := session{tenant: grant.TenantID, csrf: csrfToken(c.Value), hash: grant.Hash, scope: scopeOf(grant)}
 		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && !validCSRF(r, sess.csrf) {
 			p.render(w, r, http.StatusForbidden, "message", message{
@@ -207,7 +211,7 @@ func (p *Portal) requireSession(next http.Handler) http.Handler {
 			})
 			return
 		}
-		ctx := authz.NewContext(r.Context(), authz.ForTenant(grant.TenantID, "tenant:"+grant.TenantID+":portal"))
+		ctx := authz.NewContext(r.Context(), sess.scope)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, sessionKey{}, sess)))
 	})
 }
@@ -220,4 +224,20 @@ func validCSRF(r *http.Request, want string) bool {
 	}
 	got := r.PostFormValue("csrf")
 	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// scopeOf is the scope of a portal session: its tenant, without the
+// capabilities its link was issued without. A name this hookd does not
+// know (a newer one wrote it) is dropped with the rest: a session never
+// gains a power its link did not give.
+func scopeOf(grant store.PortalGrant) authz.Scope {
+	sc := authz.ForTenant(grant.TenantID, "tenant:"+grant.TenantID+":portal")
+	for _, name := range grant.Denied {
+		c, err := authz.ParseCapability(name)
+		if err != nil {
+			return sc.Without(authz.Capabilities...)
+		}
+		sc = sc.Without(c)
+	}
+	return sc
 }

@@ -718,6 +718,17 @@ type Duration = string
 // Empty An empty object.
 type Empty = map[string]interface{}
 
+// EndedPortalSessions defines model for EndedPortalSessions.
+type EndedPortalSessions struct {
+	// Ended How many sessions were ended.
+	Ended int `json:"ended"`
+
+	// TenantID A tenant's ID, the platform's own for its customer.
+	//
+	// Example: acme
+	TenantID TenantID `json:"tenant_id"`
+}
+
 // Endpoint defines model for Endpoint.
 type Endpoint struct {
 	// Auth How each attempt authenticates to the receiver: a bearer token, HTTP Basic, or an OAuth 2.0 client credentials grant whose token hookd fetches, caches until shortly before it expires and sends as a bearer token. Secrets (`token`, `password`, `client_secret`) are shown masked, and a masked secret sent back keeps it; `null` removes the auth.
@@ -1106,9 +1117,38 @@ type NextCursor = string
 // Example: {"order_id":"ord_42","total":4200}
 type Payload map[string]interface{}
 
+// PortalCapabilities What a portal session may do beyond reading; each is true unless
+// set to false (or dropped by `read_only`).
+type PortalCapabilities struct {
+	// ManageEndpoints Create, edit, enable, disable and delete endpoints.
+	ManageEndpoints *bool `json:"manage_endpoints,omitempty"`
+
+	// Recover Resume the deliveries an open circuit or a disabled endpoint holds.
+	Recover *bool `json:"recover,omitempty"`
+
+	// Redrive Resend a delivery and redrive dead letters.
+	Redrive *bool `json:"redrive,omitempty"`
+
+	// RevealSecret Show an endpoint's signing secret.
+	RevealSecret *bool `json:"reveal_secret,omitempty"`
+
+	// RotateSecret Give an endpoint a new signing secret.
+	RotateSecret *bool `json:"rotate_secret,omitempty"`
+
+	// SendTest Send a test event to an endpoint.
+	SendTest *bool `json:"send_test,omitempty"`
+}
+
 // PortalLink defines model for PortalLink.
 type PortalLink struct {
+	// Capabilities Every capability, with whether the session has it.
+	Capabilities PortalCapabilities `json:"capabilities"`
+
+	// ExpiresAt Until when the link can be used.
 	ExpiresAt time.Time `json:"expires_at"`
+
+	// SessionTTL How long the session it opens lasts (a Go duration).
+	SessionTTL string `json:"session_ttl"`
 
 	// TenantID A tenant's ID, the platform's own for its customer.
 	//
@@ -1117,6 +1157,24 @@ type PortalLink struct {
 
 	// URL The sign-in link (`/portal/login?t=hpl_...`), usable once.
 	URL string `json:"url"`
+}
+
+// PortalLinkOptions defines model for PortalLinkOptions.
+type PortalLinkOptions struct {
+	// Capabilities What a portal session may do beyond reading; each is true unless
+	// set to false (or dropped by `read_only`).
+	Capabilities *PortalCapabilities `json:"capabilities,omitempty"`
+
+	// ReadOnly A session that changes nothing: no creating, editing, enabling,
+	// deleting, rotating, testing, recovering, resending or redriving.
+	// It may still reveal signing secrets unless `capabilities` drops
+	// `reveal_secret`.
+	ReadOnly *bool `json:"read_only,omitempty"`
+
+	// SessionTTL How long the session the link opens lasts, a duration from `1h` to `168h`; `24h` when absent.
+	//
+	// Example: 8h
+	SessionTTL *string `json:"session_ttl,omitempty"`
 }
 
 // RecoverRequest defines model for RecoverRequest.
@@ -1631,7 +1689,7 @@ type SendEventBatchJSONRequestBody = EventBatch
 type PutTenantJSONRequestBody = TenantPut
 
 // CreatePortalLinkJSONRequestBody defines body for CreatePortalLink for application/json ContentType.
-type CreatePortalLinkJSONRequestBody = Empty
+type CreatePortalLinkJSONRequestBody = PortalLinkOptions
 
 // CreateTenantTokenJSONRequestBody defines body for CreateTenantToken for application/json ContentType.
 type CreateTenantTokenJSONRequestBody = TenantTokenCreate

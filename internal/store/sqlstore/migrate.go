@@ -182,6 +182,14 @@ var migrations = [][]string{
 		// payload; "" (every endpoint from before) filters nothing.
 		`ALTER TABLE hookd_endpoints ADD COLUMN content_filter TEXT NOT NULL DEFAULT ''`,
 	},
+	{
+		// Portal link options: the lifetime of the session a link opens
+		// (0: the portal's default) and the capabilities a link and its
+		// session lack, comma-separated ("": none).
+		`ALTER TABLE hookd_portal_links ADD COLUMN session_ttl BIGINT NOT NULL DEFAULT 0`,
+		`ALTER TABLE hookd_portal_links ADD COLUMN denied TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE hookd_portal_sessions ADD COLUMN denied TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

@@ -24,6 +24,8 @@ var portalCases = []struct {
 	{"PortalLinkExpiry", testPortalLinkExpiry},
 	{"PortalLinkConcurrentUse", testPortalLinkConcurrentUse},
 	{"PortalSessionEnds", testPortalSessionEnds},
+	{"PortalLinkOptions", testPortalLinkOptions},
+	{"EndPortalSessions", testEndPortalSessions},
 }
 
 // grant is a portal grant of tenant created at at(created), valid for ttl.
@@ -40,7 +42,7 @@ func signIn(t *testing.T, s store.Store, tenant, session string, created time.Du
 	require.NoError(t, s.AddPortalLink(ctx, grant(link, tenant, created, 10*time.Minute)))
 	got, err := s.ExchangePortalLink(ctx, link, grant(session, "", created, 24*time.Hour))
 	require.NoError(t, err)
-	require.Equal(t, tenant, got)
+	require.Equal(t, tenant, got.TenantID)
 }
 
 func testPortalLinkSingleUse(t *testing.T, s store.Store) {
@@ -48,9 +50,9 @@ func testPortalLinkSingleUse(t *testing.T, s store.Store) {
 	putTenant(t, s, newTenant("a", 0))
 	require.NoError(t, s.AddPortalLink(ctx, grant("link_1", "a", 0, 10*time.Minute)))
 
-	tenant, err := s.ExchangePortalLink(ctx, "link_1", grant("sess_1", "ignored", time.Minute, 24*time.Hour))
+	got, err := s.ExchangePortalLink(ctx, "link_1", grant("sess_1", "ignored", time.Minute, 24*time.Hour))
 	require.NoError(t, err)
-	require.Equal(t, "a", tenant)
+	require.Equal(t, grant("sess_1", "a", time.Minute, 24*time.Hour), got)
 	sess, err := s.PortalSession(ctx, "sess_1", at(time.Minute))
 	require.NoError(t, err)
 	require.Equal(t, grant("sess_1", "a", time.Minute, 24*time.Hour), sess, "the session belongs to the link's tenant, times to the nanosecond")
@@ -137,4 +139,52 @@ func testPortalSessionEnds(t *testing.T, s store.Store) {
 	sess, err := s.PortalSession(ctx, "sess_c", now)
 	require.NoError(t, err, "another tenant's session stays")
 	require.Equal(t, "c", sess.TenantID)
+}
+
+// A link's session lifetime and denied capabilities pass to the session
+// it opens.
+func testPortalLinkOptions(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	putTenant(t, s, newTenant("a", 0))
+	link := grant("link_1", "a", 0, 10*time.Minute)
+	link.SessionTTL, link.Denied = 2*time.Hour, []string{"manage_endpoints", "reveal_secret"}
+	require.NoError(t, s.AddPortalLink(ctx, link))
+	got, err := s.ExchangePortalLink(ctx, "link_1", grant("sess_1", "", time.Minute, 24*time.Hour))
+	require.NoError(t, err)
+	want := grant("sess_1", "a", time.Minute, 2*time.Hour)
+	want.Denied = []string{"manage_endpoints", "reveal_secret"}
+	require.Equal(t, want, got, "the link's lifetime replaces the session's default")
+	sess, err := s.PortalSession(ctx, "sess_1", at(time.Minute))
+	require.NoError(t, err)
+	require.Equal(t, want, sess)
+	_, err = s.PortalSession(ctx, "sess_1", at(time.Minute+2*time.Hour))
+	require.ErrorIs(t, err, store.ErrNotFound, "void from the link's lifetime on")
+}
+
+// Ending a tenant's portal sessions ends every one of them and voids its
+// unused links; another tenant's stay.
+func testEndPortalSessions(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	putTenant(t, s, newTenant("a", 0))
+	putTenant(t, s, newTenant("b", 0))
+	signIn(t, s, "a", "sess_a1", 0)
+	signIn(t, s, "a", "sess_a2", 0)
+	signIn(t, s, "b", "sess_b", 0)
+	require.NoError(t, s.AddPortalLink(ctx, grant("link_a", "a", 0, 10*time.Minute)))
+	now := at(time.Minute)
+
+	n, err := s.EndPortalSessions(ctx, "a")
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	for _, h := range []string{"sess_a1", "sess_a2"} {
+		_, err = s.PortalSession(ctx, h, now)
+		require.ErrorIs(t, err, store.ErrNotFound, h)
+	}
+	_, err = s.ExchangePortalLink(ctx, "link_a", grant("sess_a3", "", time.Second, time.Hour))
+	require.ErrorIs(t, err, store.ErrNotFound, "an unused link is void too")
+	_, err = s.PortalSession(ctx, "sess_b", now)
+	require.NoError(t, err, "another tenant's session stays")
+	_, err = s.EndPortalSessions(ctx, "nobody")
+	require.ErrorIs(t, err, store.ErrNotFound)
+	signIn(t, s, "a", "sess_a4", 2*time.Second)
 }
