@@ -35,6 +35,8 @@ type Endpoint struct {
 	// PropagateTrace sends each attempt's W3C trace context to the
 	// receiver, when hookd traces.
 	PropagateTrace bool `json:"propagate_trace"`
+	// Signing is the signing profile, defaults filled in.
+	Signing SigningProfile `json:"signing"`
 }
 
 // EndpointInput is the body of create and update. Nil fields are left as
@@ -60,6 +62,9 @@ type EndpointInput struct {
 	RemoveAuth bool          `json:"-"`
 	// PropagateTrace turns sending the W3C trace context on or off.
 	PropagateTrace *bool `json:"propagate_trace,omitempty"`
+	// Signing replaces the signing profile; a create without it gets the
+	// deployment's default.
+	Signing *SigningProfile `json:"signing,omitempty"`
 }
 
 // create is the body of a create: the document's EndpointCreate.
@@ -68,6 +73,7 @@ func (in EndpointInput) create() wire.EndpointCreate {
 		URL: deref(in.URL), Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled,
 		RetrySchedule: in.RetrySchedule, Timeout: in.Timeout, Metadata: (*wire.Metadata)(in.Metadata), TenantID: in.TenantID,
 		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth.wire(), PropagateTrace: in.PropagateTrace,
+		Signing: in.Signing.wire(),
 	}
 }
 
@@ -79,6 +85,7 @@ func (in EndpointInput) patch() endpointPatch {
 		URL: in.URL, Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled,
 		RetrySchedule: in.RetrySchedule, Timeout: in.Timeout, Metadata: (*wire.Metadata)(in.Metadata),
 		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth.wire(), PropagateTrace: in.PropagateTrace,
+		Signing: in.Signing.wire(),
 	}, removeAuth: in.RemoveAuth && in.Auth == nil}
 }
 

@@ -185,13 +185,27 @@ func validPrefix(s string) error {
 	return nil
 }
 
-// Names returns the names of the headers the profile sends, as written
-// (a zero Profile's are Standard Webhooks').
-func (p Profile) Names() []string {
+// HeaderField is one header a profile sends: the profile's JSON field
+// that names it and its name.
+type HeaderField struct {
+	Field string
+	Name  string
+}
+
+// HeaderFields returns the headers the profile sends, as written, in the
+// order of the profile's fields (a zero Profile's are Standard Webhooks',
+// named by the hmac-sha256 fields they correspond to).
+func (p Profile) HeaderFields() []HeaderField {
 	if p.Scheme != SchemeHMACSHA256 {
-		return []string{HeaderID, HeaderTimestamp, HeaderSignature, HeaderEventType, HeaderEventID, HeaderAttempt}
+		p = Profile{Header: HeaderSignature, TimestampHeader: HeaderTimestamp, DeliveryIDHeader: HeaderID,
+			EventIDHeader: HeaderEventID, EventTypeHeader: HeaderEventType, AttemptHeader: HeaderAttempt}
 	}
-	return []string{p.Header, p.TimestampHeader, p.DeliveryIDHeader, p.EventIDHeader, p.EventTypeHeader, p.AttemptHeader}
+	fields := p.nameFields()
+	out := make([]HeaderField, len(fields))
+	for i, f := range fields {
+		out[i] = HeaderField{Field: f.name, Name: *f.v}
+	}
+	return out
 }
 
 // reserved are the lower-case names no profile header may take: those

@@ -115,8 +115,8 @@ func TestStandardProfileSignsAsSigner(t *testing.T) {
 	if !equalHeaders(h, want) {
 		t.Fatalf("headers = %v, want %v", h, want)
 	}
-	if got := (Profile{}).Names(); len(got) != 6 || got[2] != HeaderSignature {
-		t.Fatalf("zero profile names = %v", got)
+	if got := (Profile{}).HeaderFields(); len(got) != 6 || got[0] != (HeaderField{"header", HeaderSignature}) {
+		t.Fatalf("zero profile's headers = %v", got)
 	}
 }
 

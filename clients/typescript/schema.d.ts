@@ -802,6 +802,7 @@ export interface components {
             timeout: components["schemas"]["Duration"];
             /** @description Whether each attempt carries the W3C `traceparent` (and `tracestate`) of its span, when hookd traces. */
             propagate_trace?: boolean;
+            signing: components["schemas"]["SigningProfile"];
             metadata: components["schemas"]["Metadata"];
             /** Format: date-time */
             created_at: string;
@@ -831,6 +832,8 @@ export interface components {
             timeout?: components["schemas"]["Duration"];
             /** @description Send each attempt's W3C `traceparent` and `tracestate` to the receiver, when hookd traces; false by default. */
             propagate_trace?: boolean;
+            /** @description How attempts are signed; the deployment's default (`--default-signing`, Standard Webhooks unless set) when left out. */
+            signing?: components["schemas"]["SigningProfile"];
             /** @description Up to 16 labels of at most 1 KiB each. */
             metadata?: components["schemas"]["Metadata"];
             /** @description The tenant the endpoint belongs to (it must exist); never changes. Ignored with a tenant token. */
@@ -849,9 +852,45 @@ export interface components {
             retry_schedule?: components["schemas"]["Duration"][];
             timeout?: components["schemas"]["Duration"];
             propagate_trace?: boolean;
+            signing?: components["schemas"]["SigningProfile"];
             metadata?: components["schemas"]["Metadata"];
             headers?: components["schemas"]["EndpointHeaders"];
             auth?: components["schemas"]["EndpointAuth"];
+        };
+        /** @description How each attempt is signed and which headers carry the delivery's identity. `standard-webhooks` (Standard Webhooks v1: webhook-id, webhook-timestamp, webhook-signature) takes no other field. `hmac-sha256` sends `prefix` + the hex or base64 HMAC-SHA256, keyed with the signing secret's own bytes (`whsec_` included), of the raw body or of `{timestamp}.{body}`, in `header`; while a rotated secret overlaps, one signature per valid secret, comma-separated, each with the prefix. Answers show every field, defaults filled in. Header names are HTTP tokens, distinct from each other and from the endpoint's custom headers, and not Content-Type, Content-Length, Content-Encoding, Host, User-Agent, Authorization, Cookie, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade, Expect, traceparent or tracestate. */
+        SigningProfile: {
+            /** @enum {string} */
+            scheme: "standard-webhooks" | "hmac-sha256";
+            /**
+             * @description The signature header (hmac-sha256; required).
+             * @example MailFrame-Signature
+             */
+            header?: string;
+            /**
+             * @description Starts each signature, printable ASCII without spaces or commas; none by default (hmac-sha256).
+             * @example sha256=
+             */
+            prefix?: string;
+            /**
+             * @description hex by default (hmac-sha256).
+             * @enum {string}
+             */
+            encoding?: "hex" | "base64";
+            /**
+             * @description What is signed: the raw body (default), or the timestamp header's unix seconds, a dot and the raw body (hmac-sha256).
+             * @enum {string}
+             */
+            content?: "body" | "timestamp.body";
+            /** @description The attempt's unix time in seconds; webhook-timestamp by default (hmac-sha256). */
+            timestamp_header?: string;
+            /** @description The delivery ID, the same on every attempt and redrive; webhook-id by default (hmac-sha256). */
+            delivery_id_header?: string;
+            /** @description The event ID; hookd-event-id by default (hmac-sha256). */
+            event_id_header?: string;
+            /** @description The event type; hookd-event-type by default (hmac-sha256). */
+            event_type_header?: string;
+            /** @description The attempt number, 1-based within the run; hookd-attempt by default (hmac-sha256). */
+            attempt_header?: string;
         };
         /**
          * @description Custom headers sent on every attempt, by name: an HTTP token, not `webhook-*` or `hookd-*`, Content-Type, Content-Length, Content-Encoding, Host, User-Agent, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade or Expect, nor Authorization with `auth`. Values are credentials of at most 4 KiB without control characters: answers show them masked (`****` and, from 8 characters, the last 4), and a masked value sent back keeps the value. An update replaces them all; `{}` removes them.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -37,7 +36,7 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) d
 		return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: turn, DelayReason: delivery.WaitEndpointBusy}
 	}
 	defer release()
-	ep, signer, err := a.load(ctx, req.EndpointID, start)
+	ep, keys, err := a.load(ctx, req.EndpointID, start)
 	var g gate
 	if err == nil {
 		if g = a.admit(ctx, req, ep, start); !g.allowed {
@@ -53,7 +52,7 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) d
 		if a.tracer != nil {
 			ctx, span = a.startAttemptSpan(ctx, req, ep, n)
 		}
-		status, retryAfter, err = a.send(ctx, req, ep, signer, n, start)
+		status, retryAfter, err = a.send(ctx, req, ep, keys, n, start)
 	}
 	switch {
 	case err != nil:
@@ -95,8 +94,9 @@ type response struct {
 }
 
 // send signs and POSTs the body, returning the response status, a prefix
-// of its body and its Retry-After header.
-func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.Endpoint, signer signing.Signer, n int, now time.Time) (response, string, error) {
+// of its body and its Retry-After header. The endpoint's signing profile
+// sets the signature and identity headers, signed with every key.
+func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.Endpoint, keys [][]byte, n int, now time.Time) (response, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, delivery.AttemptTimeout(req.Timeout))
 	defer cancel()
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader([]byte(req.Body)))
@@ -107,12 +107,8 @@ func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.E
 	setHeaders(h, ep.Credentials)
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", a.userAgent)
-	h.Set(signing.HeaderID, req.DeliveryID)
-	h.Set(signing.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
-	h.Set(signing.HeaderSignature, signer.Sign(req.DeliveryID, now, []byte(req.Body)))
-	h.Set("hookd-event-type", req.EventType)
-	h.Set("hookd-event-id", req.EventID)
-	h.Set("hookd-attempt", strconv.Itoa(n))
+	ep.Signing.Sign(h, keys, signing.Message{ID: req.DeliveryID, EventID: req.EventID, EventType: req.EventType,
+		Attempt: n, Timestamp: now, Body: []byte(req.Body)})
 	if ep.PropagateTrace && a.tracer != nil {
 		tracing.Inject(ctx, h)
 	}
@@ -148,28 +144,30 @@ var (
 	errEndpointDeleted = fmt.Errorf("%w: endpoint deleted", ErrRefused)
 )
 
-// load reads the endpoint and builds a signer from its current secrets.
-func (a *Activities) load(ctx context.Context, endpointID string, now time.Time) (*store.Endpoint, signing.Signer, error) {
+// load reads the endpoint, its signing profile with it, and the keys of
+// its current secrets under that profile (every valid one while a
+// rotation overlaps).
+func (a *Activities) load(ctx context.Context, endpointID string, now time.Time) (*store.Endpoint, [][]byte, error) {
 	ep, err := a.endpoints.GetEndpoint(ctx, endpointID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, signing.Signer{}, errEndpointDeleted
+		return nil, nil, errEndpointDeleted
 	}
 	if err != nil {
-		return nil, signing.Signer{}, fmt.Errorf("%w: load endpoint %s: %w", errInternal, endpointID, err)
+		return nil, nil, fmt.Errorf("%w: load endpoint %s: %w", errInternal, endpointID, err)
 	}
 	secrets, err := a.endpoints.Secrets(ctx, endpointID, now)
 	if err != nil {
-		return nil, signing.Signer{}, fmt.Errorf("%w: load secrets of %s: %w", errInternal, endpointID, err)
+		return nil, nil, fmt.Errorf("%w: load secrets of %s: %w", errInternal, endpointID, err)
 	}
-	var s signing.Signer
+	keys := make([][]byte, 0, len(secrets))
 	for _, sec := range secrets {
-		key, err := signing.DecodeSecret(sec.Value)
+		key, err := ep.Signing.Key(sec.Value)
 		if err != nil {
-			return nil, signing.Signer{}, fmt.Errorf("secret of %s: %w", endpointID, signing.ErrInvalidSecret)
+			return nil, nil, fmt.Errorf("secret of %s: %w", endpointID, signing.ErrInvalidSecret)
 		}
-		s.HMACKeys = append(s.HMACKeys, key)
+		keys = append(keys, key)
 	}
-	return ep, s, nil
+	return ep, keys, nil
 }
 
 // truncate keeps at most keepCap bytes of a response body as valid UTF-8.

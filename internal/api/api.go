@@ -28,6 +28,7 @@ import (
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/tracing"
 	"github.com/hookd/hookd/internal/wake"
+	"github.com/hookd/hookd/signing"
 )
 
 // DefaultMaxPayload is the largest event payload accepted.
@@ -94,6 +95,9 @@ type Config struct {
 	// Tracer traces ingest (the event record's claim and the workflow
 	// starts within it), redrives and recovers; nil is tracing off.
 	Tracer *tracing.Tracer
+	// DefaultSigning is the signing profile of endpoints created without
+	// one; the zero value is Standard Webhooks. New normalizes it.
+	DefaultSigning signing.Profile
 }
 
 // Server serves the API.
@@ -123,6 +127,7 @@ type Server struct {
 	testWait         time.Duration // MaxTestWait
 	router           chi.Router
 	tracer           *tracing.Tracer // nil: tracing off
+	defaultSigning   signing.Profile
 }
 
 // New validates cfg and returns the API server.
@@ -163,6 +168,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.publicURL, err = ParsePublicURL(cfg.PublicURL); err != nil {
 		return nil, fmt.Errorf("api: %w", err)
+	}
+	if cfg.DefaultSigning != (signing.Profile{}) {
+		if s.defaultSigning, err = cfg.DefaultSigning.Normalize(); err != nil {
+			return nil, fmt.Errorf("api: default signing profile: %w", err)
+		}
 	}
 	s.trustedProxies = cfg.TrustedProxies
 	s.quotas = newQuotas(cfg.Limits, func() time.Time { return s.now() })

@@ -66,23 +66,31 @@ func (p *AuthPatch) UnmarshalJSON(b []byte) error {
 	if string(bytes.TrimSpace(b)) == "null" {
 		return nil
 	}
+	var in authIn
+	if err := decodeObject(b, "auth", "must be an object or null", &in); err != nil {
+		return err
+	}
+	p.Value = &in
+	return nil
+}
+
+// decodeObject decodes the JSON object of a body's field into v (a
+// struct of strings), refusing unknown fields: a bad member is named
+// "<field>.<member>", anything but an object is the field with notObject.
+func decodeObject(b []byte, field, notObject string, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	var in authIn
-	err := dec.Decode(&in)
+	err := dec.Decode(v)
 	var typeErr *json.UnmarshalTypeError
 	switch {
 	case err == nil:
-		p.Value = &in
 		return nil
 	case errors.As(err, &typeErr) && typeErr.Field != "":
-		return invalid("auth."+typeErr.Field, "must be a string")
-	case errors.As(err, &typeErr):
-		return invalid("auth", "must be an object or null")
+		return invalid(field+"."+typeErr.Field, "must be a string")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return invalid("auth."+strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field")
+		return invalid(field+"."+strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field")
 	default:
-		return invalid("auth", "must be an object or null")
+		return invalid(field, "%s", notObject)
 	}
 }
 

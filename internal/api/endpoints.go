@@ -37,6 +37,8 @@ type endpointJSON struct {
 	Secret  string            `json:"secret,omitempty"`
 	// PropagateTrace sends the receiver each attempt's W3C trace context.
 	PropagateTrace bool `json:"propagate_trace"`
+	// Signing is the signing profile, defaults filled in.
+	Signing signing.Profile `json:"signing"`
 }
 
 func toJSON(ep *store.Endpoint) endpointJSON {
@@ -50,6 +52,7 @@ func toJSON(ep *store.Endpoint) endpointJSON {
 	out.Timeout = delivery.AttemptTimeout(ep.Timeout).String()
 	out.Headers, out.Auth = credentialsView(ep.Credentials)
 	out.PropagateTrace = ep.PropagateTrace
+	out.Signing = signingView(ep.Signing)
 	if out.EventTypes == nil {
 		out.EventTypes = []string{}
 	}
@@ -80,6 +83,9 @@ type endpointPatch struct {
 	// PropagateTrace sends the receiver the W3C traceparent and
 	// tracestate of each attempt, when hookd traces (default false).
 	PropagateTrace *bool `json:"propagate_trace"`
+	// Signing replaces the signing profile (defaults filled in); an
+	// endpoint created without it gets the deployment's default.
+	Signing SigningPatch `json:"signing"`
 }
 
 // ClearableString is a patch's string field that tells a field left out
@@ -156,10 +162,19 @@ func (s *Server) apply(p endpointPatch, ep *store.Endpoint) error {
 		}
 		ep.Metadata = *p.Metadata
 	}
-	if p.Headers != nil || p.Auth.Set {
-		return s.applyCredentials(p, ep)
+	if p.Signing.Set {
+		profile, err := ValidateSigning(p.Signing.Value)
+		if err != nil {
+			return err
+		}
+		ep.Signing = profile
 	}
-	return nil
+	if p.Headers != nil || p.Auth.Set {
+		if err := s.applyCredentials(p, ep); err != nil {
+			return err
+		}
+	}
+	return checkSigningHeaders(p, ep)
 }
 
 func parseSchedule(in []string) ([]time.Duration, error) {
@@ -208,7 +223,8 @@ func (s *Server) CreateEndpoint(ctx context.Context, p EndpointCreate) (Endpoint
 		return EndpointView{}, invalid("url", "is required")
 	}
 	now := s.now().UTC()
-	ep := &store.Endpoint{ID: delivery.NewID(delivery.PrefixEndpoint), Enabled: true, CreatedAt: now, UpdatedAt: now}
+	ep := &store.Endpoint{ID: delivery.NewID(delivery.PrefixEndpoint), Enabled: true, CreatedAt: now, UpdatedAt: now,
+		Signing: s.defaultSigning}
 	err := s.apply(p.endpointPatch, ep)
 	if err == nil {
 		ep.TenantID, err = s.endpointOwner(ctx, p.TenantID)

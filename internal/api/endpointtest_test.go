@@ -226,7 +226,13 @@ func postTest(t *testing.T, s *Server, ctx context.Context, id, body string) (in
 // post sends an authenticated POST and decodes the JSON answer.
 func post(t *testing.T, s *Server, ctx context.Context, path, body string) (int, map[string]any) {
 	t.Helper()
-	req := httptest.NewRequestWithContext(ctx, http.MethodPost, path, strings.NewReader(body))
+	return callJSON(t, s, ctx, http.MethodPost, path, body)
+}
+
+// callJSON sends an authenticated request and decodes the JSON answer.
+func callJSON(t *testing.T, s *Server, ctx context.Context, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	req := httptest.NewRequestWithContext(ctx, method, path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer k")
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, req)

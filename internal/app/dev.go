@@ -35,6 +35,7 @@ import (
 	"github.com/hookd/hookd/internal/store/sqlstore"
 	"github.com/hookd/hookd/internal/tracing"
 	"github.com/hookd/hookd/internal/worker"
+	"github.com/hookd/hookd/signing"
 )
 
 // DevConfig configures `hookd dev`. DataDir, HTTPAddr and TemporalAddr are
@@ -62,6 +63,9 @@ type DevConfig struct {
 	// Limits are the API's quotas per tenant, endpoint and credential
 	// (zero: api's defaults).
 	Limits api.Limits
+	// DefaultSigning is the signing profile of endpoints created without
+	// one (normalized); the zero value is Standard Webhooks.
+	DefaultSigning signing.Profile
 	// WorkflowCacheSize bounds the deliveries the worker keeps in memory
 	// between workflow tasks (zero: worker.DefaultWorkflowCacheSize).
 	WorkflowCacheSize int
@@ -276,6 +280,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 
 		RecoverImmediate: d.tuning.RecoverImmediate,
 		Limits:           cfg.Limits,
+		DefaultSigning:   cfg.DefaultSigning,
 		Tracer:           d.tracer,
 	})
 	if err != nil {

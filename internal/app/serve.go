@@ -24,6 +24,7 @@ import (
 	"github.com/hookd/hookd/internal/tracing"
 
 	hookdworker "github.com/hookd/hookd/internal/worker"
+	"github.com/hookd/hookd/signing"
 )
 
 // ServeConfig configures `hookd worker`, `hookd api` and `hookd serve`:
@@ -69,6 +70,9 @@ type ServeConfig struct {
 	// Limits are the API's quotas per tenant, endpoint and credential
 	// (zero: api's defaults).
 	Limits api.Limits
+	// DefaultSigning is the signing profile of endpoints created without
+	// one (normalized); the zero value is Standard Webhooks.
+	DefaultSigning signing.Profile
 	// MetricsEndpointSeries bounds the endpoints the metrics label one by
 	// one (zero: metrics.DefaultMaxEndpointSeries; negative: no bound).
 	MetricsEndpointSeries int
@@ -198,6 +202,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			TrustedProxies: cfg.TrustedProxies,
 			PublicURL:      cmp.Or(cfg.PublicURL, apiURL),
 			Limits:         cfg.Limits,
+			DefaultSigning: cfg.DefaultSigning,
 			Tracer:         s.tracer,
 		})
 		if err != nil {

@@ -22,6 +22,7 @@ type endpointFlags struct {
 	timeout                            time.Duration
 	enabled, allTypes                  bool
 	creds                              credentialFlags
+	signing                            signingFlags
 }
 
 func (ef *endpointFlags) register(fs *pflag.FlagSet, update bool) {
@@ -33,6 +34,7 @@ func (ef *endpointFlags) register(fs *pflag.FlagSet, update bool) {
 	fs.DurationVar(&ef.timeout, "timeout", 0, "HTTP timeout of one attempt, such as 10s")
 	fs.Var(&ef.metadata, "metadata", "key=value metadata (repeatable)")
 	ef.creds.register(fs, update)
+	ef.signing.register(fs, update)
 	if !update {
 		tenantFlag(fs, &ef.tenant, "the tenant the endpoint belongs to (a tenant token always creates its own)")
 		return
@@ -79,6 +81,9 @@ func (ef *endpointFlags) input(fs *pflag.FlagSet) (apiclient.EndpointInput, erro
 		in.TenantID = &ef.tenant
 	}
 	if err := ef.creds.input(fs, &in); err != nil {
+		return in, err
+	}
+	if err := ef.signing.input(fs, &in); err != nil {
 		return in, err
 	}
 	return in, nil
@@ -163,6 +168,7 @@ func printEndpoint(e *clientEnv, ep *apiclient.Endpoint) {
 		"ID", ep.ID, "Tenant", ep.TenantID, "URL", ep.URL, "Description", ep.Description, "Event types", types, "Filter", ep.Filter,
 		"Enabled", fmt.Sprint(ep.Enabled), "Retry schedule", strings.Join(ep.RetrySchedule, ", "),
 		"Timeout", ep.Timeout, "Metadata", strings.Join(md, ", "), "Headers", headersLine(ep.Headers), "Auth", authLine(ep.Auth),
+		"Signing", signingLine(ep.Signing),
 		"Created", stamp(ep.CreatedAt), "Updated", stamp(ep.UpdatedAt), "Secret", ep.Secret)
 	if ep.Secret != "" {
 		fmt.Fprintln(e.stdout, "\nThe signing secret is shown only now: store it with the receiver.")

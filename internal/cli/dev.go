@@ -32,6 +32,7 @@ func devFlags(fs envFlags, o *devOptions) {
 	fs.secret(&o.TemporalDatabaseURL, "temporal-database-url", "HOOKD_TEMPORAL_DATABASE_URL", "with --only-temporal: persist Temporal in PostgreSQL, postgres://user:password@host:port/temporal (that database and <database>_visibility, created with their schemas if missing) instead of SQLite files in the data dir")
 	circuitFlags(fs, &o.Circuit)
 	limitFlags(fs, &o.Limits)
+	defaultSigningFlag(fs, &o.DefaultSigning)
 	metricsSeriesFlag(fs, &o.Observability.MaxEndpointSeries)
 	fs.integer(&o.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries the worker keeps in memory between workflow tasks (bounds memory while many are parked)")
 	fs.level(&o.LogLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")

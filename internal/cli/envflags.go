@@ -109,6 +109,10 @@ func applyEnv(fs *pflag.FlagSet) error {
 			return
 		}
 		if err := f.Value.Set(v); err != nil {
+			if f.Value.Type() == "profile" { // no secret: the field is worth naming
+				errs = append(errs, fmt.Errorf("$%s: %w", names[0], err))
+				return
+			}
 			errs = append(errs, fmt.Errorf("$%s: want a %s for --%s", names[0], kindOf(f), f.Name))
 		}
 	})

@@ -74,6 +74,7 @@ func newServeFlagSet(mode string, f *serveFlags) envFlags {
 	if mode != "worker" {
 		fs.secret(&f.apiKeys, "api-keys", "HOOKD_API_KEYS", "comma-separated API bearer tokens (at least one required)")
 		limitFlags(fs, &c.Limits)
+		defaultSigningFlag(fs, &c.DefaultSigning)
 		fs.str(&c.PublicURL, "public-url", "HOOKD_PUBLIC_URL", "", "base URL of the API as browsers reach it (https://hooks.example.com), for portal sign-in links (default: the --http-addr URL)")
 		fs.str(&f.trustedProxies, "trusted-proxies", "HOOKD_TRUSTED_PROXIES", "", "comma-separated CIDRs of load balancers whose X-Forwarded-For names the client failed authentications are throttled by")
 		fs.str(&f.payload.corsOrigins, "codec-cors-origins", "HOOKD_CODEC_CORS_ORIGINS", "", "comma-separated browser origins (a Temporal Web UI's) allowed to call the codec server at /codec")

@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/hookd/hookd/internal/worker"
+	"github.com/hookd/hookd/signing"
 )
 
 func TestParseServeFlags(t *testing.T) {
@@ -81,6 +84,9 @@ func TestParseServeFlagsRefuses(t *testing.T) {
 		"secret not echoed": {append(slices.Clone(base), "--master-key", "c2VjcmV0LXZhbHVl"), "decodes"},
 		"bad payload key":   {append(slices.Clone(base), "--payload-keys", key+",c2VjcmV0"), "payload key 2"},
 		"payload on or off": {append(slices.Clone(base), "--payload-encryption", "maybe"), "want on or off"},
+		"signing profile":   {append(slices.Clone(base), "--default-signing", `{"scheme":"hmac-sha256","encoding":"hex"}`), "signing.header"},
+		"signing scheme":    {append(slices.Clone(base), "--default-signing", "hmac-sha1"), "signing.scheme"},
+		"signing field":     {append(slices.Clone(base), "--default-signing", `{"scheme":"hmac-sha256","separator":";"}`), "separator"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			for _, env := range []string{"HOOKD_DATABASE_URL", "HOOKD_MASTER_KEY", "HOOKD_API_KEYS", "HOOKD_ALLOW_CIDRS", "HOOKD_PAYLOAD_KEYS", "HOOKD_PAYLOAD_ENCRYPTION"} {
@@ -95,6 +101,30 @@ func TestParseServeFlagsRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDefaultSigningFlag: --default-signing (or its variable) takes a
+// JSON profile, normalized, or a scheme's name; without it endpoints are
+// Standard Webhooks.
+func TestDefaultSigningFlag(t *testing.T) {
+	const key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+	base := []string{"--database-url", "postgres://db/hookd", "--master-key", key, "--api-keys", "k", "--payload-keys", key}
+	cfg, _, _, err := parseServeFlags("api", base)
+	require.NoError(t, err)
+	require.Equal(t, signing.Profile{}, cfg.DefaultSigning)
+	cfg, _, _, err = parseServeFlags("api", append(slices.Clone(base), "--default-signing", `{"scheme":"hmac-sha256","header":"MailFrame-Signature","prefix":"sha256="}`))
+	require.NoError(t, err)
+	require.Equal(t, "MailFrame-Signature", cfg.DefaultSigning.Header)
+	require.Equal(t, signing.EncodingHex, cfg.DefaultSigning.Encoding, "normalized")
+	t.Setenv("HOOKD_DEFAULT_SIGNING", "standard-webhooks")
+	cfg, _, _, err = parseServeFlags("serve", base)
+	require.NoError(t, err)
+	require.Equal(t, signing.StandardWebhooks, cfg.DefaultSigning)
+	t.Setenv("HOOKD_DEFAULT_SIGNING", `{"scheme":"hmac-sha256","header":"X-Sig","content":"all"}`)
+	_, _, _, err = parseServeFlags("serve", base)
+	require.ErrorContains(t, err, "signing.content")
+	_, _, _, err = parseServeFlags("worker", []string{"--default-signing", "standard-webhooks"})
+	require.Error(t, err, "a worker creates no endpoints")
 }
 
 // TestServeTakesTheCircuitKnobs: the circuit's cooldowns hookd dev takes

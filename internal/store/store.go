@@ -12,6 +12,7 @@ import (
 
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/contentfilter"
+	"github.com/hookd/hookd/signing"
 )
 
 // ErrNotFound is returned when an endpoint, an event, a tenant or a token
@@ -68,6 +69,11 @@ type Endpoint struct {
 	// (traceparent, tracestate) to the receiver, when hookd traces. Off
 	// by default: a trace ID tells the receiver about the sender.
 	PropagateTrace bool
+	// Signing is how attempts are signed and which headers carry the
+	// delivery's identity, normalized (signing.Profile.Normalize); the
+	// zero Profile, every endpoint's from before profiles, is Standard
+	// Webhooks. It is no secret, and loaded with the endpoint.
+	Signing signing.Profile
 }
 
 // Matches reports whether the endpoint's filter accepts eventType.

@@ -312,6 +312,60 @@ func (e RedriveRequestedStatus) Valid() bool {
 	}
 }
 
+// Defines values for SigningProfileContent.
+const (
+	Body          SigningProfileContent = "body"
+	TimestampBody SigningProfileContent = "timestamp.body"
+)
+
+// Valid indicates whether the value is a known member of the SigningProfileContent enum.
+func (e SigningProfileContent) Valid() bool {
+	switch e {
+	case Body:
+		return true
+	case TimestampBody:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SigningProfileEncoding.
+const (
+	Base64 SigningProfileEncoding = "base64"
+	Hex    SigningProfileEncoding = "hex"
+)
+
+// Valid indicates whether the value is a known member of the SigningProfileEncoding enum.
+func (e SigningProfileEncoding) Valid() bool {
+	switch e {
+	case Base64:
+		return true
+	case Hex:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SigningProfileScheme.
+const (
+	HmacSha256       SigningProfileScheme = "hmac-sha256"
+	StandardWebhooks SigningProfileScheme = "standard-webhooks"
+)
+
+// Valid indicates whether the value is a known member of the SigningProfileScheme enum.
+func (e SigningProfileScheme) Valid() bool {
+	switch e {
+	case HmacSha256:
+		return true
+	case StandardWebhooks:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TestResultOutcome.
 const (
 	TestResultOutcomeCircuitOpen TestResultOutcome = "circuit_open"
@@ -771,6 +825,9 @@ type Endpoint struct {
 	// Secret The signing secret; only in the answers to create.
 	Secret *string `json:"secret,omitempty"`
 
+	// Signing How each attempt is signed and which headers carry the delivery's identity. `standard-webhooks` (Standard Webhooks v1: webhook-id, webhook-timestamp, webhook-signature) takes no other field. `hmac-sha256` sends `prefix` + the hex or base64 HMAC-SHA256, keyed with the signing secret's own bytes (`whsec_` included), of the raw body or of `{timestamp}.{body}`, in `header`; while a rotated secret overlaps, one signature per valid secret, comma-separated, each with the prefix. Answers show every field, defaults filled in. Header names are HTTP tokens, distinct from each other and from the endpoint's custom headers, and not Content-Type, Content-Length, Content-Encoding, Host, User-Agent, Authorization, Cookie, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade, Expect, traceparent or tracestate.
+	Signing SigningProfile `json:"signing"`
+
 	// TenantID The tenant it belongs to; absent for the platform's own endpoints.
 	TenantID *TenantID `json:"tenant_id,omitempty"`
 
@@ -843,6 +900,9 @@ type EndpointCreate struct {
 
 	// RetrySchedule The wait before each retry, each 1s to 24h; by default 30s, 2m, 10m, 1h, 4h, 12h, 24h.
 	RetrySchedule *[]Duration `json:"retry_schedule,omitempty"`
+
+	// Signing How attempts are signed; the deployment's default (`--default-signing`, Standard Webhooks unless set) when left out.
+	Signing *SigningProfile `json:"signing,omitempty"`
 
 	// TenantID The tenant the endpoint belongs to (it must exist); never changes. Ignored with a tenant token.
 	TenantID *TenantID `json:"tenant_id,omitempty"`
@@ -921,6 +981,9 @@ type EndpointPatch struct {
 	Metadata       *Metadata        `json:"metadata,omitempty"`
 	PropagateTrace *bool            `json:"propagate_trace,omitempty"`
 	RetrySchedule  *[]Duration      `json:"retry_schedule,omitempty"`
+
+	// Signing How each attempt is signed and which headers carry the delivery's identity. `standard-webhooks` (Standard Webhooks v1: webhook-id, webhook-timestamp, webhook-signature) takes no other field. `hmac-sha256` sends `prefix` + the hex or base64 HMAC-SHA256, keyed with the signing secret's own bytes (`whsec_` included), of the raw body or of `{timestamp}.{body}`, in `header`; while a rotated secret overlaps, one signature per valid secret, comma-separated, each with the prefix. Answers show every field, defaults filled in. Header names are HTTP tokens, distinct from each other and from the endpoint's custom headers, and not Content-Type, Content-Length, Content-Encoding, Host, User-Agent, Authorization, Cookie, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade, Expect, traceparent or tracestate.
+	Signing *SigningProfile `json:"signing,omitempty"`
 
 	// Timeout A Go duration, such as `30s`, `1.5s`, `2m0s` or `1h30m`.
 	//
@@ -1329,6 +1392,50 @@ type SecretRotate struct {
 	// Example: 24h
 	Overlap *Duration `json:"overlap,omitempty"`
 }
+
+// SigningProfile How each attempt is signed and which headers carry the delivery's identity. `standard-webhooks` (Standard Webhooks v1: webhook-id, webhook-timestamp, webhook-signature) takes no other field. `hmac-sha256` sends `prefix` + the hex or base64 HMAC-SHA256, keyed with the signing secret's own bytes (`whsec_` included), of the raw body or of `{timestamp}.{body}`, in `header`; while a rotated secret overlaps, one signature per valid secret, comma-separated, each with the prefix. Answers show every field, defaults filled in. Header names are HTTP tokens, distinct from each other and from the endpoint's custom headers, and not Content-Type, Content-Length, Content-Encoding, Host, User-Agent, Authorization, Cookie, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade, Expect, traceparent or tracestate.
+type SigningProfile struct {
+	// AttemptHeader The attempt number, 1-based within the run; hookd-attempt by default (hmac-sha256).
+	AttemptHeader *string `json:"attempt_header,omitempty"`
+
+	// Content What is signed: the raw body (default), or the timestamp header's unix seconds, a dot and the raw body (hmac-sha256).
+	Content *SigningProfileContent `json:"content,omitempty"`
+
+	// DeliveryIDHeader The delivery ID, the same on every attempt and redrive; webhook-id by default (hmac-sha256).
+	DeliveryIDHeader *string `json:"delivery_id_header,omitempty"`
+
+	// Encoding hex by default (hmac-sha256).
+	Encoding *SigningProfileEncoding `json:"encoding,omitempty"`
+
+	// EventIDHeader The event ID; hookd-event-id by default (hmac-sha256).
+	EventIDHeader *string `json:"event_id_header,omitempty"`
+
+	// EventTypeHeader The event type; hookd-event-type by default (hmac-sha256).
+	EventTypeHeader *string `json:"event_type_header,omitempty"`
+
+	// Header The signature header (hmac-sha256; required).
+	//
+	// Example: MailFrame-Signature
+	Header *string `json:"header,omitempty"`
+
+	// Prefix Starts each signature, printable ASCII without spaces or commas; none by default (hmac-sha256).
+	//
+	// Example: sha256=
+	Prefix *string              `json:"prefix,omitempty"`
+	Scheme SigningProfileScheme `json:"scheme"`
+
+	// TimestampHeader The attempt's unix time in seconds; webhook-timestamp by default (hmac-sha256).
+	TimestampHeader *string `json:"timestamp_header,omitempty"`
+}
+
+// SigningProfileContent What is signed: the raw body (default), or the timestamp header's unix seconds, a dot and the raw body (hmac-sha256).
+type SigningProfileContent string
+
+// SigningProfileEncoding hex by default (hmac-sha256).
+type SigningProfileEncoding string
+
+// SigningProfileScheme defines model for SigningProfile.Scheme.
+type SigningProfileScheme string
 
 // StatsWindow defines model for StatsWindow.
 type StatsWindow struct {

@@ -79,7 +79,7 @@ func (s *Store) createEndpoint(ctx context.Context, ep *store.Endpoint, secret s
 			values[incarnationValue] = incarnation
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO hookd_endpoints (`+endpointColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, values...); err != nil {
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, values...); err != nil {
 			return err
 		}
 		if err := bumpEndpointsVersion(ctx, tx); err != nil {
@@ -160,11 +160,11 @@ func (s *Store) UpdateEndpoint(ctx context.Context, ep *store.Endpoint) error {
 	if err == nil {
 		// Every column but created_at ($9), tenant_id and
 		// tenant_incarnation, which an update keeps.
-		values = append(values[:8:8], values[9], values[12], values[13])
+		values = append(values[:8:8], values[9], values[12], values[13], values[14])
 		err = s.inTx(ctx, func(tx *sql.Tx) error {
 			if err := execOneIn(ctx, tx, `UPDATE hookd_endpoints SET url = $2, description = $3, event_types = $4,
 			enabled = $5, retry_schedule = $6, timeout_ns = $7, metadata = $8, updated_at = $9,
-			propagate_trace = $10, content_filter = $11
+			propagate_trace = $10, content_filter = $11, signing_profile = $12
 			WHERE id = $1`, values...); err != nil {
 				return err
 			}

@@ -190,6 +190,12 @@ var migrations = [][]string{
 		`ALTER TABLE hookd_portal_links ADD COLUMN denied TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE hookd_portal_sessions ADD COLUMN denied TEXT NOT NULL DEFAULT ''`,
 	},
+	{
+		// Signing profiles: an endpoint's signature scheme and header
+		// names as JSON; "" (every endpoint from before) is Standard
+		// Webhooks.
+		`ALTER TABLE hookd_endpoints ADD COLUMN signing_profile TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/signing"
 )
 
 // endpointColumns is the column list every endpoint query selects, in the
 // order scanEndpoint reads and endpointValues writes.
-const endpointColumns = `id, url, description, event_types, enabled, retry_schedule, timeout_ns, metadata, created_at, updated_at, tenant_id, tenant_incarnation, propagate_trace, content_filter`
+const endpointColumns = `id, url, description, event_types, enabled, retry_schedule, timeout_ns, metadata, created_at, updated_at, tenant_id, tenant_incarnation, propagate_trace, content_filter, signing_profile`
 
 // incarnationValue is the index of tenant_incarnation in endpointValues.
 const incarnationValue = 11
@@ -34,10 +35,14 @@ func endpointValues(ep *store.Endpoint) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	profile, err := encodeProfile(ep.Signing)
+	if err != nil {
+		return nil, err
+	}
 	return []any{
 		ep.ID, ep.URL, ep.Description, string(types), ep.Enabled, string(retries),
 		int64(ep.Timeout), metadata, ep.CreatedAt.UnixNano(), ep.UpdatedAt.UnixNano(),
-		nullString(ep.TenantID), ep.TenantIncarnation, ep.PropagateTrace, ep.Filter,
+		nullString(ep.TenantID), ep.TenantIncarnation, ep.PropagateTrace, ep.Filter, profile,
 	}, nil
 }
 
@@ -66,6 +71,31 @@ func decodeMetadata(text string) (map[string]string, error) {
 	return meta, nil
 }
 
+// encodeProfile returns a signing profile as JSON text, "" for the zero
+// one (Standard Webhooks, every endpoint from before profiles).
+func encodeProfile(p signing.Profile) (string, error) {
+	if p == (signing.Profile{}) {
+		return "", nil
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return "", fmt.Errorf("encode signing profile: %w", err)
+	}
+	return string(b), nil
+}
+
+// decodeProfile reads text written by encodeProfile.
+func decodeProfile(text string) (signing.Profile, error) {
+	var p signing.Profile
+	if text == "" {
+		return p, nil
+	}
+	if err := json.Unmarshal([]byte(text), &p); err != nil {
+		return p, fmt.Errorf("decode signing profile: %w", err)
+	}
+	return p, nil
+}
+
 // nullString stores "" as NULL.
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 
@@ -78,11 +108,12 @@ func scanEndpoint(sc scanner, extra ...any) (*store.Endpoint, error) {
 	var (
 		ep                        store.Endpoint
 		types, retries, metadata  string
+		profile                   string
 		timeout, created, updated int64
 		tenant                    sql.NullString
 	)
 	if err := sc.Scan(append([]any{&ep.ID, &ep.URL, &ep.Description, &types, &ep.Enabled, &retries,
-		&timeout, &metadata, &created, &updated, &tenant, &ep.TenantIncarnation, &ep.PropagateTrace, &ep.Filter}, extra...)...); err != nil {
+		&timeout, &metadata, &created, &updated, &tenant, &ep.TenantIncarnation, &ep.PropagateTrace, &ep.Filter, &profile}, extra...)...); err != nil {
 		return nil, err
 	}
 	ep.TenantID = tenant.String
@@ -102,6 +133,9 @@ func scanEndpoint(sc scanner, extra ...any) (*store.Endpoint, error) {
 	}
 	var err error
 	if ep.Metadata, err = decodeMetadata(metadata); err != nil {
+		return nil, fmt.Errorf("endpoint %s: %w", ep.ID, err)
+	}
+	if ep.Signing, err = decodeProfile(profile); err != nil {
 		return nil, fmt.Errorf("endpoint %s: %w", ep.ID, err)
 	}
 	if len(ep.EventTypes) == 0 {

@@ -53,6 +53,7 @@ func Run(t *testing.T, open Opener) {
 		{"EventListFilters", testListEventFilters},
 		{"EventPrune", testPruneEvents},
 		{"PropagateTrace", testPropagateTrace},
+		{"SigningProfile", testSigningProfile},
 	}
 	for _, c := range append(append(append(append(append(cases, tenantCases...), portalCases...), incarnationCases...), credentialCases...), filterCases...) {
 		t.Run(c.name, func(t *testing.T) {

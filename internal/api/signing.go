@@ -1,0 +1,74 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"net/textproto"
+
+	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/signing"
+)
+
+// An endpoint's signing profile (signing.Profile) chooses the signature
+// scheme and the names of the headers that carry the delivery's identity.
+// It is no secret: the API shows it whole, defaults filled in. An
+// endpoint created without one gets the deployment's default
+// (Config.DefaultSigning), Standard Webhooks unless set.
+
+// SigningPatch is a patch's signing field: left out (Set false:
+// unchanged) or an object that replaces the profile.
+type SigningPatch struct {
+	Set   bool
+	Value signing.Profile
+}
+
+// UnmarshalJSON takes an object, refusing unknown fields with the field
+// named "signing.<name>".
+func (p *SigningPatch) UnmarshalJSON(b []byte) error {
+	p.Set = true
+	const notObject = `must be an object such as {"scheme": "standard-webhooks"}`
+	if string(bytes.TrimSpace(b)) == "null" {
+		return invalid("signing", notObject)
+	}
+	return decodeObject(b, "signing", notObject, &p.Value)
+}
+
+// signingView is the profile as the API shows it: the zero profile is
+// Standard Webhooks.
+func signingView(p signing.Profile) signing.Profile {
+	if p.Scheme == "" {
+		return signing.StandardWebhooks
+	}
+	return p
+}
+
+// ValidateSigning normalizes a signing profile, naming a bad field
+// "signing.<field>" in a 400.
+func ValidateSigning(p signing.Profile) (signing.Profile, error) {
+	n, err := p.Normalize()
+	var pe *signing.ProfileError
+	if errors.As(err, &pe) {
+		return signing.Profile{}, invalid("signing."+pe.Field, "%s", pe.Reason)
+	}
+	return n, err
+}
+
+// checkSigningHeaders refuses a profile header that is also one of the
+// endpoint's custom headers, naming the field the patch changed: the
+// profile's when it set one, else the custom header.
+func checkSigningHeaders(p endpointPatch, ep *store.Endpoint) error {
+	if ep.Signing.Scheme != signing.SchemeHMACSHA256 || ep.Credentials == nil {
+		return nil
+	}
+	for _, f := range ep.Signing.HeaderFields() {
+		canon := textproto.CanonicalMIMEHeaderKey(f.Name)
+		if _, ok := ep.Credentials.Headers[canon]; !ok {
+			continue
+		}
+		if p.Signing.Set {
+			return invalid("signing."+f.Field, "header %s is also one of the endpoint's custom headers", f.Name)
+		}
+		return invalid("headers."+canon, "header %s is set by the endpoint's signing profile (signing.%s)", canon, f.Field)
+	}
+	return nil
+}
