@@ -72,6 +72,9 @@ type DevConfig struct {
 	// PublicURL is the API's base URL in portal sign-in links (default:
 	// the API's listen URL).
 	PublicURL string
+	// PortalFrameAncestors are the origins that may frame the consumer
+	// portal (portal.ParseFrameAncestors); none keeps it out of frames.
+	PortalFrameAncestors []string
 	// AuthFailureLimit is how many failed authentications per minute a
 	// client address may make before it is answered 429 (zero:
 	// api.DefaultAuthFailureLimit).
@@ -287,7 +290,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	d.API = h
-	withUI, pt, err := withPortal(h, h, d.store, cfg.Version, cfg.Logger)
+	withUI, pt, err := withPortal(h, h, d.store, cfg.Version, cfg.PortalFrameAncestors, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}

@@ -12,8 +12,8 @@ import (
 // withPortal serves the consumer portal under /portal/ beside next (the
 // API), on the API's service methods and the store's portal sessions. It
 // returns the portal too, for tests that walk its routes.
-func withPortal(next http.Handler, apiServer *api.Server, st store.Store, version string, log *slog.Logger) (http.Handler, *portal.Portal, error) {
-	p, err := portal.New(portal.Config{API: apiServer, Sessions: st, Version: version, Logger: log})
+func withPortal(next http.Handler, apiServer *api.Server, st store.Store, version string, frameAncestors []string, log *slog.Logger) (http.Handler, *portal.Portal, error) {
+	p, err := portal.New(portal.Config{API: apiServer, Sessions: st, Version: version, FrameAncestors: frameAncestors, Logger: log})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -57,6 +57,9 @@ type ServeConfig struct {
 	// sign-in links (default: the HTTP listen URL, which behind a load
 	// balancer is not it).
 	PublicURL string
+	// PortalFrameAncestors are the origins that may frame the consumer
+	// portal (portal.ParseFrameAncestors); none keeps it out of frames.
+	PortalFrameAncestors []string
 	// TrustedProxies are load balancers whose X-Forwarded-For names the
 	// client that failed authentications are counted by.
 	TrustedProxies []netip.Prefix
@@ -208,7 +211,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 		if err != nil {
 			return nil, err
 		}
-		withUI, _, err := withPortal(h, h, s.store, cfg.Version, log)
+		withUI, _, err := withPortal(h, h, s.store, cfg.Version, cfg.PortalFrameAncestors, log)
 		if err != nil {
 			return nil, err
 		}

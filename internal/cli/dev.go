@@ -12,6 +12,7 @@ import (
 	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/namespace"
+	"github.com/hookd/hookd/internal/portal"
 	"github.com/hookd/hookd/internal/worker"
 )
 
@@ -21,6 +22,7 @@ func devFlags(fs envFlags, o *devOptions) {
 	fs.str(&o.HTTPAddr, "http-addr", "HOOKD_HTTP_ADDR", "127.0.0.1:8080", "listen address of the HTTP API")
 	fs.str(&o.UIAddr, "ui-addr", "HOOKD_UI_ADDR", "127.0.0.1:8233", "listen address of the Temporal Web UI (empty disables it)")
 	fs.str(&o.PublicURL, "public-url", "HOOKD_PUBLIC_URL", "", "base URL of the API as browsers reach it, for portal sign-in links (default: the API's listen URL)")
+	portalFrameFlag(fs, &o.frameAncestors)
 	fs.str(&o.MetricsAddr, "metrics-addr", "HOOKD_METRICS_ADDR", "", "listen address serving only Prometheus /metrics, without an API key, for a scraper (empty disables it; /metrics on --http-addr needs the API key)")
 	fs.str(&o.TemporalAddr, "temporal-addr", "HOOKD_TEMPORAL_ADDR", "127.0.0.1:7233", "gRPC address of the embedded Temporal frontend")
 	fs.str(&o.Namespace, "namespace", "HOOKD_NAMESPACE", "default", "Temporal namespace")
@@ -46,6 +48,10 @@ func (o *devOptions) check() error {
 	}
 	if o.TemporalDatabaseURL != "" && !o.OnlyTemporal {
 		return usagef("--temporal-database-url needs --only-temporal (plain hookd dev keeps Temporal in SQLite)")
+	}
+	var err error
+	if o.PortalFrameAncestors, err = portal.ParseFrameAncestors(o.frameAncestors); err != nil {
+		return usagef("portal-frame-ancestors: %w", err)
 	}
 	return nil
 }

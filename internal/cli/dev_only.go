@@ -23,6 +23,8 @@ type devOptions struct {
 	TemporalDatabaseURL string
 	// LogLevel is hookd's own log level, applied to the logger it builds.
 	LogLevel slog.Level
+	// frameAncestors is --portal-frame-ancestors as given.
+	frameAncestors string
 }
 
 // runOnlyTemporal runs `hookd dev --only-temporal` until ctx is done.

@@ -15,6 +15,7 @@ import (
 	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/namespace"
+	"github.com/hookd/hookd/internal/portal"
 	"github.com/hookd/hookd/internal/store/secretbox"
 	"github.com/hookd/hookd/internal/worker"
 )
@@ -26,6 +27,7 @@ type serveFlags struct {
 	masterKey, apiKeys string
 	allowCIDRs         string
 	trustedProxies     string
+	frameAncestors     string
 	payload            payloadFlags
 	logLevel           slog.Level
 	logFormat          string
@@ -76,6 +78,7 @@ func newServeFlagSet(mode string, f *serveFlags) envFlags {
 		limitFlags(fs, &c.Limits)
 		defaultSigningFlag(fs, &c.DefaultSigning)
 		fs.str(&c.PublicURL, "public-url", "HOOKD_PUBLIC_URL", "", "base URL of the API as browsers reach it (https://hooks.example.com), for portal sign-in links (default: the --http-addr URL)")
+		portalFrameFlag(fs, &f.frameAncestors)
 		fs.str(&f.trustedProxies, "trusted-proxies", "HOOKD_TRUSTED_PROXIES", "", "comma-separated CIDRs of load balancers whose X-Forwarded-For names the client failed authentications are throttled by")
 		fs.str(&f.payload.corsOrigins, "codec-cors-origins", "HOOKD_CODEC_CORS_ORIGINS", "", "comma-separated browser origins (a Temporal Web UI's) allowed to call the codec server at /codec")
 	}
@@ -126,6 +129,9 @@ func (f *serveFlags) check(mode string) (app.ServeConfig, slog.Level, string, er
 	}
 	if c.TrustedProxies, err = parseCIDRs("trusted-proxies", f.trustedProxies); err != nil {
 		return c, 0, "", err
+	}
+	if c.PortalFrameAncestors, err = portal.ParseFrameAncestors(f.frameAncestors); err != nil {
+		return c, 0, "", usagef("portal-frame-ancestors: %w", err)
 	}
 	if f.logFormat != "json" && f.logFormat != "text" {
 		return c, 0, "", usagef("log-format: want json or text")
@@ -222,4 +228,10 @@ func newServeLogger(w io.Writer, level slog.Level, format string) *slog.Logger {
 		return newLogger(w, level)
 	}
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// portalFrameFlag adds --portal-frame-ancestors, the origins that may
+// show the consumer portal in a frame.
+func portalFrameFlag(fs envFlags, v *string) {
+	fs.str(v, "portal-frame-ancestors", "HOOKD_PORTAL_FRAME_ANCESTORS", "", "comma-separated origins (https://app.example.com) whose pages may embed the consumer portal in an iframe; its cookies become partitioned SameSite=None; Secure ones, which need https except on loopback (empty: no frame may show it)")
 }

@@ -52,10 +52,14 @@ type browser struct {
 	ctx context.Context
 }
 
-func newBrowser(t *testing.T) *browser {
+func newBrowser(t *testing.T) *browser { return newBrowserWith(t) }
+
+// newBrowserWith is newBrowser with more options for the browser.
+func newBrowserWith(t *testing.T, extra ...chromedp.ExecAllocatorOption) *browser {
 	path := chromium(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.WindowSize(int(viewports[0].width), int(viewports[0].height)))
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)

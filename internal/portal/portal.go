@@ -4,8 +4,10 @@
 //
 // A browser signs in with a single-use link the platform asks for
 // (POST /v1/tenants/{id}/portal); the link starts a session held in an
-// HttpOnly, SameSite=Strict cookie and stored hashed (store.Portal). The
-// session resolves to authz.ForTenant(id, "portal") and every page calls
+// HttpOnly cookie (SameSite=Strict; partitioned SameSite=None when the
+// portal may be framed, see Config.FrameAncestors) and stored hashed
+// (store.Portal). The session resolves to authz.ForTenant(id, "portal"),
+// without the capabilities its link dropped, and every page calls
 // the API's service methods (api.Server) in that scope, so the portal
 // applies the API's own rules and validation, never a copy of them. Every
 // state-changing request carries a per-session CSRF token.
@@ -43,6 +45,11 @@ type Config struct {
 	Sessions Sessions
 	// Version is hookd's version, shown in the headers a delivery sent.
 	Version string
+	// FrameAncestors are the origins that may show the portal in a frame
+	// (ParseFrameAncestors); none keeps it out of every frame. Set, the
+	// portal's cookies are partitioned SameSite=None; Secure ones, which
+	// a cross-site frame keeps.
+	FrameAncestors []string
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 }
@@ -52,6 +59,7 @@ type Portal struct {
 	api      *api.Server
 	sessions Sessions
 	version  string
+	framing  framing
 	log      *slog.Logger
 	pages    pages
 	now      func() time.Time
@@ -66,7 +74,8 @@ func New(cfg Config) (*Portal, error) {
 	case cfg.Sessions == nil:
 		return nil, errors.New("portal: missing session store")
 	}
-	p := &Portal{api: cfg.API, sessions: cfg.Sessions, version: cfg.Version, log: cfg.Logger, now: time.Now}
+	p := &Portal{api: cfg.API, sessions: cfg.Sessions, version: cfg.Version, log: cfg.Logger, now: time.Now,
+		framing: framing{ancestors: cfg.FrameAncestors}}
 	if p.log == nil {
 		p.log = slog.Default()
 	}
@@ -86,7 +95,7 @@ func (p *Portal) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.router.Se
 
 func (p *Portal) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(secureHeaders)
+	r.Use(p.secureHeaders)
 	assets, _ := fs.Sub(files, "assets")
 	r.Get(Prefix+"/assets/*", http.StripPrefix(Prefix+"/assets/", cacheAssets(http.FileServerFS(assets))).ServeHTTP)
 	r.Get(api.PortalLoginPath, p.loginPage)
@@ -135,16 +144,20 @@ func (p *Portal) needs(c authz.Capability) func(http.Handler) http.Handler {
 	}
 }
 
-// secureHeaders keeps the portal's pages out of frames, caches and other
-// origins' scripts, and sends no Referer to other origins (same-origin
-// requests keep theirs, so a form's Origin header names this server).
-func secureHeaders(next http.Handler) http.Handler {
+// secureHeaders keeps the portal's pages out of frames (but those of the
+// configured frame ancestors), caches and other origins' scripts, and
+// sends no Referer to other origins (same-origin requests keep theirs, so
+// a form's Origin header names this server).
+func (p *Portal) secureHeaders(next http.Handler) http.Handler {
+	csp := "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+		"form-action 'self'; " + p.framing.frameAncestors() + "; base-uri 'none'"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
-			"form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		h.Set("Content-Security-Policy", csp)
 		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
+		if !p.framing.embeddable() {
+			h.Set("X-Frame-Options", "DENY")
+		}
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("Cache-Control", "no-store")
 		next.ServeHTTP(w, r)

@@ -86,10 +86,9 @@ func (p *Portal) loginPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	nonce = strings.TrimPrefix(nonce, authz.PortalSessionPrefix)
-	http.SetCookie(w, &http.Cookie{
+	http.SetCookie(w, p.framing.cookie(r, &http.Cookie{
 		Name: loginCookie, Value: nonce, Path: api.PortalLoginPath, MaxAge: int(api.PortalLinkLifetime.Seconds()),
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
-	})
+	}))
 	p.render(w, r, http.StatusOK, "signin", signin{Link: link, Nonce: nonce})
 }
 
@@ -109,8 +108,7 @@ func (p *Portal) login(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: "", Path: api.PortalLoginPath, MaxAge: -1,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	http.SetCookie(w, p.framing.cookie(r, &http.Cookie{Name: loginCookie, Value: "", Path: api.PortalLoginPath, MaxAge: -1}))
 	link := r.PostFormValue("t")
 	token, err := authz.NewPortalSessionToken()
 	if err != nil {
@@ -132,10 +130,9 @@ func (p *Portal) login(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{
+	http.SetCookie(w, p.framing.cookie(r, &http.Cookie{
 		Name: cookieName, Value: token, Path: Prefix + "/", MaxAge: int(grant.ExpiresAt.Sub(now).Seconds()),
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
-	})
+	}))
 	p.log.Info("portal session started", "tenant_id", tenant, "expires_at", grant.ExpiresAt, "denied", grant.Denied)
 	// A page rather than a 303, so the session cookie is surely sent on
 	// the navigation it starts.
@@ -168,14 +165,13 @@ func (p *Portal) logout(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, err)
 		return
 	}
-	clearCookie(w, r)
+	p.clearCookie(w, r)
 	signedOut := r.WithContext(context.WithValue(r.Context(), sessionKey{}, session{}))
 	p.render(w, signedOut, http.StatusOK, "message", message{Title: "Signed out", Text: "Your portal session has ended."})
 }
 
-func clearCookie(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: Prefix + "/", MaxAge: -1,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+func (p *Portal) clearCookie(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, p.framing.cookie(r, &http.Cookie{Name: cookieName, Value: "", Path: Prefix + "/", MaxAge: -1}))
 }
 
 // requireSession resolves the session cookie to the tenant's scope and
@@ -191,7 +187,7 @@ func (p *Portal) requireSession(next http.Handler) http.Handler {
 			grant, err = p.sessions.PortalSession(r.Context(), authz.HashToken(c.Value), p.now())
 		}
 		if errors.Is(err, store.ErrNotFound) {
-			clearCookie(w, r)
+			p.clearCookie(w, r)
 			p.render(w, r, http.StatusUnauthorized, "message", message{
 				Title: "You are signed out",
 				Text:  "Your portal session has ended or was revoked. Open a new sign-in link to continue.",
