@@ -15,19 +15,22 @@ import (
 // create (and shown only then).
 type Endpoint struct {
 	Raw
-	ID            string            `json:"id"`
-	TenantID      string            `json:"tenant_id,omitempty"`
-	URL           string            `json:"url"`
-	Description   string            `json:"description"`
-	EventTypes    []string          `json:"event_types"`
-	Filter        string            `json:"filter,omitempty"`
-	Enabled       bool              `json:"enabled"`
-	RetrySchedule []string          `json:"retry_schedule"`
-	Timeout       string            `json:"timeout"`
-	Metadata      map[string]string `json:"metadata"`
-	CreatedAt     time.Time         `json:"created_at"`
-	UpdatedAt     time.Time         `json:"updated_at"`
-	Secret        string            `json:"secret,omitempty"`
+	ID          string   `json:"id"`
+	TenantID    string   `json:"tenant_id,omitempty"`
+	URL         string   `json:"url"`
+	Description string   `json:"description"`
+	EventTypes  []string `json:"event_types"`
+	Filter      string   `json:"filter,omitempty"`
+	Enabled     bool     `json:"enabled"`
+	// DisabledReason is manual, auto or gone while the endpoint is
+	// disabled.
+	DisabledReason string            `json:"disabled_reason,omitempty"`
+	RetrySchedule  []string          `json:"retry_schedule"`
+	Timeout        string            `json:"timeout"`
+	Metadata       map[string]string `json:"metadata"`
+	CreatedAt      time.Time         `json:"created_at"`
+	UpdatedAt      time.Time         `json:"updated_at"`
+	Secret         string            `json:"secret,omitempty"`
 	// Headers are the custom headers sent on every attempt, and Auth the
 	// authentication, their values masked.
 	Headers map[string]string `json:"headers,omitempty"`

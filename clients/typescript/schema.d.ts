@@ -786,6 +786,11 @@ export interface components {
             /** @description A disabled endpoint's deliveries wait, no attempt spent, until it is enabled. */
             enabled: boolean;
             /**
+             * @description Why a disabled endpoint is: `manual` (the API, the CLI or the portal), `auto` (no successful attempt for the auto-disable period while attempts kept failing) or `gone` (its receiver answered 410 Gone). Absent while it is enabled.
+             * @enum {string}
+             */
+            disabled_reason?: "manual" | "auto" | "gone";
+            /**
              * @description The wait before each retry (each ±20% jitter); its length is the number of retries.
              * @example [
              *       "30s",

@@ -23,6 +23,7 @@ import (
 type Endpoints interface {
 	GetEndpoint(ctx context.Context, id string) (*store.Endpoint, error)
 	Secrets(ctx context.Context, endpointID string, now time.Time) ([]store.Secret, error)
+	DisableEndpoint(ctx context.Context, id, reason string, at time.Time) (bool, error)
 	store.Circuits
 }
 
@@ -41,6 +42,7 @@ type Activities struct {
 	dedupWindow         time.Duration
 	disabledPoll        time.Duration
 	circuit             circuit.Policy
+	autoDisableAfter    time.Duration
 	circuitSleep        time.Duration
 	wakeSettle          time.Duration
 	sleepers            sleepers
@@ -52,11 +54,10 @@ type Activities struct {
 	tracer              *tracing.Tracer // nil: tracing off
 }
 
-// Events takes hookd's operational events (opevents.Publisher). Publish
-// must not block: attempts call it, and the first attempt holds its
-// workflow task.
+// Events emits hookd's operational events (opevents.Emitter): recorded
+// and their deliveries started before Emit returns.
 type Events interface {
-	Publish(eventType string, h opevents.Health)
+	Emit(ctx context.Context, ev opevents.Event) error
 }
 
 // Config holds what New needs. Endpoints, HTTP and Temporal are required.
@@ -80,6 +81,10 @@ type Config struct {
 	// Circuit tunes the endpoints' circuit breakers; zero means
 	// circuit.DefaultPolicy().
 	Circuit circuit.Policy
+	// AutoDisableAfter disables an endpoint whose attempts kept failing
+	// with no success for this long (reason auto); zero never does. A
+	// 410 Gone disables at once whatever it is (reason gone).
+	AutoDisableAfter time.Duration
 	// CircuitSleep is how long a delivery deferred by an open circuit
 	// sleeps when it is not one of the round's probers; zero means
 	// DefaultCircuitSleep. The circuit closing wakes it sooner.
@@ -88,8 +93,8 @@ type Config struct {
 	// it is made: the hook for metrics and health figures. It must not
 	// block.
 	Observe func(endpointID string, at delivery.Attempt)
-	// Events takes hookd's operational events (endpoint unhealthy,
-	// recovered); nil disables them.
+	// Events emits hookd's operational events (endpoint health and
+	// auto-disable, dead letters, redrives); nil disables them.
 	Events Events
 	// Metrics counts redrive starts; nil counts nothing.
 	Metrics *metrics.Metrics
@@ -120,6 +125,7 @@ func New(cfg Config) *Activities {
 		observe:             cfg.Observe,
 		metrics:             cfg.Metrics,
 		circuit:             cmp.Or(cfg.Circuit, circuit.DefaultPolicy()),
+		autoDisableAfter:    cfg.AutoDisableAfter,
 		circuitSleep:        cmp.Or(cfg.CircuitSleep, DefaultCircuitSleep),
 		wakeSettle:          wake.Settle,
 		tracer:              cfg.Tracer,

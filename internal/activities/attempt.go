@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/tracing"
 	"github.com/hookd/hookd/signing"
@@ -62,6 +63,13 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) d
 		at.Response = status.body
 		at.Outcome, at.ErrorClass = classifyStatus(status.code)
 	}
+	// A receiver answering 410 Gone disables its endpoint at once; this
+	// delivery is then held like the endpoint's others, no attempt spent.
+	gone := at.Status == http.StatusGone && ep != nil && !req.SingleAttempt
+	held := gone && a.disable(ctx, ep, opevents.DisabledGone)
+	if gone && !held {
+		at.Outcome, at.ErrorClass, at.Error = delivery.OutcomeRetryable, delivery.ClassInternal, "410 Gone: the endpoint could not be disabled"
+	}
 	if at.Outcome == delivery.OutcomeRetryable && n < req.Attempts() {
 		at.NextDelay, at.DelayReason = a.nextDelay(req.Schedule[n-1], retryAfter, start)
 		at.NextAttempt = a.now().Add(at.NextDelay)
@@ -70,11 +78,15 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) d
 	if span != nil {
 		endAttemptSpan(span, at)
 	}
-	if ep != nil {
-		a.record(ctx, ep.ID, g, at)
+	if ep != nil && !gone {
+		a.record(ctx, ep, g, at)
 	}
 	if a.observe != nil {
 		a.observe(req.EndpointID, at)
+	}
+	if held {
+		off := a.disabled(start)
+		return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: off.wait, DelayReason: off.reason}
 	}
 	return at
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/metrics"
+	"github.com/hookd/hookd/internal/opevents"
 )
 
 // DefaultDeadLetterRetention is how long a dead letter waits for a
@@ -24,9 +25,15 @@ const DefaultDeadLetterRetention = 4 * 24 * time.Hour
 const MinDeadLetterWait = time.Hour
 
 // DeadLetter parks a dead delivery: it signals-with-start the delivery's
-// dead-letter workflow, which holds the entry until it is redriven.
+// dead-letter workflow, which holds the entry until it is redriven. It
+// first emits hookd.delivery.dead_lettered (one per run, by its ID), so
+// a try that fails is retried by Temporal until both are done, and a
+// retry never signals a dead letter that was already redriven.
 func (a *Activities) DeadLetter(ctx context.Context, dl delivery.DeadLetter) error {
 	req := dl.Request
+	if err := a.emitAbout(ctx, req, func() opevents.Event { return opevents.DeadLetteredEvent(dl) }); err != nil {
+		return err
+	}
 	opts := client.StartWorkflowOptions{
 		ID:                    delivery.DeadLetterID(req.DeliveryID),
 		TaskQueue:             delivery.TaskQueue,
@@ -89,7 +96,7 @@ func (a *Activities) StartRedrive(ctx context.Context, req delivery.Request) err
 		}
 		a.metrics.Redrive(metrics.RedriveStarted)
 		a.log.Info("delivery redriven", "delivery_id", req.DeliveryID, "by", req.Redrive.By)
-		return nil
+		return a.emitRedriven(ctx, req)
 	}
 	desc, err := a.temporal.DescribeWorkflowExecution(ctx, req.DeliveryID, "")
 	if err != nil {
@@ -98,7 +105,7 @@ func (a *Activities) StartRedrive(ctx context.Context, req delivery.Request) err
 	info := desc.GetWorkflowExecutionInfo()
 	switch {
 	case req.Redrive != nil && !info.GetStartTime().AsTime().Before(req.Redrive.At):
-		return nil // started by an earlier try of this activity
+		return a.emitRedriven(ctx, req) // started by an earlier try of this activity
 	case info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		a.metrics.Redrive(metrics.RedriveSkipped)
 		a.log.Warn("redrive skipped: delivery already completed", "delivery_id", req.DeliveryID)
@@ -108,4 +115,23 @@ func (a *Activities) StartRedrive(ctx context.Context, req delivery.Request) err
 		// signals its dead letter just before it fails): try again.
 		return fmt.Errorf("redrive %s: the previous run is still closing", req.DeliveryID)
 	}
+}
+
+// emitRedriven emits hookd.dead_letter.redriven for the run the redrive
+// started; a failure fails the activity, whose retry finds the run
+// started and emits again under the same ID.
+func (a *Activities) emitRedriven(ctx context.Context, req delivery.Request) error {
+	return a.emitAbout(ctx, req, func() opevents.Event { return opevents.RedrivenEvent(req) })
+}
+
+// emitAbout emits the event ev builds about req's delivery, unless its
+// transitions are not announced (opevents.Quiet) or events are off.
+func (a *Activities) emitAbout(ctx context.Context, req delivery.Request, ev func() opevents.Event) error {
+	if a.events == nil || opevents.Quiet(req) {
+		return nil
+	}
+	if err := a.events.Emit(ctx, ev()); err != nil {
+		return fmt.Errorf("emit event about %s: %w", req.DeliveryID, err)
+	}
+	return nil
 }

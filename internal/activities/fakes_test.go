@@ -160,3 +160,18 @@ func request(ep string, retries int) delivery.Request {
 }
 
 var errStore = errors.New("store down")
+
+func (f *fakeEndpoints) DisableEndpoint(_ context.Context, id, reason string, at time.Time) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ep, ok := f.endpoints[id]
+	if !ok {
+		return false, store.ErrNotFound
+	}
+	if !ep.Enabled {
+		return false, nil
+	}
+	ep.Enabled, ep.DisabledReason, ep.UpdatedAt = false, reason, at
+	f.endpoints[id] = ep
+	return true, nil
+}

@@ -126,23 +126,28 @@ func (a *Activities) Admit(ctx context.Context, in delivery.AdmitInput) (deliver
 // probeSlack is added to the request timeout for a probe's lease.
 const probeSlack = 10 * time.Second
 
-// record feeds an attempt's result to the endpoint's circuit. A success on
-// a quiet circuit changes nothing and writes nothing: the happy path costs
+// record feeds an attempt's result to the endpoint's circuit, and to
+// when its failures began (circuit.Breaker.FailingSince), which
+// auto-disables an endpoint that has failed for too long. A success on a
+// quiet circuit changes nothing and writes nothing: the happy path costs
 // one read. Failures that say nothing about the endpoint (hookd's own
 // store, a refused destination) are not counted.
-func (a *Activities) record(ctx context.Context, endpointID string, g gate, at delivery.Attempt) {
-	reachable := at.Outcome == delivery.OutcomeSuccess || (at.Outcome == delivery.OutcomePermanent && at.Status != 0)
+func (a *Activities) record(ctx context.Context, ep *store.Endpoint, g gate, at delivery.Attempt) {
+	success := at.Outcome == delivery.OutcomeSuccess
+	reachable := success || (at.Outcome == delivery.OutcomePermanent && at.Status != 0)
 	counts := at.Outcome == delivery.OutcomeRetryable && at.ErrorClass != delivery.ClassInternal
-	if (reachable && g.quiet) || (!reachable && !counts) {
+	if (success && g.quiet) || (!reachable && !counts) {
 		return
 	}
 	var (
 		change circuit.Change
 		after  circuit.Breaker
 	)
+	now := a.now()
+	endpointID := ep.ID
 	after, err := a.endpoints.UpdateCircuit(ctx, endpointID, func(b circuit.Breaker) circuit.Breaker {
-		b, change = b.Record(a.circuit, reachable, a.now())
-		return b
+		b, change = b.Record(a.circuit, reachable, now)
+		return b.Failing(!success, now)
 	})
 	if err != nil {
 		a.log.Warn("record circuit result", "endpoint_id", endpointID, "error", err)
@@ -152,24 +157,32 @@ func (a *Activities) record(ctx context.Context, endpointID string, g gate, at d
 	case circuit.Opened, circuit.Reopened:
 		a.log.Warn("circuit opened", "endpoint_id", endpointID, "failures", after.Failures, "cooldown", after.Cooldown, "reopened", change == circuit.Reopened)
 		if change == circuit.Opened {
-			a.alert(opevents.EndpointUnhealthy, endpointID, after)
+			a.alert(ctx, opevents.EndpointUnhealthy, ep, after)
 		}
 	case circuit.Recovered:
 		a.log.Info("circuit closed", "endpoint_id", endpointID)
-		a.alert(opevents.EndpointRecovered, endpointID, after)
+		a.alert(ctx, opevents.EndpointRecovered, ep, after)
 		a.wakeWaiting(ctx, endpointID)
+	}
+	if !success && a.failingTooLong(after, now) {
+		a.disable(ctx, ep, opevents.DisabledAuto)
 	}
 }
 
-// alert hands an operational event about an endpoint's circuit to the
-// publisher, which delivers it in the background like any other event to
-// the endpoints subscribed to its type.
-func (a *Activities) alert(eventType, endpointID string, b circuit.Breaker) {
+// alert emits an operational event about an endpoint's circuit before
+// the attempt that changed it returns, bounded by alertTimeout: the
+// attempt goes on whether it was emitted or not (the emitter logs it).
+func (a *Activities) alert(ctx context.Context, eventType string, ep *store.Endpoint, b circuit.Breaker) {
 	if a.events == nil {
 		return
 	}
-	a.events.Publish(eventType, opevents.Health{
-		EndpointID: endpointID, Reason: opevents.ReasonCircuit, At: a.now(),
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), alertTimeout)
+	defer cancel()
+	_ = a.events.Emit(ctx, opevents.HealthEvent(eventType, opevents.Health{
+		EndpointID: ep.ID, Reason: opevents.ReasonCircuit, At: a.now(),
 		Circuit: &opevents.Circuit{State: string(b.State), Failures: b.Failures, OpenUntil: b.OpenUntil},
-	})
+	}, ep))
 }
+
+// alertTimeout bounds the emission of an event inside an attempt.
+const alertTimeout = 5 * time.Second

@@ -105,18 +105,26 @@ func TestGateRecord(t *testing.T) {
 		},
 		"retryable failure": {
 			gate: gate{allowed: true, quiet: true}, at: delivery.Attempt{Outcome: delivery.OutcomeRetryable, Status: 503, ErrorClass: "http_5xx"},
-			after: circuit.Breaker{State: circuit.Closed, Failures: 1}, writes: 1,
+			after: circuit.Breaker{State: circuit.Closed, Failures: 1, FailingSince: now}, writes: 1,
 		},
 		"permanent 4xx closes an open circuit": {
-			before: circuit.Breaker{State: circuit.HalfOpen, Failures: 3, Cooldown: time.Minute}, gate: gate{allowed: true},
-			at: delivery.Attempt{Outcome: delivery.OutcomePermanent, Status: 404}, after: circuit.Breaker{State: circuit.Closed}, writes: 1,
+			before: circuit.Breaker{State: circuit.HalfOpen, Failures: 3, Cooldown: time.Minute, FailingSince: now.Add(-time.Hour)}, gate: gate{allowed: true},
+			at: delivery.Attempt{Outcome: delivery.OutcomePermanent, Status: 404}, after: circuit.Breaker{State: circuit.Closed, FailingSince: now.Add(-time.Hour)}, writes: 1,
+		},
+		"permanent 4xx on a quiet circuit starts the failing period": {
+			gate: gate{allowed: true, quiet: true}, at: delivery.Attempt{Outcome: delivery.OutcomePermanent, Status: 404},
+			after: circuit.Breaker{State: circuit.Closed, FailingSince: now}, writes: 1,
+		},
+		"success ends the failing period": {
+			before: circuit.Breaker{State: circuit.Closed, FailingSince: now.Add(-time.Hour)}, gate: gate{allowed: true},
+			at: delivery.Attempt{Outcome: delivery.OutcomeSuccess, Status: 200}, after: circuit.Breaker{State: circuit.Closed}, writes: 1,
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_1", Enabled: true})
 			eps.setBreaker("ep_1", c.before)
 			a := newTestActivities(eps, nil, func() time.Time { return now })
-			a.record(context.Background(), "ep_1", c.gate, c.at)
+			a.record(context.Background(), &store.Endpoint{ID: "ep_1", Enabled: true}, c.gate, c.at)
 			assert.Equal(t, c.after, eps.breaker("ep_1"))
 			assert.Equal(t, c.writes, eps.circuitWrites())
 		})

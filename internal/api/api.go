@@ -25,6 +25,7 @@ import (
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/metrics"
+	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/tracing"
 	"github.com/hookd/hookd/internal/wake"
@@ -110,6 +111,7 @@ type Server struct {
 	log        *slog.Logger
 	maxPayload int64
 	publisher  *ingest.Publisher
+	events     *opevents.Emitter
 	urlPolicy  func(string) error
 	dc         converter.DataConverter
 	stats      func(context.Context, string) (any, error)
@@ -188,6 +190,7 @@ func New(cfg Config) (*Server, error) {
 		s.maxPayload = DefaultMaxPayload
 	}
 	s.publisher = &ingest.Publisher{Temporal: cfg.Temporal, Endpoints: cfg.Store, Records: cfg.Store, EagerStart: cfg.EagerStart, Logger: s.log, Metrics: cfg.Metrics, Tracer: cfg.Tracer}
+	s.events = opevents.NewEmitter(s.publisher, cfg.Store, s.log)
 	s.router = s.routes()
 	return s, nil
 }

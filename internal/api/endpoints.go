@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,9 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hookd/hookd/internal/authz"
+	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/signing"
 )
@@ -19,18 +22,20 @@ import (
 // endpointJSON is an endpoint as the API shows it. Secret is set only by
 // create and rotate.
 type endpointJSON struct {
-	ID            string            `json:"id"`
-	TenantID      string            `json:"tenant_id,omitempty"`
-	URL           string            `json:"url"`
-	Description   string            `json:"description"`
-	EventTypes    []string          `json:"event_types"`
-	Filter        string            `json:"filter,omitempty"`
-	Enabled       bool              `json:"enabled"`
-	RetrySchedule []string          `json:"retry_schedule"`
-	Timeout       string            `json:"timeout"`
-	Metadata      map[string]string `json:"metadata"`
-	CreatedAt     time.Time         `json:"created_at"`
-	UpdatedAt     time.Time         `json:"updated_at"`
+	ID          string   `json:"id"`
+	TenantID    string   `json:"tenant_id,omitempty"`
+	URL         string   `json:"url"`
+	Description string   `json:"description"`
+	EventTypes  []string `json:"event_types"`
+	Filter      string   `json:"filter,omitempty"`
+	Enabled     bool     `json:"enabled"`
+	// DisabledReason is manual, auto or gone while disabled.
+	DisabledReason string            `json:"disabled_reason,omitempty"`
+	RetrySchedule  []string          `json:"retry_schedule"`
+	Timeout        string            `json:"timeout"`
+	Metadata       map[string]string `json:"metadata"`
+	CreatedAt      time.Time         `json:"created_at"`
+	UpdatedAt      time.Time         `json:"updated_at"`
 	// Headers and Auth are shown masked, when there are some.
 	Headers map[string]string `json:"headers,omitempty"`
 	Auth    *authView         `json:"auth,omitempty"`
@@ -53,6 +58,9 @@ func toJSON(ep *store.Endpoint) endpointJSON {
 	out.Headers, out.Auth = credentialsView(ep.Credentials)
 	out.PropagateTrace = ep.PropagateTrace
 	out.Signing = signingView(ep.Signing)
+	if !ep.Enabled {
+		out.DisabledReason = cmp.Or(ep.DisabledReason, opevents.DisabledManual)
+	}
 	if out.EventTypes == nil {
 		out.EventTypes = []string{}
 	}
@@ -133,8 +141,11 @@ func (s *Server) apply(p endpointPatch, ep *store.Endpoint) error {
 		}
 		ep.Filter = p.Filter.Value
 	}
-	if p.Enabled != nil {
-		ep.Enabled = *p.Enabled
+	if p.Enabled != nil && *p.Enabled != ep.Enabled {
+		ep.Enabled, ep.DisabledReason = *p.Enabled, ""
+		if !ep.Enabled {
+			ep.DisabledReason = opevents.DisabledManual
+		}
 	}
 	if p.PropagateTrace != nil {
 		ep.PropagateTrace = *p.PropagateTrace
@@ -240,6 +251,7 @@ func (s *Server) CreateEndpoint(ctx context.Context, p EndpointCreate) (Endpoint
 		return EndpointView{}, tenantInvalid(s.quotas.endpointLimitReached(err))
 	}
 	s.log.Info("endpoint created", "endpoint_id", ep.ID, "tenant_id", ep.TenantID)
+	s.emitEndpoint(ctx, opevents.EndpointCreated, ep, "", nil)
 	out := toJSON(ep)
 	out.Secret = secret
 	return out, nil
@@ -380,10 +392,28 @@ func (s *Server) UpdateEndpoint(ctx context.Context, id string, p EndpointPatch)
 	if err != nil {
 		return EndpointView{}, err
 	}
+	if fields := p.changedFields(); len(fields) > 0 {
+		s.emitEndpoint(ctx, opevents.EndpointUpdated, ep, "", fields)
+	}
+	s.emitSwitch(ctx, ep, wasEnabled, "")
 	if ep.Enabled && !wasEnabled {
+		s.restartFailing(ctx, ep.ID)
 		s.wakeHeld(ctx, ep.ID, ep.UpdatedAt)
 	}
 	return toJSON(ep), nil
+}
+
+// restartFailing gives an endpoint enabled again a whole auto-disable
+// period before its failures disable it again: it forgets when they
+// began (circuit.Breaker.FailingSince). A store that fails leaves it.
+func (s *Server) restartFailing(ctx context.Context, endpointID string) {
+	_, err := s.store.UpdateCircuit(ctx, endpointID, func(b circuit.Breaker) circuit.Breaker {
+		b.FailingSince = time.Time{}
+		return b
+	})
+	if err != nil {
+		s.log.Warn("restart the failing period", "endpoint_id", endpointID, "error", err)
+	}
 }
 
 // wakeHeld wakes the deliveries a disabled endpoint held, now that it is
@@ -415,6 +445,10 @@ func (s *Server) DeleteEndpoint(ctx context.Context, id string) error {
 	ep, err := s.endpointIn(ctx, id)
 	if err == nil {
 		err = notFound(s.store.DeleteEndpoint(ctx, ep.ID), "endpoint")
+	}
+	if err == nil {
+		ep.UpdatedAt = s.now().UTC()
+		s.emitEndpoint(ctx, opevents.EndpointDeleted, ep, "", nil)
 	}
 	return err
 }

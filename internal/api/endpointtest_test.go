@@ -76,6 +76,11 @@ func (f *fakeStore) GetEndpoint(_ context.Context, id string) (*store.Endpoint, 
 	return nil, store.ErrNotFound
 }
 
+// MatchingEndpoints finds no subscriber: operational events go nowhere.
+func (f *fakeStore) MatchingEndpoints(context.Context, string, string) ([]*store.Endpoint, error) {
+	return nil, nil
+}
+
 // ClaimEvent records nothing: every test event is new.
 func (f *fakeStore) ClaimEvent(_ context.Context, ev *store.Event) (*store.Event, bool, error) {
 	return ev, true, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store"
 )
 
@@ -75,10 +76,11 @@ func (s *Server) RecoverEndpoint(ctx context.Context, id, reason string) (Recove
 	}
 	out := recoverOut{EndpointID: ep.ID, By: authz.FromContext(ctx).Actor(), Reason: reason, At: s.now().UTC()}
 	if !ep.Enabled {
-		ep.Enabled, ep.UpdatedAt, out.Reenabled = true, out.At, true
+		ep.Enabled, ep.DisabledReason, ep.UpdatedAt, out.Reenabled = true, "", out.At, true
 		if err := s.store.UpdateEndpoint(ctx, ep); err != nil {
 			return recoverOut{}, notFoundAs(err, "endpoint not found")
 		}
+		s.emitEndpoint(ctx, opevents.EndpointEnabled, ep, reason, nil)
 	}
 	_, err = s.store.UpdateCircuit(ctx, ep.ID, func(b circuit.Breaker) circuit.Breaker {
 		out.Circuit, out.ConsecutiveFailures = string(cmp.Or(b.State, circuit.Closed)), b.Failures

@@ -58,6 +58,9 @@ type DevConfig struct {
 	DeadLetterRetention time.Duration
 	// Circuit tunes endpoints' circuit breakers (zero: the default policy).
 	Circuit circuit.Policy
+	// AutoDisableAfter disables an endpoint whose attempts kept failing
+	// with no success for this long; zero never does.
+	AutoDisableAfter time.Duration
 	// Observability tunes health figures and metrics.
 	Observability observabilityConfig
 	// Limits are the API's quotas per tenant, endpoint and credential
@@ -259,6 +262,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		DeadLetterRetention: cfg.DeadLetterRetention,
 		DedupWindow:         cfg.Retention,
 		Circuit:             cfg.Circuit,
+		AutoDisableAfter:    cfg.AutoDisableAfter,
 		DisabledPoll:        d.tuning.DisabledPoll,
 	})
 	d.worker = worker.New(d.Client, acts, worker.Options{})

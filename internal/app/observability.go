@@ -58,7 +58,7 @@ func newObservability(cfg observabilityConfig, logger *slog.Logger) *observabili
 // start starts, in bg, the attempt-figure flusher (which raises the
 // success-rate alert through events) and the periodic gauges read from
 // vis and the store; stopping bg flushes the last figures.
-func (o *observability) start(bg *lifecycle.Group, st *sqlstore.Store, vis visibility.Reader, events *opevents.Publisher) error {
+func (o *observability) start(bg *lifecycle.Group, st *sqlstore.Store, vis visibility.Reader, events *opevents.Emitter) error {
 	cfg := stats.Config{Store: st, Logger: o.log, FlushEvery: o.cfg.FlushEvery}
 	if events != nil {
 		cfg.Events = events

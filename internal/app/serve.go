@@ -70,6 +70,9 @@ type ServeConfig struct {
 	DeadLetterRetention time.Duration
 	// Circuit tunes endpoints' circuit breakers (zero: the default policy).
 	Circuit circuit.Policy
+	// AutoDisableAfter disables an endpoint whose attempts kept failing
+	// with no success for this long; zero never does.
+	AutoDisableAfter time.Duration
 	// Limits are the API's quotas per tenant, endpoint and credential
 	// (zero: api's defaults).
 	Limits api.Limits
@@ -271,6 +274,7 @@ func (s *Serve) startWorker() error {
 		DeadLetterRetention: cfg.DeadLetterRetention,
 		DedupWindow:         cfg.Retention,
 		Circuit:             cfg.Circuit,
+		AutoDisableAfter:    cfg.AutoDisableAfter,
 	})
 	s.worker = hookdworker.New(s.Client, acts, hookdworker.Options{
 		MaxConcurrentAttempts:  cfg.MaxConcurrentAttempts,

@@ -16,7 +16,7 @@ import (
 )
 
 // parts are what every hookd process builds the same way, hookd dev and
-// hookd worker/api/serve alike: the publisher of operational events, the
+// hookd worker/api/serve alike: the emitter of operational events, the
 // observability (figures flusher, success-rate alerts, gauges) and the
 // event pruner, all background work in one lifecycle group that stop
 // cancels and joins.
@@ -25,18 +25,17 @@ type parts struct {
 	store  *sqlstore.Store
 	client client.Client
 	obs    *observability
-	events *opevents.Publisher
+	events *opevents.Emitter
 	tracer *tracing.Tracer // nil: tracing off
 	log    *slog.Logger
 }
 
-// startParts starts the publisher of operational events and the
+// startParts builds the emitter of operational events and starts the
 // observability on the store and client, in one lifecycle group; stop
 // stops them.
 func startParts(st *sqlstore.Store, c client.Client, obs *observability, tracer *tracing.Tracer, log *slog.Logger) (parts, error) {
 	p := parts{bg: lifecycle.New(log), store: st, client: c, obs: obs, tracer: tracer, log: log,
-		events: opevents.NewPublisher(&ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log, Metrics: obs.metrics, Tracer: tracer}, log)}
-	p.bg.Go("operational events", p.events.Run)
+		events: opevents.NewEmitter(&ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log, Metrics: obs.metrics, Tracer: tracer}, st, log)}
 	return p, obs.start(p.bg, st, c, p.events)
 }
 
@@ -48,7 +47,7 @@ func (p parts) startPruner(window time.Duration) {
 }
 
 // stop stops the background work and waits for it, at most until ctx is
-// done: the figures' last flush and the last operational events. Call it
+// done: the figures' last flush. Call it
 // after the worker stopped and before the client and the store close. A
 // zero parts stops as a no-op.
 func (p parts) stop(ctx context.Context) error {

@@ -41,6 +41,23 @@ type Breaker struct {
 	// ProbeUntil is when a half-open probe's lease ends; after it another
 	// attempt may take the probe (the first prober died).
 	ProbeUntil time.Time
+	// FailingSince is when the endpoint's attempts began failing with no
+	// success since (zero when the last attempt succeeded): what
+	// auto-disable measures. Record keeps it; Failing sets and clears it.
+	FailingSince time.Time
+}
+
+// Failing records whether an attempt at now failed (any failure that is
+// the receiver's, permanent ones included) or succeeded, for
+// FailingSince.
+func (b Breaker) Failing(failed bool, now time.Time) Breaker {
+	switch {
+	case !failed:
+		b.FailingSince = time.Time{}
+	case b.FailingSince.IsZero():
+		b.FailingSince = now
+	}
+	return b
 }
 
 // IsClosed reports whether the breaker lets attempts flow: closed, or
@@ -52,7 +69,7 @@ func (b Breaker) IsClosed() bool {
 // Quiet reports whether the breaker is closed with no failures counted:
 // the common case, in which a success changes nothing and needs no write.
 func (b Breaker) Quiet() bool {
-	return b.IsClosed() && b.Failures == 0
+	return b.IsClosed() && b.Failures == 0 && b.FailingSince.IsZero()
 }
 
 // Admission is the answer to one attempt asking to go through.
@@ -102,7 +119,7 @@ const (
 func (b Breaker) Record(p Policy, reachable bool, now time.Time) (Breaker, Change) {
 	if reachable {
 		was := b.State
-		b = Breaker{State: Closed}
+		b = Breaker{State: Closed, FailingSince: b.FailingSince}
 		if was == Open || was == HalfOpen {
 			return b, Recovered
 		}

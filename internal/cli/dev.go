@@ -33,6 +33,7 @@ func devFlags(fs envFlags, o *devOptions) {
 	fs.boolean(&o.OnlyTemporal, "only-temporal", "HOOKD_ONLY_TEMPORAL", false, "run only the embedded Temporal server and Web UI (for hookd worker and hookd api processes)")
 	fs.secret(&o.TemporalDatabaseURL, "temporal-database-url", "HOOKD_TEMPORAL_DATABASE_URL", "with --only-temporal: persist Temporal in PostgreSQL, postgres://user:password@host:port/temporal (that database and <database>_visibility, created with their schemas if missing) instead of SQLite files in the data dir")
 	circuitFlags(fs, &o.Circuit)
+	autoDisableFlag(fs, &o.AutoDisableAfter)
 	limitFlags(fs, &o.Limits)
 	defaultSigningFlag(fs, &o.DefaultSigning)
 	metricsSeriesFlag(fs, &o.Observability.MaxEndpointSeries)
@@ -43,6 +44,9 @@ func devFlags(fs envFlags, o *devOptions) {
 
 // check validates the options once flags and environment are applied.
 func (o *devOptions) check() error {
+	if err := checkAutoDisable(o.AutoDisableAfter); err != nil {
+		return err
+	}
 	if err := checkCircuit(o.Circuit); err != nil {
 		return err
 	}

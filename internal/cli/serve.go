@@ -72,6 +72,7 @@ func newServeFlagSet(mode string, f *serveFlags) envFlags {
 		fs.integer(&c.MaxAttemptsPerEndpoint, "max-attempts-per-endpoint", "HOOKD_MAX_ATTEMPTS_PER_ENDPOINT", 0, "HTTP attempts one worker runs at once for any one endpoint; more wait their turn without spending attempts (0: a quarter of --max-concurrent-attempts; -1: no bound)")
 		fs.integer(&c.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries a worker keeps in memory between workflow tasks (bounds memory while many are parked)")
 		circuitFlags(fs, &c.Circuit)
+		autoDisableFlag(fs, &c.AutoDisableAfter)
 	}
 	if mode != "worker" {
 		fs.secret(&f.apiKeys, "api-keys", "HOOKD_API_KEYS", "comma-separated API bearer tokens (at least one required)")
@@ -109,6 +110,9 @@ func (f *serveFlags) check(mode string) (app.ServeConfig, slog.Level, string, er
 	c.API = mode != "worker"
 	c.Worker = mode != "api"
 	if c.Worker {
+		if err := checkAutoDisable(c.AutoDisableAfter); err != nil {
+			return c, 0, "", err
+		}
 		if err := checkCircuit(c.Circuit); err != nil {
 			return c, 0, "", err
 		}

@@ -2,8 +2,8 @@ package opevents
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -11,47 +11,62 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/ingest"
+	"github.com/hookd/hookd/internal/store"
 )
 
 var t0 = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 
-// sink records what is published; it fails while fail is set and blocks
-// while hold is open.
+// sink records what is published and to which endpoints; it fails while
+// fail is set.
 type sink struct {
 	mu     sync.Mutex
 	events []ingest.Event
-	tries  int
+	to     map[string][]string
 	fail   error
-	hold   chan struct{}
 }
 
-func (s *sink) Publish(ctx context.Context, ev ingest.Event) (ingest.Result, error) {
-	if s.hold != nil {
-		select {
-		case <-s.hold:
-		case <-ctx.Done():
-			return ingest.Result{}, ctx.Err()
-		}
-	}
+func (s *sink) PublishTo(_ context.Context, ev ingest.Event, eps []*store.Endpoint) (ingest.Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.tries++
 	if s.fail != nil {
 		return ingest.Result{}, s.fail
 	}
 	s.events = append(s.events, ev)
+	if s.to == nil {
+		s.to = map[string][]string{}
+	}
+	for _, ep := range eps {
+		s.to[ev.ID] = append(s.to[ev.ID], ep.ID)
+	}
 	return ingest.Result{EventID: ev.ID}, nil
 }
 
-func (s *sink) published() []ingest.Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]ingest.Event(nil), s.events...)
+// endpoints is a store of endpoints for the emitter.
+type endpoints []*store.Endpoint
+
+func (e endpoints) MatchingEndpoints(_ context.Context, tenantID, eventType string) ([]*store.Endpoint, error) {
+	var out []*store.Endpoint
+	for _, ep := range e {
+		if ep.TenantID == tenantID && ep.Matches(eventType) {
+			out = append(out, ep)
+		}
+	}
+	return out, nil
 }
 
-// Both reasons share one body: endpoint, reason, time, and the figures of
-// the check that raised it.
+func (e endpoints) GetEndpoint(_ context.Context, id string) (*store.Endpoint, error) {
+	for _, ep := range e {
+		if ep.ID == id {
+			return ep, nil
+		}
+	}
+	return nil, store.ErrNotFound
+}
+
+// Both health checks share one body: endpoint, reason, time, and the
+// figures of the check that raised it.
 func TestHealthBody(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -65,109 +80,102 @@ func TestHealthBody(t *testing.T) {
 		id:     "hookd.endpoint.unhealthy:circuit:ep_1:1772600767",
 		body:   `{"endpoint_id":"ep_1","reason":"circuit","at":"2026-03-04T05:06:07Z","circuit":{"state":"open","consecutive_failures":5,"open_until":"2026-03-04T05:07:07Z"}}`,
 	}, {
-		name: "circuit closed", typ: EndpointRecovered,
-		health: Health{EndpointID: "ep_1", Reason: ReasonCircuit, At: t0.In(time.FixedZone("x", 3600)), Circuit: &Circuit{State: "closed"}},
-		id:     "hookd.endpoint.recovered:circuit:ep_1:1772600767",
-		body:   `{"endpoint_id":"ep_1","reason":"circuit","at":"2026-03-04T05:06:07Z","circuit":{"state":"closed","consecutive_failures":0}}`,
-	}, {
 		name: "success rate low", typ: EndpointUnhealthy,
-		health: Health{EndpointID: "ep_2", Reason: ReasonSuccessRate, At: t0, SuccessRate: &SuccessRate{Rate: 0.25, Attempts: 12, Successes: 3, Window: "1h", Threshold: 0.5}},
+		health: Health{EndpointID: "ep_2", Reason: ReasonSuccessRate, At: t0.In(time.FixedZone("x", 3600)), SuccessRate: &SuccessRate{Rate: 0.25, Attempts: 12, Successes: 3, Window: "1h", Threshold: 0.5}},
 		id:     "hookd.endpoint.unhealthy:success_rate:ep_2:1772600767",
 		body:   `{"endpoint_id":"ep_2","reason":"success_rate","at":"2026-03-04T05:06:07Z","success_rate":{"rate":0.25,"attempts":12,"successes":3,"window":"1h","threshold":0.5}}`,
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ev, err := tc.health.event(tc.typ)
-			require.NoError(t, err)
+			ev := HealthEvent(tc.typ, tc.health, nil)
 			assert.Equal(t, tc.typ, ev.Type)
 			assert.Equal(t, tc.id, ev.ID)
-			assert.JSONEq(t, tc.body, ev.Body)
+			body, err := json.Marshal(ev.Body)
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.body, string(body))
 		})
 	}
 }
 
-// Publish hands the event over and returns while the sink is still busy:
-// a producer never waits on Temporal.
-func TestPublishDoesNotWait(t *testing.T) {
-	s := &sink{hold: make(chan struct{})}
-	p := NewPublisher(s, nil)
-	stop := run(p)
-	returned := make(chan struct{})
-	go func() {
-		for i := range 3 {
-			p.Publish(EndpointUnhealthy, Health{EndpointID: "ep_1", Reason: ReasonCircuit, At: t0.Add(time.Duration(i) * time.Second)})
-		}
-		close(returned)
-	}()
-	select {
-	case <-returned:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Publish waited for the sink")
-	}
-	assert.Empty(t, s.published())
-	close(s.hold)
-	require.Eventually(t, func() bool { return len(s.published()) == 3 }, 5*time.Second, 5*time.Millisecond)
-	stop()
+// A dead letter's event says how its last attempt ended, never the
+// response or the URL; its ID is the delivery's and the run's, so a
+// retried activity emits it once, and the next run's death is another.
+func TestDeadLetteredBody(t *testing.T) {
+	req := delivery.Request{DeliveryID: "dlv_1", EventID: "evt_1", EventType: "order.created", EndpointID: "ep_1", TenantID: "acme", TenantIncarnation: "i1", Body: `{"secret":"pii"}`, Run: 2}
+	dl := delivery.DeadLetter{Request: req, Reason: delivery.StatusExhausted, DeadAt: t0, Attempts: []delivery.Attempt{
+		{Status: 500, ErrorClass: "http_5xx", Response: "stack trace"}, {Status: 503, ErrorClass: "http_5xx", Response: "down"},
+	}}
+	ev := DeadLetteredEvent(dl)
+	assert.Equal(t, "hookd.delivery.dead_lettered:dlv_1:2", ev.ID)
+	assert.Equal(t, "acme", ev.TenantID)
+	assert.Equal(t, "i1", ev.TenantIncarnation)
+	body, err := json.Marshal(ev.Body)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"delivery_id":"dlv_1","event_id":"evt_1","event_type":"order.created","endpoint_id":"ep_1","tenant_id":"acme","run":2,
+		"at":"2026-03-04T05:06:07Z","status":"exhausted","attempts":2,"last_status":503,"last_error_class":"http_5xx"}`, string(body))
+
+	assert.True(t, Quiet(delivery.Request{EventType: DeliveryDeadLettered}), "no events about deliveries of operational events")
+	assert.True(t, Quiet(delivery.Request{EventType: "t", SingleAttempt: true}), "nor about test events")
+	assert.False(t, Quiet(req))
 }
 
-// An event that failed to publish is tried again with the same ID.
-func TestPublishRetried(t *testing.T) {
+// An event about a tenant's endpoint reaches the platform's endpoints and
+// that tenant's that name its type, as two records; never another
+// tenant's, nor a catch-all endpoint.
+func TestEmitRoutes(t *testing.T) {
+	eps := endpoints{
+		{ID: "ep_platform", EventTypes: []string{"hookd.*"}},
+		{ID: "ep_platform_exact", EventTypes: []string{"hookd.endpoint.disabled"}},
+		{ID: "ep_platform_all"},
+		{ID: "ep_platform_star", EventTypes: []string{"*"}},
+		{ID: "ep_acme", TenantID: "acme", TenantIncarnation: "i1", EventTypes: []string{"hookd.endpoint.*"}},
+		{ID: "ep_acme_other", TenantID: "acme", EventTypes: []string{"hookd.delivery.*", "order.*"}},
+		{ID: "ep_globex", TenantID: "globex", EventTypes: []string{"hookd.*"}},
+	}
+	s := &sink{}
+	e := NewEmitter(s, eps, nil)
+	ev := EndpointEvent(EndpointDisabled, eps[4], ActorHookd, DisabledGone, nil, t0)
+	require.NoError(t, e.Emit(context.Background(), ev))
+	require.Len(t, s.events, 2)
+	assert.Equal(t, ev.ID, s.events[0].ID)
+	assert.Empty(t, s.events[0].TenantID)
+	assert.Equal(t, ev.ID+TenantSuffix, s.events[1].ID)
+	assert.Equal(t, "acme", s.events[1].TenantID)
+	assert.Equal(t, "i1", s.events[1].TenantIncarnation)
+	assert.Equal(t, []string{"ep_platform", "ep_platform_exact"}, s.to[ev.ID])
+	assert.Equal(t, []string{"ep_acme"}, s.to[ev.ID+TenantSuffix])
+	assert.Equal(t, s.events[0].Body, s.events[1].Body)
+
+	// A health event names only the endpoint: its tenant is read.
+	s2 := &sink{}
+	require.NoError(t, NewEmitter(s2, eps, nil).EmitHealth(context.Background(), EndpointUnhealthy, Health{EndpointID: "ep_acme", Reason: ReasonCircuit, At: t0}))
+	require.Len(t, s2.events, 2)
+	assert.Equal(t, "acme", s2.events[1].TenantID)
+
+	// Nobody subscribed: nothing recorded.
+	s3 := &sink{}
+	require.NoError(t, NewEmitter(s3, endpoints{{ID: "ep_all"}}, nil).Emit(context.Background(), ev))
+	assert.Empty(t, s3.events)
+}
+
+// A failed emission is the caller's error, to retry with the same ID.
+func TestEmitFails(t *testing.T) {
 	s := &sink{fail: errors.New("temporal unavailable")}
-	p := NewPublisher(s, nil)
-	p.retryEvery = 10 * time.Millisecond
-	stop := run(p)
-	p.Publish(EndpointRecovered, Health{EndpointID: "ep_1", Reason: ReasonCircuit, At: t0})
-	require.Eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.tries >= 2 }, 5*time.Second, 5*time.Millisecond)
-	s.mu.Lock()
-	s.fail = nil
-	s.mu.Unlock()
-	require.Eventually(t, func() bool { return len(s.published()) == 1 }, 5*time.Second, 5*time.Millisecond)
-	assert.Equal(t, "hookd.endpoint.recovered:circuit:ep_1:1772600767", s.published()[0].ID)
-	stop()
+	e := NewEmitter(s, endpoints{{ID: "ep_1", EventTypes: []string{"hookd.*"}}}, nil)
+	require.Error(t, e.Emit(context.Background(), ExpungedEvent("evt_1", "", "", "platform", "gdpr", t0)))
+	var nilEmitter *Emitter
+	require.NoError(t, nilEmitter.Emit(context.Background(), Event{}))
 }
 
-// The queue is bounded: while the sink is down, the newest MaxQueued
-// events are kept, in order.
-func TestQueueBounded(t *testing.T) {
-	s := &sink{}
-	p := &Publisher{sink: s, log: slog.Default(), wake: make(chan struct{}, 1)} // no background loop
-	for i := range MaxQueued + 10 {
-		p.Publish(EndpointUnhealthy, Health{EndpointID: "ep_1", Reason: ReasonCircuit, At: t0.Add(time.Duration(i) * time.Second)})
-	}
-	require.True(t, p.flush(context.Background()))
-	got := s.published()
-	require.Len(t, got, MaxQueued)
-	assert.Equal(t, "hookd.endpoint.unhealthy:circuit:ep_1:1772600777", got[0].ID, "the 10 oldest were dropped")
-	assert.Equal(t, "hookd.endpoint.unhealthy:circuit:ep_1:1772600876", got[len(got)-1].ID)
-}
-
-// A stopped publisher drops what it is given instead of blocking; what was
-// queued before the stop gets one last try.
-func TestPublishAfterStop(t *testing.T) {
-	s := &sink{}
-	p := NewPublisher(s, nil)
-	p.Publish(EndpointRecovered, Health{EndpointID: "ep_1", Reason: ReasonCircuit, At: t0})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	p.Run(ctx) // stopped at once: the queued event is tried once
-	require.Len(t, s.published(), 1)
-	p.Publish(EndpointUnhealthy, Health{EndpointID: "ep_1", Reason: ReasonCircuit, At: t0})
-	p.flush(context.Background())
-	assert.Len(t, s.published(), 1, "nothing published after the stop")
-	var nilPublisher *Publisher
-	nilPublisher.Run(context.Background())
-}
-
-// run runs p's loop until the returned stop is called, which waits for it.
-func run(p *Publisher) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		p.Run(ctx)
-		close(done)
-	}()
-	return func() {
-		cancel()
-		<-done
+func TestNamesType(t *testing.T) {
+	for _, tc := range []struct {
+		types []string
+		want  bool
+	}{
+		{nil, false}, {[]string{"*"}, false}, {[]string{"order.*"}, false},
+		{[]string{"hookd.*"}, true}, {[]string{"hookd.delivery.*"}, true},
+		{[]string{"hookd.delivery.dead_lettered"}, true}, {[]string{"hookd.endpoint.*"}, false},
+	} {
+		assert.Equal(t, tc.want, NamesType(tc.types, DeliveryDeadLettered), "%v", tc.types)
 	}
 }

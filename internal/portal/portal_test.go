@@ -255,6 +255,11 @@ func TestFormsNeedTheCSRFToken(t *testing.T) {
 	ep, err = f.store.GetEndpoint(context.Background(), f.ep)
 	require.NoError(t, err)
 	require.False(t, ep.Enabled)
+	require.Equal(t, "manual", ep.DisabledReason)
+	assert.Contains(t, f.get("/portal/endpoints/"+f.ep, c).Body.String(), "(disabled by hand)", "the page says why")
+	ep.DisabledReason = "gone"
+	require.NoError(t, f.store.UpdateEndpoint(context.Background(), ep))
+	assert.Contains(t, f.get("/portal/", c).Body.String(), "(its receiver answered 410 Gone)", "the list says why")
 }
 
 // With Temporal unreachable, every page still renders: endpoints from the

@@ -157,6 +157,17 @@ func seeOther(w http.ResponseWriter, r *http.Request, to string) {
 }
 
 var funcs = template.FuncMap{
+	// disabledReason says in words why an endpoint is disabled.
+	"disabledReason": func(reason string) string {
+		switch reason {
+		case "auto":
+			return "kept failing: disabled automatically"
+		case "gone":
+			return "its receiver answered 410 Gone"
+		default:
+			return "disabled by hand"
+		}
+	},
 	// when renders a time as UTC in <time datetime>; portal.js shows it
 	// in the viewer's time zone.
 	"when": func(t any) template.HTML {

@@ -17,10 +17,9 @@ import (
 // Store is what the aggregator uses of the endpoint store.
 type Store = store.Stats
 
-// Events takes the success-rate alerts (opevents.Publisher), without
-// blocking.
+// Events emits the success-rate alerts (opevents.Emitter).
 type Events interface {
-	Publish(eventType string, h opevents.Health)
+	EmitHealth(ctx context.Context, eventType string, h opevents.Health) error
 }
 
 // Defaults of Config.

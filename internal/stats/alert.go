@@ -42,7 +42,7 @@ func (a *Aggregator) evaluate(ctx context.Context, endpoints []string, now time.
 			a.log.Info("endpoint success rate recovered", "endpoint_id", id, "success_rate", w.SuccessRate, "attempts", w.Attempts, "window", "1h")
 		}
 		if a.cfg.Events != nil {
-			a.cfg.Events.Publish(eventType, opevents.Health{EndpointID: id, Reason: opevents.ReasonSuccessRate, At: now, SuccessRate: &opevents.SuccessRate{
+			_ = a.cfg.Events.EmitHealth(ctx, eventType, opevents.Health{EndpointID: id, Reason: opevents.ReasonSuccessRate, At: now, SuccessRate: &opevents.SuccessRate{
 				Rate: w.SuccessRate, Attempts: w.Attempts, Successes: w.Successes, Window: "1h", Threshold: a.cfg.AlertBelow,
 			}})
 		}

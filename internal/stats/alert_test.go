@@ -26,10 +26,11 @@ type published struct {
 	health    opevents.Health
 }
 
-func (p *recordingEvents) Publish(eventType string, h opevents.Health) {
+func (p *recordingEvents) EmitHealth(_ context.Context, eventType string, h opevents.Health) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.events = append(p.events, published{eventType, h})
+	return nil
 }
 
 func (p *recordingEvents) types() []string {

@@ -51,6 +51,11 @@ type Endpoint struct {
 	// when Filter no longer compiles.
 	FilterProgram *contentfilter.Program
 	Enabled       bool
+	// DisabledReason says why a disabled endpoint is: "manual" (the API),
+	// "auto" (it kept failing for the auto-disable period) or "gone" (its
+	// receiver answered 410); "" while enabled. UpdateEndpoint stores it
+	// as given.
+	DisabledReason string
 	// RetrySchedule is the delay before each retry; empty means the default.
 	RetrySchedule []time.Duration
 	// Timeout bounds one HTTP attempt; zero means the default.
@@ -142,6 +147,11 @@ type Store interface {
 	// UpdateEndpoint replaces the mutable fields of an existing endpoint
 	// (all but ID, TenantID and CreatedAt), or returns ErrNotFound.
 	UpdateEndpoint(ctx context.Context, ep *Endpoint) error
+	// DisableEndpoint disables an enabled endpoint with reason, at at,
+	// and reports whether it changed it: of several workers disabling
+	// the same endpoint, one is told it did. ErrNotFound if there is no
+	// such endpoint.
+	DisableEndpoint(ctx context.Context, id, reason string, at time.Time) (bool, error)
 	// DeleteEndpoint removes an endpoint and its secrets, or returns
 	// ErrNotFound.
 	DeleteEndpoint(ctx context.Context, id string) error

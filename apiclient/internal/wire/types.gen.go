@@ -99,6 +99,27 @@ func (e DeliveryStatus) Valid() bool {
 	}
 }
 
+// Defines values for EndpointDisabledReason.
+const (
+	Auto   EndpointDisabledReason = "auto"
+	Gone   EndpointDisabledReason = "gone"
+	Manual EndpointDisabledReason = "manual"
+)
+
+// Valid indicates whether the value is a known member of the EndpointDisabledReason enum.
+func (e EndpointDisabledReason) Valid() bool {
+	switch e {
+	case Auto:
+		return true
+	case Gone:
+		return true
+	case Manual:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EndpointAuthType.
 const (
 	Basic                   EndpointAuthType = "basic"
@@ -790,6 +811,9 @@ type Endpoint struct {
 	CreatedAt   time.Time     `json:"created_at"`
 	Description string        `json:"description"`
 
+	// DisabledReason Why a disabled endpoint is: `manual` (the API, the CLI or the portal), `auto` (no successful attempt for the auto-disable period while attempts kept failing) or `gone` (its receiver answered 410 Gone). Absent while it is enabled.
+	DisabledReason *EndpointDisabledReason `json:"disabled_reason,omitempty"`
+
 	// Enabled A disabled endpoint's deliveries wait, no attempt spent, until it is enabled.
 	Enabled bool `json:"enabled"`
 
@@ -838,6 +862,9 @@ type Endpoint struct {
 	// URL Where deliveries are POSTed.
 	URL string `json:"url"`
 }
+
+// EndpointDisabledReason Why a disabled endpoint is: `manual` (the API, the CLI or the portal), `auto` (no successful attempt for the auto-disable period while attempts kept failing) or `gone` (its receiver answered 410 Gone). Absent while it is enabled.
+type EndpointDisabledReason string
 
 // EndpointAuth How each attempt authenticates to the receiver: a bearer token, HTTP Basic, or an OAuth 2.0 client credentials grant whose token hookd fetches, caches until shortly before it expires and sends as a bearer token. Secrets (`token`, `password`, `client_secret`) are shown masked, and a masked secret sent back keeps it; `null` removes the auth.
 type EndpointAuth struct {

@@ -11,7 +11,7 @@ import (
 	"github.com/hookd/hookd/internal/store"
 )
 
-const circuitColumns = `state, failures, open_until, cooldown_ns, probe_until`
+const circuitColumns = `state, failures, open_until, cooldown_ns, probe_until, failing_since`
 
 // Circuit returns the endpoint's breaker; an endpoint never written is
 // closed. It is one indexed read, made before every attempt.
@@ -48,11 +48,11 @@ func (s *Store) UpdateCircuit(ctx context.Context, endpointID string, fn func(ci
 		}
 		out = fn(cur)
 		_, err = tx.ExecContext(ctx, `INSERT INTO hookd_circuits (endpoint_id, `+circuitColumns+`, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 			ON CONFLICT (endpoint_id) DO UPDATE SET state = excluded.state, failures = excluded.failures,
 				open_until = excluded.open_until, cooldown_ns = excluded.cooldown_ns,
-				probe_until = excluded.probe_until, updated_at = excluded.updated_at`,
-			endpointID, string(out.State), out.Failures, unixNano(out.OpenUntil), int64(out.Cooldown), unixNano(out.ProbeUntil), time.Now().UnixNano())
+				probe_until = excluded.probe_until, failing_since = excluded.failing_since, updated_at = excluded.updated_at`,
+			endpointID, string(out.State), out.Failures, unixNano(out.OpenUntil), int64(out.Cooldown), unixNano(out.ProbeUntil), unixNano(out.FailingSince), time.Now().UnixNano())
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
@@ -69,11 +69,13 @@ func scanCircuit(row *sql.Row) (circuit.Breaker, error) {
 		b                     circuit.Breaker
 		state                 string
 		open, cooldown, probe int64
+		failing               int64
 	)
-	if err := row.Scan(&state, &b.Failures, &open, &cooldown, &probe); err != nil {
+	if err := row.Scan(&state, &b.Failures, &open, &cooldown, &probe, &failing); err != nil {
 		return circuit.Breaker{}, err
 	}
 	b.State, b.OpenUntil, b.Cooldown, b.ProbeUntil = circuit.State(state), fromUnixNano(open), time.Duration(cooldown), fromUnixNano(probe)
+	b.FailingSince = fromUnixNano(failing)
 	return b, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hookd/hookd/internal/store"
 )
@@ -79,7 +80,7 @@ func (s *Store) createEndpoint(ctx context.Context, ep *store.Endpoint, secret s
 			values[incarnationValue] = incarnation
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO hookd_endpoints (`+endpointColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, values...); err != nil {
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`, values...); err != nil {
 			return err
 		}
 		if err := bumpEndpointsVersion(ctx, tx); err != nil {
@@ -160,11 +161,11 @@ func (s *Store) UpdateEndpoint(ctx context.Context, ep *store.Endpoint) error {
 	if err == nil {
 		// Every column but created_at ($9), tenant_id and
 		// tenant_incarnation, which an update keeps.
-		values = append(values[:8:8], values[9], values[12], values[13], values[14])
+		values = append(values[:8:8], values[9], values[12], values[13], values[14], values[15])
 		err = s.inTx(ctx, func(tx *sql.Tx) error {
 			if err := execOneIn(ctx, tx, `UPDATE hookd_endpoints SET url = $2, description = $3, event_types = $4,
 			enabled = $5, retry_schedule = $6, timeout_ns = $7, metadata = $8, updated_at = $9,
-			propagate_trace = $10, content_filter = $11, signing_profile = $12
+			propagate_trace = $10, content_filter = $11, signing_profile = $12, disabled_reason = $13
 			WHERE id = $1`, values...); err != nil {
 				return err
 			}
@@ -180,6 +181,23 @@ func (s *Store) UpdateEndpoint(ctx context.Context, ep *store.Endpoint) error {
 		return fmt.Errorf("update endpoint: %w", err)
 	}
 	return nil
+}
+
+// DisableEndpoint disables the endpoint if it is enabled, with reason,
+// and reports whether it did; store.ErrNotFound if it does not exist.
+func (s *Store) DisableEndpoint(ctx context.Context, id, reason string, at time.Time) (bool, error) {
+	err := s.changeEndpoints(ctx, `UPDATE hookd_endpoints SET enabled = $2, disabled_reason = $3, updated_at = $4
+		WHERE id = $1 AND enabled = $5`, id, false, reason, at.UnixNano(), true)
+	if !errors.Is(err, store.ErrNotFound) {
+		if err != nil {
+			return false, fmt.Errorf("disable endpoint: %w", err)
+		}
+		return true, nil
+	}
+	if _, err := s.GetEndpoint(ctx, id); err != nil {
+		return false, err
+	}
+	return false, nil
 }
 
 // DeleteEndpoint removes the endpoint and, by cascade, its secrets, or

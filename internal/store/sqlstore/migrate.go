@@ -196,6 +196,13 @@ var migrations = [][]string{
 		// Webhooks.
 		`ALTER TABLE hookd_endpoints ADD COLUMN signing_profile TEXT NOT NULL DEFAULT ''`,
 	},
+	{
+		// Auto-disable: why a disabled endpoint is ("" for those from
+		// before, shown as manual), and since when its attempts have
+		// failed without a success (0: not failing).
+		`ALTER TABLE hookd_endpoints ADD COLUMN disabled_reason TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE hookd_circuits ADD COLUMN failing_since BIGINT NOT NULL DEFAULT 0`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

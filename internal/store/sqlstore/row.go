@@ -12,7 +12,7 @@ import (
 
 // endpointColumns is the column list every endpoint query selects, in the
 // order scanEndpoint reads and endpointValues writes.
-const endpointColumns = `id, url, description, event_types, enabled, retry_schedule, timeout_ns, metadata, created_at, updated_at, tenant_id, tenant_incarnation, propagate_trace, content_filter, signing_profile`
+const endpointColumns = `id, url, description, event_types, enabled, retry_schedule, timeout_ns, metadata, created_at, updated_at, tenant_id, tenant_incarnation, propagate_trace, content_filter, signing_profile, disabled_reason`
 
 // incarnationValue is the index of tenant_incarnation in endpointValues.
 const incarnationValue = 11
@@ -42,7 +42,7 @@ func endpointValues(ep *store.Endpoint) ([]any, error) {
 	return []any{
 		ep.ID, ep.URL, ep.Description, string(types), ep.Enabled, string(retries),
 		int64(ep.Timeout), metadata, ep.CreatedAt.UnixNano(), ep.UpdatedAt.UnixNano(),
-		nullString(ep.TenantID), ep.TenantIncarnation, ep.PropagateTrace, ep.Filter, profile,
+		nullString(ep.TenantID), ep.TenantIncarnation, ep.PropagateTrace, ep.Filter, profile, ep.DisabledReason,
 	}, nil
 }
 
@@ -113,7 +113,7 @@ func scanEndpoint(sc scanner, extra ...any) (*store.Endpoint, error) {
 		tenant                    sql.NullString
 	)
 	if err := sc.Scan(append([]any{&ep.ID, &ep.URL, &ep.Description, &types, &ep.Enabled, &retries,
-		&timeout, &metadata, &created, &updated, &tenant, &ep.TenantIncarnation, &ep.PropagateTrace, &ep.Filter, &profile}, extra...)...); err != nil {
+		&timeout, &metadata, &created, &updated, &tenant, &ep.TenantIncarnation, &ep.PropagateTrace, &ep.Filter, &profile, &ep.DisabledReason}, extra...)...); err != nil {
 		return nil, err
 	}
 	ep.TenantID = tenant.String

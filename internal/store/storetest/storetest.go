@@ -54,6 +54,7 @@ func Run(t *testing.T, open Opener) {
 		{"EventPrune", testPruneEvents},
 		{"PropagateTrace", testPropagateTrace},
 		{"SigningProfile", testSigningProfile},
+		{"DisableEndpoint", testDisableEndpoint},
 	}
 	for _, c := range append(append(append(append(append(cases, tenantCases...), portalCases...), incarnationCases...), credentialCases...), filterCases...) {
 		t.Run(c.name, func(t *testing.T) {
