@@ -14,7 +14,7 @@ import (
 func (s *Server) EndpointErrors(p EndpointPatch) []*Error {
 	one := []endpointPatch{
 		{URL: p.URL}, {Description: p.Description}, {EventTypes: p.EventTypes},
-		{RetrySchedule: p.RetrySchedule}, {Timeout: p.Timeout}, {Metadata: p.Metadata},
+		{RetrySchedule: p.RetrySchedule}, {Timeout: p.Timeout}, {Metadata: p.Metadata}, {Signing: p.Signing},
 	}
 	var out []*Error
 	for _, f := range one {

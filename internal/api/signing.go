@@ -72,3 +72,7 @@ func checkSigningHeaders(p endpointPatch, ep *store.Endpoint) error {
 	}
 	return nil
 }
+
+// DefaultSigning is the profile an endpoint created without one gets,
+// as the API shows it.
+func (s *Server) DefaultSigning() signing.Profile { return signingView(s.defaultSigning) }

@@ -89,15 +89,20 @@ func (p *Portal) showDeliveryPage(w http.ResponseWriter, r *http.Request, v view
 	}
 	page := deliveryPage{DeliveryView: d,
 		Resendable: d.Status == delivery.StatusFailed || d.Status == delivery.StatusExhausted}
-	page.Headers, page.HeadersOf = p.headersSent(d)
+	var profile signing.Profile // a deleted endpoint's: Standard Webhooks
+	if ep, err := p.api.Endpoint(ctx, d.EndpointID); err == nil {
+		profile = ep.Signing
+	}
+	page.Headers, page.HeadersOf = p.headersSent(d, profile)
 	v.Section, v.Data = "deliveries", page
 	p.renderView(w, r, http.StatusOK, "delivery", v)
 }
 
 // headersSent are the headers of the delivery's latest attempt, as the
-// delivery activity sets them (activities/attempt.go); the signature
-// itself is not stored.
-func (p *Portal) headersSent(d api.DeliveryView) ([]header, int) {
+// delivery activity sets them (activities/attempt.go) under the
+// endpoint's current signing profile; the signature itself is not
+// stored.
+func (p *Portal) headersSent(d api.DeliveryView, profile signing.Profile) ([]header, int) {
 	i := len(d.Timeline) - 1
 	for i >= 0 && d.Timeline[i].Kind != api.TimelineAttempt {
 		i--
@@ -106,16 +111,17 @@ func (p *Portal) headersSent(d api.DeliveryView) ([]header, int) {
 		return nil, 0
 	}
 	last := d.Timeline[i]
-	return []header{
-		{"Content-Type", "application/json"},
-		{"User-Agent", "hookd/" + p.version},
-		{signing.HeaderID, d.ID},
-		{signing.HeaderTimestamp, strconv.FormatInt(last.Start.Unix(), 10)},
-		{signing.HeaderSignature, "v1,… (HMAC-SHA256 with each valid secret; not stored)"},
-		{"hookd-event-type", d.EventType},
-		{"hookd-event-id", d.EventID},
-		{"hookd-attempt", strconv.Itoa(last.Number)},
-	}, last.Number
+	sig := "v1,… (HMAC-SHA256 with each valid secret; not stored)"
+	if profile.Scheme == signing.SchemeHMACSHA256 {
+		sig = profile.Prefix + "… (HMAC-SHA256 with each valid secret, comma-separated; not stored)"
+	}
+	values := map[string]string{"header": sig, "timestamp_header": strconv.FormatInt(last.Start.Unix(), 10), "delivery_id_header": d.ID,
+		"event_id_header": d.EventID, "event_type_header": d.EventType, "attempt_header": strconv.Itoa(last.Number)}
+	out := []header{{"Content-Type", "application/json"}, {"User-Agent", "hookd/" + p.version}}
+	for _, f := range profile.HeaderFields() {
+		out = append(out, header{f.Name, values[f.Field]})
+	}
+	return out, last.Number
 }
 
 // resend redrives a failed or exhausted delivery from its dead letter.

@@ -71,19 +71,20 @@ type endpointForm struct {
 	// DefaultSchedule and DefaultTimeout are what empty fields mean.
 	DefaultSchedule, DefaultTimeout string
 	credentialForm
+	signingForm
 	// Filter is the content filter; ExampleType and ExamplePayload the
 	// event "test this filter" tries it on, and FilterResult the outcome.
 	Filter, ExampleType, ExamplePayload, FilterResult string
 }
 
 func formOf(ep api.EndpointView) endpointForm {
-	return endpointForm{credentialForm: credentialFormOf(ep), ID: ep.ID, URL: ep.URL, EventTypes: strings.Join(ep.EventTypes, ", "),
+	return endpointForm{credentialForm: credentialFormOf(ep), signingForm: signingFormOf(ep.Signing), ID: ep.ID, URL: ep.URL, EventTypes: strings.Join(ep.EventTypes, ", "),
 		Description: ep.Description, RetrySchedule: strings.Join(ep.RetrySchedule, ", "), Timeout: ep.Timeout,
 		Filter: ep.Filter}
 }
 
 func readForm(r *http.Request) endpointForm {
-	return endpointForm{credentialForm: readCredentialForm(r), URL: strings.TrimSpace(r.PostFormValue("url")), EventTypes: r.PostFormValue("event_types"),
+	return endpointForm{credentialForm: readCredentialForm(r), signingForm: readSigningForm(r), URL: strings.TrimSpace(r.PostFormValue("url")), EventTypes: r.PostFormValue("event_types"),
 		Description: r.PostFormValue("description"), RetrySchedule: r.PostFormValue("retry_schedule"),
 		Timeout: strings.TrimSpace(r.PostFormValue("timeout")),
 		Filter:  strings.TrimSpace(r.PostFormValue("filter")), ExampleType: strings.TrimSpace(r.PostFormValue("example_type")),
@@ -95,6 +96,7 @@ func readForm(r *http.Request) endpointForm {
 func (f endpointForm) patch() api.EndpointPatch {
 	p := f.basePatch()
 	f.credentialForm.patch(&p)
+	f.signingForm.patch(&p)
 	return p
 }
 
@@ -119,7 +121,10 @@ func fieldsOf(s string) []string {
 
 // formFields are the API fields the endpoint form shows errors next to.
 var formFields = map[string]bool{"headers": true, "auth": true, "auth_token": true, "auth_username": true, "auth_password": true, "url": true, "description": true, "event_types": true, "retry_schedule": true, "timeout": true,
-	"filter": true, "example_payload": true}
+	"filter": true, "example_payload": true,
+	"signing_scheme": true, "signing_header": true, "signing_prefix": true, "signing_encoding": true, "signing_content": true,
+	"signing_timestamp_header": true, "signing_delivery_id_header": true, "signing_event_id_header": true,
+	"signing_event_type_header": true, "signing_attempt_header": true}
 
 // showForm renders the form again with err, the API's validation error,
 // and every other field's (api.Server.EndpointErrors), each next to its
@@ -133,7 +138,7 @@ func (p *Portal) showForm(w http.ResponseWriter, r *http.Request, f endpointForm
 	v := view{Section: "endpoints"}
 	f.Errors = map[string]string{}
 	for _, fe := range append([]*api.Error{e}, p.api.EndpointErrors(f.patch())...) {
-		fe = credentialError(fe)
+		fe = signingError(credentialError(fe))
 		switch {
 		case formFields[fe.Field]:
 			if f.Errors[fe.Field] == "" {
@@ -158,7 +163,8 @@ func defaultSchedule() string {
 
 func (p *Portal) newEndpoint(w http.ResponseWriter, r *http.Request) {
 	p.renderView(w, r, http.StatusOK, "endpointform", view{Section: "endpoints",
-		Data: endpointForm{DefaultSchedule: defaultSchedule(), DefaultTimeout: delivery.DefaultTimeout.String()}})
+		Data: endpointForm{DefaultSchedule: defaultSchedule(), DefaultTimeout: delivery.DefaultTimeout.String(),
+			signingForm: signingFormOf(p.api.DefaultSigning())}})
 }
 
 func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
@@ -178,6 +184,7 @@ func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	}
 	in.Headers, in.Auth = patch.Headers, patch.Auth
 	in.Filter = patch.Filter
+	in.Signing = patch.Signing
 	ep, err := p.api.CreateEndpoint(r.Context(), in)
 	if err != nil {
 		p.showForm(w, r, f, err)

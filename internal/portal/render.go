@@ -215,6 +215,8 @@ var funcs = template.FuncMap{
 	"join": strings.Join,
 	// durations shortens a list of Go durations: "1h0m0s" reads "1h".
 	"durations": func(ds []string) string { return shortDurations(ds) },
+	// signing describes an endpoint's signing profile in a line.
+	"signing": signingSummary,
 	// fieldOf is the data of a form's text field.
 	"fieldOf": func(name, label, value string, errs map[string]string, hint string) formField {
 		return formField{Name: name, Label: label, Value: value, Error: errs[name], Hint: hint}

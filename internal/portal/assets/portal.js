@@ -1,5 +1,6 @@
-// hookd portal: show times in the viewer's time zone, and let one
-// checkbox select every dead letter on the page. The pages work without
+// hookd portal: show times in the viewer's time zone, let one checkbox
+// select every dead letter on the page, and show the endpoint form's
+// HMAC-SHA256 fields only with that scheme. The pages work without
 // it.
 "use strict";
 document.addEventListener("DOMContentLoaded", function () {
@@ -13,6 +14,13 @@ document.addEventListener("DOMContentLoaded", function () {
     el.title = el.textContent;
     el.textContent = fmt.format(d);
   });
+  var scheme = document.getElementById("signing_scheme");
+  var hmacFields = document.getElementById("signing-hmac");
+  if (scheme && hmacFields) {
+    var showHMAC = function () { hmacFields.hidden = scheme.value !== "hmac-sha256"; };
+    scheme.addEventListener("change", showHMAC);
+    showHMAC();
+  }
   var all = document.getElementById("select-all");
   if (all) {
     all.addEventListener("change", function () {
