@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -96,6 +97,10 @@ type DevConfig struct {
 	// from the OTEL_* environment); nil is tracing off: no interceptor, no
 	// span, no trace context sent. The caller shuts it down after Stop.
 	TracerProvider trace.TracerProvider
+	// MetricsExporter, when set, receives every metric /metrics serves,
+	// with the same names and labels, over OTLP
+	// (metrics.OTLPExporterFromEnv builds it); Stop flushes and closes it.
+	MetricsExporter sdkmetric.Exporter
 }
 
 // Dev is a running `hookd dev`.
@@ -213,6 +218,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	cfg := d.cfg
 	var err error
 	d.obs = newObservability(cfg.Observability, cfg.Logger)
+	d.obs.otlp, d.obs.version = cfg.MetricsExporter, cfg.Version
 	opts := client.Options{
 		HostPort:       cfg.TemporalAddr,
 		Namespace:      cfg.Namespace,

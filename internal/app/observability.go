@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.temporal.io/sdk/client"
 
 	"github.com/hookd/hookd/internal/api"
@@ -17,6 +18,7 @@ import (
 	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/stats"
 	"github.com/hookd/hookd/internal/store/sqlstore"
+	"github.com/hookd/hookd/internal/tracing"
 	"github.com/hookd/hookd/internal/visibility"
 )
 
@@ -43,6 +45,10 @@ type observability struct {
 	log     *slog.Logger
 	metrics *metrics.Metrics
 	stats   *stats.Aggregator
+	// otlp, when set, receives the metrics over OTLP too, described as
+	// hookd at version.
+	otlp    sdkmetric.Exporter
+	version string
 }
 
 // newObservability returns the metrics registry; SDKMetrics goes into the
@@ -69,8 +75,32 @@ func (o *observability) start(bg *lifecycle.Group, st *sqlstore.Store, vis visib
 	}
 	o.stats = agg
 	bg.Go("attempt figures", agg.Run)
+	if o.otlp != nil {
+		if err := o.exportOTLP(bg); err != nil {
+			return err
+		}
+	}
 	bg.Go("metrics refresh", func(ctx context.Context) {
 		o.metrics.RunRefresh(ctx, metrics.Sources{Temporal: vis, Circuits: st}, o.cfg.RefreshEvery, o.log)
+	})
+	return nil
+}
+
+// exportOTLP pushes the metrics to o.otlp until bg stops, then once more.
+func (o *observability) exportOTLP(bg *lifecycle.Group) error {
+	res, err := tracing.Resource(context.Background(), o.version)
+	if err != nil {
+		return err
+	}
+	mp := o.metrics.ExportOTLP(o.otlp, res)
+	o.log.Info("metrics on: exporting over OTLP too")
+	bg.Go("otlp metrics", func(ctx context.Context) {
+		<-ctx.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := mp.Shutdown(ctx); err != nil {
+			o.log.Warn("flush OTLP metrics", "error", err)
+		}
 	})
 	return nil
 }

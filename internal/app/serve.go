@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -104,6 +105,10 @@ type ServeConfig struct {
 	// from the OTEL_* environment); nil is tracing off: no interceptor, no
 	// span, no trace context sent. The caller shuts it down after Stop.
 	TracerProvider trace.TracerProvider
+	// MetricsExporter, when set, receives every metric /metrics serves,
+	// with the same names and labels, over OTLP
+	// (metrics.OTLPExporterFromEnv builds it); Stop flushes and closes it.
+	MetricsExporter sdkmetric.Exporter
 }
 
 // Serve is a running `hookd worker`, `hookd api` or `hookd serve`.
@@ -241,6 +246,7 @@ func (s *Serve) connect(ctx context.Context) error {
 	cfg := s.cfg
 	var err error
 	s.obs = newObservability(observabilityConfig{MaxEndpointSeries: cfg.MetricsEndpointSeries}, cfg.Logger)
+	s.obs.otlp, s.obs.version = cfg.MetricsExporter, cfg.Version
 	if s.codec, err = newPayloadCodec(cfg.Payload, cfg.Temporal.Namespace); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/app"
+	"github.com/hookd/hookd/internal/metrics"
 	"github.com/hookd/hookd/internal/namespace"
 	"github.com/hookd/hookd/internal/portal"
 	"github.com/hookd/hookd/internal/worker"
@@ -97,6 +98,9 @@ func runDev(ctx context.Context, cfg devOptions, stdout io.Writer, logger *slog.
 	}
 	defer stopTracing()
 	cfg.TracerProvider = tp
+	if cfg.MetricsExporter, err = metrics.OTLPExporterFromEnv(ctx); err != nil {
+		return err
+	}
 	dev, err := app.StartDev(ctx, cfg.DevConfig)
 	if err != nil {
 		return err

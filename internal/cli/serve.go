@@ -14,6 +14,7 @@ import (
 
 	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/app"
+	"github.com/hookd/hookd/internal/metrics"
 	"github.com/hookd/hookd/internal/namespace"
 	"github.com/hookd/hookd/internal/portal"
 	"github.com/hookd/hookd/internal/store/secretbox"
@@ -214,6 +215,9 @@ func runServe(ctx context.Context, mode string, cfg app.ServeConfig, level slog.
 	}
 	defer stopTracing()
 	cfg.TracerProvider = tp
+	if cfg.MetricsExporter, err = metrics.OTLPExporterFromEnv(ctx); err != nil {
+		return err
+	}
 	s, err := app.StartServe(ctx, cfg)
 	if err != nil {
 		return err

@@ -42,6 +42,21 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// ownDev starts a hookd dev of the test's own, on a fresh data dir, with
+// warnings logged and set's changes to the config; cleanup stops it.
+func ownDev(t *testing.T, set func(*app.DevConfig)) *app.Dev {
+	cfg := app.DevConfig{
+		DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", TemporalAddr: freeAddr(),
+		Logger:           slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		TemporalLogLevel: slog.LevelError, Version: "test", WorkflowCacheSize: e2eWorkflowCache,
+	}
+	set(&cfg)
+	dev, err := app.StartDev(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { dev.Stop(context.Background()) })
+	return dev
+}
+
 func startDev(dir string) (*app.Dev, error) {
 	level := slog.LevelWarn
 	if os.Getenv("HOOKD_E2E_LOG") != "" {

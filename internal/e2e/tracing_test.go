@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -35,14 +33,7 @@ func TestTracingIngestToReceiver(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	dev, err := app.StartDev(context.Background(), app.DevConfig{
-		DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", TemporalAddr: freeAddr(),
-		Logger:           slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		TemporalLogLevel: slog.LevelError, Version: "test", WorkflowCacheSize: e2eWorkflowCache,
-		TracerProvider: tp,
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() { dev.Stop(context.Background()) })
+	dev := ownDev(t, func(c *app.DevConfig) { c.TracerProvider = tp })
 	api := &apiClient{t: t, dev: dev}
 
 	const (

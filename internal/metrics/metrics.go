@@ -2,7 +2,9 @@
 // outcomes and latencies, retries, dead letters and the oldest pending
 // delivery (read periodically from Temporal visibility), duplicate ingests,
 // redrives, circuit states, and the Temporal SDK's own worker and client
-// metrics through an adapter, all on one registry served at /metrics.
+// metrics through an adapter, all on one registry served at /metrics and,
+// when the OTEL_* environment names a collector, pushed over OTLP with the
+// same names and labels.
 //
 // Attempts are counted by outcome, deliveries by how they ended. Per-endpoint
 // labels (endpoint_id) can be switched off for installations

@@ -53,6 +53,17 @@ func FromEnv(ctx context.Context, version string) (*sdktrace.TracerProvider, err
 	if err != nil {
 		return nil, err
 	}
+	res, err := Resource(ctx, version)
+	if err != nil {
+		return nil, err
+	}
+	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res)), nil
+}
+
+// Resource describes the process to OpenTelemetry, for its traces and
+// its OTLP metrics alike: service.name "hookd" (or OTEL_SERVICE_NAME),
+// service.version, the SDK, and OTEL_RESOURCE_ATTRIBUTES.
+func Resource(ctx context.Context, version string) (*resource.Resource, error) {
 	res, err := resource.New(ctx,
 		resource.WithAttributes(attribute.String("service.name", "hookd"), attribute.String("service.version", version)),
 		resource.WithTelemetrySDK(),
@@ -60,9 +71,9 @@ func FromEnv(ctx context.Context, version string) (*sdktrace.TracerProvider, err
 		resource.WithFromEnv(),
 	)
 	if err != nil {
-		return nil, fmt.Errorf("tracing resource: %w", err)
+		return nil, fmt.Errorf("OpenTelemetry resource: %w", err)
 	}
-	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res)), nil
+	return res, nil
 }
 
 // exporter is the OTLP exporter over the protocol the environment names.
