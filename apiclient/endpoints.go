@@ -40,6 +40,27 @@ type Endpoint struct {
 	PropagateTrace bool `json:"propagate_trace"`
 	// Signing is the signing profile, defaults filled in.
 	Signing SigningProfile `json:"signing"`
+	// RateLimit caps the attempts the endpoint receives; nil for none.
+	RateLimit *RateLimit `json:"rate_limit,omitempty"`
+}
+
+// RateLimit is an endpoint's rate limit: at most Burst attempts at once
+// and PerSecond a second on average (Burst 0 on input: 1).
+type RateLimit struct {
+	PerSecond int `json:"per_second"`
+	Burst     int `json:"burst,omitempty"`
+}
+
+// wire is the limit as the document has it; nil for nil.
+func (l *RateLimit) wire() *wire.RateLimit {
+	if l == nil {
+		return nil
+	}
+	out := &wire.RateLimit{PerSecond: l.PerSecond}
+	if l.Burst > 0 {
+		out.Burst = &l.Burst
+	}
+	return out
 }
 
 // EndpointInput is the body of create and update. Nil fields are left as
@@ -68,6 +89,9 @@ type EndpointInput struct {
 	// Signing replaces the signing profile; a create without it gets the
 	// deployment's default.
 	Signing *SigningProfile `json:"signing,omitempty"`
+	// RateLimit sets the rate limit; RemoveRateLimit removes it.
+	RateLimit       *RateLimit `json:"rate_limit,omitempty"`
+	RemoveRateLimit bool       `json:"-"`
 }
 
 // create is the body of a create: the document's EndpointCreate.
@@ -76,7 +100,8 @@ func (in EndpointInput) create() wire.EndpointCreate {
 		URL: deref(in.URL), Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled,
 		RetrySchedule: in.RetrySchedule, Timeout: in.Timeout, Metadata: (*wire.Metadata)(in.Metadata), TenantID: in.TenantID,
 		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth.wire(), PropagateTrace: in.PropagateTrace,
-		Signing: in.Signing.wire(),
+		Signing:   in.Signing.wire(),
+		RateLimit: in.RateLimit.wire(),
 	}
 }
 
@@ -88,27 +113,40 @@ func (in EndpointInput) patch() endpointPatch {
 		URL: in.URL, Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled,
 		RetrySchedule: in.RetrySchedule, Timeout: in.Timeout, Metadata: (*wire.Metadata)(in.Metadata),
 		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth.wire(), PropagateTrace: in.PropagateTrace,
-		Signing: in.Signing.wire(),
-	}, removeAuth: in.RemoveAuth && in.Auth == nil}
+		Signing:   in.Signing.wire(),
+		RateLimit: in.RateLimit.wire(),
+	}, removeAuth: in.RemoveAuth && in.Auth == nil, removeRateLimit: in.RemoveRateLimit && in.RateLimit == nil}
 }
 
-// endpointPatch is an update's body; removeAuth sends "auth": null, which
-// the generated type (auth omitted when nil) cannot say.
+// endpointPatch is an update's body; removeAuth sends "auth": null and
+// removeRateLimit "rate_limit": null, which the generated type (fields
+// omitted when nil) cannot say.
 type endpointPatch struct {
 	wire.EndpointPatch
-	removeAuth bool
+	removeAuth, removeRateLimit bool
 }
 
-// MarshalJSON encodes the patch, with "auth": null when removeAuth is set.
+// MarshalJSON encodes the patch, with the nulls it asks for.
 func (p endpointPatch) MarshalJSON() ([]byte, error) {
 	b, err := json.Marshal(p.EndpointPatch)
-	if err != nil || !p.removeAuth {
+	if err != nil {
 		return b, err
 	}
-	if bytes.Equal(b, []byte("{}")) {
-		return []byte(`{"auth":null}`), nil
+	for _, null := range []struct {
+		set  bool
+		name string
+	}{{p.removeAuth, "auth"}, {p.removeRateLimit, "rate_limit"}} {
+		if !null.set {
+			continue
+		}
+		field := []byte(`"` + null.name + `":null`)
+		if bytes.Equal(b, []byte("{}")) {
+			b = append(append([]byte("{"), field...), '}')
+		} else {
+			b = append(append(append([]byte("{"), field...), ','), b[1:]...)
+		}
 	}
-	return append([]byte(`{"auth":null,`), b[1:]...), nil
+	return b, nil
 }
 
 // EndpointPage is one page of endpoints.

@@ -808,6 +808,8 @@ export interface components {
             /** @description Whether each attempt carries the W3C `traceparent` (and `tracestate`) of its span, when hookd traces. */
             propagate_trace?: boolean;
             signing: components["schemas"]["SigningProfile"];
+            /** @description The most attempts the endpoint receives, summed over every worker; null for no limit. */
+            rate_limit?: components["schemas"]["RateLimit"] | null;
             metadata: components["schemas"]["Metadata"];
             /** Format: date-time */
             created_at: string;
@@ -839,6 +841,8 @@ export interface components {
             propagate_trace?: boolean;
             /** @description How attempts are signed; the deployment's default (`--default-signing`, Standard Webhooks unless set) when left out. */
             signing?: components["schemas"]["SigningProfile"];
+            /** @description At most `burst` attempts at once and `per_second` a second on average, summed over every worker; a delivery over it waits for its slot without spending an attempt. Null (the default) for no limit. */
+            rate_limit?: components["schemas"]["RateLimit"] | null;
             /** @description Up to 16 labels of at most 1 KiB each. */
             metadata?: components["schemas"]["Metadata"];
             /** @description The tenant the endpoint belongs to (it must exist); never changes. Ignored with a tenant token. */
@@ -858,6 +862,8 @@ export interface components {
             timeout?: components["schemas"]["Duration"];
             propagate_trace?: boolean;
             signing?: components["schemas"]["SigningProfile"];
+            /** @description A new limit (waiting deliveries take new slots), or null to remove it (they go at once). */
+            rate_limit?: components["schemas"]["RateLimit"] | null;
             metadata?: components["schemas"]["Metadata"];
             headers?: components["schemas"]["EndpointHeaders"];
             auth?: components["schemas"]["EndpointAuth"];
@@ -974,6 +980,25 @@ export interface components {
              */
             dead_letters: number;
             stats?: components["schemas"]["EndpointStats"];
+            rate_limit?: components["schemas"]["RateLimitHealth"];
+        };
+        RateLimit: {
+            /** @description Attempts a second on average. */
+            per_second: number;
+            /** @description Attempts at once, 1 to per_second; 1 by default. */
+            burst?: number;
+        };
+        /** @description The endpoint's rate limit and the deliveries waiting on it; absent without a limit. */
+        RateLimitHealth: {
+            per_second: number;
+            burst: number;
+            /** @description Slots reserved ahead of now, one per delivery waiting for its turn. */
+            waiting: number;
+            /**
+             * Format: date-time
+             * @description When the last reserved slot starts; absent when none waits.
+             */
+            last_due_at?: string;
         };
         /** @description Attempt figures, when the deployment keeps them. */
         EndpointStats: {

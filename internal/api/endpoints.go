@@ -44,6 +44,8 @@ type endpointJSON struct {
 	PropagateTrace bool `json:"propagate_trace"`
 	// Signing is the signing profile, defaults filled in.
 	Signing signing.Profile `json:"signing"`
+	// RateLimit caps the attempts the endpoint receives; null for none.
+	RateLimit *rateLimitJSON `json:"rate_limit"`
 }
 
 func toJSON(ep *store.Endpoint) endpointJSON {
@@ -61,6 +63,7 @@ func toJSON(ep *store.Endpoint) endpointJSON {
 	if !ep.Enabled {
 		out.DisabledReason = cmp.Or(ep.DisabledReason, opevents.DisabledManual)
 	}
+	out.RateLimit = rateLimitView(ep.RateLimit)
 	if out.EventTypes == nil {
 		out.EventTypes = []string{}
 	}
@@ -94,6 +97,8 @@ type endpointPatch struct {
 	// Signing replaces the signing profile (defaults filled in); an
 	// endpoint created without it gets the deployment's default.
 	Signing SigningPatch `json:"signing"`
+	// RateLimit caps the attempts the endpoint receives (null: no limit).
+	RateLimit RateLimitPatch `json:"rate_limit"`
 }
 
 // ClearableString is a patch's string field that tells a field left out
@@ -179,6 +184,9 @@ func (s *Server) apply(p endpointPatch, ep *store.Endpoint) error {
 			return err
 		}
 		ep.Signing = profile
+	}
+	if err := p.RateLimit.apply(ep); err != nil {
+		return err
 	}
 	if p.Headers != nil || p.Auth.Set {
 		if err := s.applyCredentials(p, ep); err != nil {
@@ -380,9 +388,12 @@ func (s *Server) UpdateEndpoint(ctx context.Context, id string, p EndpointPatch)
 		return EndpointView{}, err
 	}
 	ep, err := s.endpointIn(ctx, id)
-	var wasEnabled bool
+	var (
+		wasEnabled bool
+		wasLimit   *store.RateLimit
+	)
 	if err == nil {
-		wasEnabled = ep.Enabled
+		wasEnabled, wasLimit = ep.Enabled, ep.RateLimit
 		err = s.apply(p, ep)
 	}
 	if err == nil {
@@ -396,9 +407,14 @@ func (s *Server) UpdateEndpoint(ctx context.Context, id string, p EndpointPatch)
 		s.emitEndpoint(ctx, opevents.EndpointUpdated, ep, "", fields)
 	}
 	s.emitSwitch(ctx, ep, wasEnabled, "")
-	if ep.Enabled && !wasEnabled {
+	switch {
+	case ep.Enabled && !wasEnabled:
 		s.restartFailing(ctx, ep.ID)
-		s.wakeHeld(ctx, ep.ID, ep.UpdatedAt)
+		s.wakeHeld(ctx, ep.ID, ep.UpdatedAt, "endpoint enabled")
+	case ep.Enabled && rateLimitChanged(wasLimit, ep.RateLimit):
+		// The deliveries waiting for their slots take new ones under
+		// the new limit, or go at once without one.
+		s.wakeHeld(ctx, ep.ID, ep.UpdatedAt, "rate limit changed")
 	}
 	return toJSON(ep), nil
 }
@@ -416,17 +432,17 @@ func (s *Server) restartFailing(ctx context.Context, endpointID string) {
 	}
 }
 
-// wakeHeld wakes the deliveries a disabled endpoint held, now that it is
-// enabled (wakeBacklog). The change is stored either way: a delivery not
-// reached checks the switch again at the end of its wait.
-func (s *Server) wakeHeld(ctx context.Context, endpointID string, at time.Time) {
+// wakeHeld wakes the deliveries the endpoint held, for reason: it was
+// enabled, or its rate limit changed (wakeBacklog). The change is stored
+// either way: a delivery not reached finds it at the end of its wait.
+func (s *Server) wakeHeld(ctx context.Context, endpointID string, at time.Time, reason string) {
 	by := authz.FromContext(ctx).Actor()
-	w, err := s.wakeBacklog(ctx, endpointID, delivery.RecoverSignal{By: by, Reason: "endpoint enabled"}, at)
+	w, err := s.wakeBacklog(ctx, endpointID, delivery.RecoverSignal{By: by, Reason: reason}, at)
 	if err != nil {
 		s.log.Warn("wake held deliveries", "endpoint_id", endpointID, "woken", w.Woken, "error", err)
 		return
 	}
-	s.log.Info("endpoint enabled", "endpoint_id", endpointID, "by", by, "woken", w.Woken, "paced", w.Paced)
+	s.log.Info(reason, "endpoint_id", endpointID, "by", by, "woken", w.Woken, "paced", w.Paced)
 }
 
 func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) {

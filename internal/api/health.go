@@ -23,6 +23,19 @@ type healthOut struct {
 	// Stats holds success rates and latencies when a stats source is
 	// configured.
 	Stats any `json:"stats,omitempty"`
+	// RateLimit is the endpoint's limit and the deliveries waiting on
+	// it; nil without one.
+	RateLimit *rateHealth `json:"rate_limit,omitempty"`
+}
+
+// rateHealth is an endpoint's rate limit in its health: how many slots
+// are reserved ahead of now (a delivery waits for each) and when the last
+// starts.
+type rateHealth struct {
+	PerSecond int        `json:"per_second"`
+	Burst     int        `json:"burst"`
+	Waiting   int        `json:"waiting"`
+	LastDueAt *time.Time `json:"last_due_at,omitempty"`
 }
 
 func (s *Server) endpointHealth(w http.ResponseWriter, r *http.Request) {
@@ -59,6 +72,16 @@ func (s *Server) EndpointHealth(ctx context.Context, id string) (Health, error) 
 	}
 	if err != nil {
 		return Health{}, err
+	}
+	if l := ep.RateLimit; l != nil {
+		tat, err := s.store.RateTAT(ctx, ep.ID, l.Since)
+		if err != nil {
+			return Health{}, err
+		}
+		out.RateLimit = &rateHealth{PerSecond: l.PerSecond, Burst: max(l.Burst, 1)}
+		if n, last := l.Backlog(tat, s.now()); n > 0 {
+			out.RateLimit.Waiting, out.RateLimit.LastDueAt = n, &last
+		}
 	}
 	if s.stats != nil {
 		if out.Stats, err = s.stats(ctx, ep.ID); err != nil {

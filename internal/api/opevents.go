@@ -47,5 +47,6 @@ func (p endpointPatch) changedFields() []string {
 	add(p.Headers != nil, "headers")
 	add(p.Auth.Set, "auth")
 	add(p.PropagateTrace != nil, "propagate_trace")
+	add(p.RateLimit.Set, "rate_limit")
 	return out
 }

@@ -20,6 +20,7 @@ type endpointFlags struct {
 	filter                             string
 	eventTypes, metadata               stringList
 	timeout                            time.Duration
+	rate, burst                        int
 	enabled, allTypes                  bool
 	creds                              credentialFlags
 	signing                            signingFlags
@@ -33,6 +34,8 @@ func (ef *endpointFlags) register(fs *pflag.FlagSet, update bool) {
 	fs.StringVar(&ef.schedule, "retry-schedule", "", "comma-separated waits before each retry, such as 1s,5s,1m")
 	fs.DurationVar(&ef.timeout, "timeout", 0, "HTTP timeout of one attempt, such as 10s")
 	fs.Var(&ef.metadata, "metadata", "key=value metadata (repeatable)")
+	fs.IntVar(&ef.rate, "rate-limit", 0, "most attempts a second the endpoint receives, 1 to 10000, summed over every worker (0 removes the limit)")
+	fs.IntVar(&ef.burst, "rate-burst", 0, "most attempts at once under --rate-limit, 1 to its value (default 1)")
 	ef.creds.register(fs, update)
 	ef.signing.register(fs, update)
 	if !update {
@@ -79,6 +82,14 @@ func (ef *endpointFlags) input(fs *pflag.FlagSet) (apiclient.EndpointInput, erro
 	}
 	if ef.tenant != "" {
 		in.TenantID = &ef.tenant
+	}
+	switch {
+	case fs.Changed("rate-burst") && !fs.Changed("rate-limit"):
+		return in, usagef("--rate-burst needs --rate-limit")
+	case fs.Changed("rate-limit") && ef.rate == 0:
+		in.RemoveRateLimit = true
+	case fs.Changed("rate-limit"):
+		in.RateLimit = &apiclient.RateLimit{PerSecond: ef.rate, Burst: ef.burst}
 	}
 	if err := ef.creds.input(fs, &in); err != nil {
 		return in, err
@@ -167,12 +178,21 @@ func printEndpoint(e *clientEnv, ep *apiclient.Endpoint) {
 	fields(e.stdout,
 		"ID", ep.ID, "Tenant", ep.TenantID, "URL", ep.URL, "Description", ep.Description, "Event types", types, "Filter", ep.Filter,
 		"Enabled", fmt.Sprint(ep.Enabled), "Retry schedule", strings.Join(ep.RetrySchedule, ", "),
-		"Timeout", ep.Timeout, "Metadata", strings.Join(md, ", "), "Headers", headersLine(ep.Headers), "Auth", authLine(ep.Auth),
+		"Timeout", ep.Timeout, "Rate limit", rateLine(ep.RateLimit),
+		"Metadata", strings.Join(md, ", "), "Headers", headersLine(ep.Headers), "Auth", authLine(ep.Auth),
 		"Signing", signingLine(ep.Signing),
 		"Created", stamp(ep.CreatedAt), "Updated", stamp(ep.UpdatedAt), "Secret", ep.Secret)
 	if ep.Secret != "" {
 		fmt.Fprintln(e.stdout, "\nThe signing secret is shown only now: store it with the receiver.")
 	}
+}
+
+// rateLine is a rate limit in one line ("" for none).
+func rateLine(l *apiclient.RateLimit) string {
+	if l == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d/s, burst %d", l.PerSecond, max(l.Burst, 1))
 }
 
 // pageFlags are the paging flags of a list command.

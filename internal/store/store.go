@@ -79,6 +79,9 @@ type Endpoint struct {
 	// zero Profile, every endpoint's from before profiles, is Standard
 	// Webhooks. It is no secret, and loaded with the endpoint.
 	Signing signing.Profile
+	// RateLimit caps how fast the endpoint receives attempts; nil is no
+	// limit.
+	RateLimit *RateLimit
 }
 
 // Matches reports whether the endpoint's filter accepts eventType.
@@ -166,6 +169,7 @@ type Store interface {
 	// now+overlap (at once when overlap is zero).
 	RotateSecret(ctx context.Context, endpointID, newSecret string, now time.Time, overlap time.Duration) error
 	Circuits
+	RateLimits
 	Events
 	Tenants
 	Portal

@@ -841,6 +841,9 @@ type Endpoint struct {
 	// PropagateTrace Whether each attempt carries the W3C `traceparent` (and `tracestate`) of its span, when hookd traces.
 	PropagateTrace *bool `json:"propagate_trace,omitempty"`
 
+	// RateLimit The most attempts the endpoint receives, summed over every worker; null for no limit.
+	RateLimit *RateLimit `json:"rate_limit,omitempty"`
+
 	// RetrySchedule The wait before each retry (each ±20% jitter); its length is the number of retries.
 	//
 	// Example: ["30s","2m0s","10m0s","1h0m0s","4h0m0s","12h0m0s","24h0m0s"]
@@ -925,6 +928,9 @@ type EndpointCreate struct {
 	// PropagateTrace Send each attempt's W3C `traceparent` and `tracestate` to the receiver, when hookd traces; false by default.
 	PropagateTrace *bool `json:"propagate_trace,omitempty"`
 
+	// RateLimit At most `burst` attempts at once and `per_second` a second on average, summed over every worker; a delivery over it waits for its slot without spending an attempt. Null (the default) for no limit.
+	RateLimit *RateLimit `json:"rate_limit,omitempty"`
+
 	// RetrySchedule The wait before each retry, each 1s to 24h; by default 30s, 2m, 10m, 1h, 4h, 12h, 24h.
 	RetrySchedule *[]Duration `json:"retry_schedule,omitempty"`
 
@@ -968,6 +974,9 @@ type EndpointHealth struct {
 	OldestPendingAgeSeconds float32    `json:"oldest_pending_age_seconds"`
 	PendingDeliveries       int64      `json:"pending_deliveries"`
 
+	// RateLimit The endpoint's rate limit and the deliveries waiting on it; absent without a limit.
+	RateLimit *RateLimitHealth `json:"rate_limit,omitempty"`
+
 	// Stats Attempt figures, when the deployment keeps them.
 	Stats *EndpointStats `json:"stats,omitempty"`
 }
@@ -1007,7 +1016,10 @@ type EndpointPatch struct {
 	Headers        *EndpointHeaders `json:"headers,omitempty"`
 	Metadata       *Metadata        `json:"metadata,omitempty"`
 	PropagateTrace *bool            `json:"propagate_trace,omitempty"`
-	RetrySchedule  *[]Duration      `json:"retry_schedule,omitempty"`
+
+	// RateLimit A new limit (waiting deliveries take new slots), or null to remove it (they go at once).
+	RateLimit     *RateLimit  `json:"rate_limit,omitempty"`
+	RetrySchedule *[]Duration `json:"retry_schedule,omitempty"`
 
 	// Signing How each attempt is signed and which headers carry the delivery's identity. `standard-webhooks` (Standard Webhooks v1: webhook-id, webhook-timestamp, webhook-signature) takes no other field. `hmac-sha256` sends `prefix` + the hex or base64 HMAC-SHA256, keyed with the signing secret's own bytes (`whsec_` included), of the raw body or of `{timestamp}.{body}`, in `header`; while a rotated secret overlaps, one signature per valid secret, comma-separated, each with the prefix. Answers show every field, defaults filled in. Header names are HTTP tokens, distinct from each other and from the endpoint's custom headers, and not Content-Type, Content-Length, Content-Encoding, Host, User-Agent, Authorization, Cookie, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade, Expect, traceparent or tracestate.
 	Signing *SigningProfile `json:"signing,omitempty"`
@@ -1265,6 +1277,27 @@ type PortalLinkOptions struct {
 	//
 	// Example: 8h
 	SessionTTL *string `json:"session_ttl,omitempty"`
+}
+
+// RateLimit defines model for RateLimit.
+type RateLimit struct {
+	// Burst Attempts at once, 1 to per_second; 1 by default.
+	Burst *int `json:"burst,omitempty"`
+
+	// PerSecond Attempts a second on average.
+	PerSecond int `json:"per_second"`
+}
+
+// RateLimitHealth The endpoint's rate limit and the deliveries waiting on it; absent without a limit.
+type RateLimitHealth struct {
+	Burst int `json:"burst"`
+
+	// LastDueAt When the last reserved slot starts; absent when none waits.
+	LastDueAt *time.Time `json:"last_due_at,omitempty"`
+	PerSecond int        `json:"per_second"`
+
+	// Waiting Slots reserved ahead of now, one per delivery waiting for its turn.
+	Waiting int `json:"waiting"`
 }
 
 // RecoverRequest defines model for RecoverRequest.

@@ -52,6 +52,9 @@ func (s *Store) createEndpoint(ctx context.Context, ep *store.Endpoint, secret s
 	if ep.ID == "" || ep.CreatedAt.IsZero() || ep.UpdatedAt.IsZero() {
 		return errors.New("ID, CreatedAt and UpdatedAt are required")
 	}
+	if ep.RateLimit != nil {
+		ep.RateLimit.Since = ep.CreatedAt
+	}
 	values, err := endpointValues(ep)
 	if err != nil {
 		return err
@@ -80,7 +83,7 @@ func (s *Store) createEndpoint(ctx context.Context, ep *store.Endpoint, secret s
 			values[incarnationValue] = incarnation
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO hookd_endpoints (`+endpointColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`, values...); err != nil {
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`, values...); err != nil {
 			return err
 		}
 		if err := bumpEndpointsVersion(ctx, tx); err != nil {
@@ -160,12 +163,16 @@ func (s *Store) UpdateEndpoint(ctx context.Context, ep *store.Endpoint) error {
 	}
 	if err == nil {
 		// Every column but created_at ($9), tenant_id and
-		// tenant_incarnation, which an update keeps.
-		values = append(values[:8:8], values[9], values[12], values[13], values[14], values[15])
+		// tenant_incarnation, which an update keeps; rate_since becomes
+		// updated_at when the rate limit changes.
+		values = append(values[:8:8], values[9], values[12], values[13], values[14], values[15], values[16], values[17])
 		err = s.inTx(ctx, func(tx *sql.Tx) error {
 			if err := execOneIn(ctx, tx, `UPDATE hookd_endpoints SET url = $2, description = $3, event_types = $4,
 			enabled = $5, retry_schedule = $6, timeout_ns = $7, metadata = $8, updated_at = $9,
-			propagate_trace = $10, content_filter = $11, signing_profile = $12, disabled_reason = $13
+			propagate_trace = $10, content_filter = $11, signing_profile = $12, disabled_reason = $13,
+			rate_since = CASE WHEN rate_per_second = $14 AND rate_burst = $15 THEN rate_since
+				WHEN $14 = 0 THEN 0 ELSE $9 END,
+			rate_per_second = $14, rate_burst = $15
 			WHERE id = $1`, values...); err != nil {
 				return err
 			}

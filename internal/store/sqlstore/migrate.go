@@ -203,6 +203,20 @@ var migrations = [][]string{
 		`ALTER TABLE hookd_endpoints ADD COLUMN disabled_reason TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE hookd_circuits ADD COLUMN failing_since BIGINT NOT NULL DEFAULT 0`,
 	},
+	{
+		// Rate limits: an endpoint's attempts a second and burst (0: no
+		// limit, every endpoint from before), when they took their values,
+		// and the theoretical arrival time of its next slot (GCRA), which
+		// every worker reserves from.
+		`ALTER TABLE hookd_endpoints ADD COLUMN rate_per_second BIGINT NOT NULL DEFAULT 0`,
+		`ALTER TABLE hookd_endpoints ADD COLUMN rate_burst BIGINT NOT NULL DEFAULT 0`,
+		`ALTER TABLE hookd_endpoints ADD COLUMN rate_since BIGINT NOT NULL DEFAULT 0`,
+		`CREATE TABLE hookd_rate_slots (
+			endpoint_id TEXT PRIMARY KEY REFERENCES hookd_endpoints (id) ON DELETE CASCADE,
+			since BIGINT NOT NULL,
+			tat BIGINT NOT NULL
+		)`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

@@ -12,7 +12,7 @@ import (
 
 // endpointColumns is the column list every endpoint query selects, in the
 // order scanEndpoint reads and endpointValues writes.
-const endpointColumns = `id, url, description, event_types, enabled, retry_schedule, timeout_ns, metadata, created_at, updated_at, tenant_id, tenant_incarnation, propagate_trace, content_filter, signing_profile, disabled_reason`
+const endpointColumns = `id, url, description, event_types, enabled, retry_schedule, timeout_ns, metadata, created_at, updated_at, tenant_id, tenant_incarnation, propagate_trace, content_filter, signing_profile, disabled_reason, rate_per_second, rate_burst, rate_since`
 
 // incarnationValue is the index of tenant_incarnation in endpointValues.
 const incarnationValue = 11
@@ -39,10 +39,15 @@ func endpointValues(ep *store.Endpoint) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	var rate RateLimitColumns
+	if l := ep.RateLimit; l != nil {
+		rate = RateLimitColumns{int64(l.PerSecond), int64(max(l.Burst, 1)), unixNano(l.Since)}
+	}
 	return []any{
 		ep.ID, ep.URL, ep.Description, string(types), ep.Enabled, string(retries),
 		int64(ep.Timeout), metadata, ep.CreatedAt.UnixNano(), ep.UpdatedAt.UnixNano(),
 		nullString(ep.TenantID), ep.TenantIncarnation, ep.PropagateTrace, ep.Filter, profile, ep.DisabledReason,
+		rate.PerSecond, rate.Burst, rate.Since,
 	}, nil
 }
 
@@ -96,6 +101,10 @@ func decodeProfile(text string) (signing.Profile, error) {
 	return p, nil
 }
 
+// RateLimitColumns are an endpoint's rate_per_second, rate_burst and
+// rate_since; all zero for an endpoint without a limit.
+type RateLimitColumns struct{ PerSecond, Burst, Since int64 }
+
 // nullString stores "" as NULL.
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 
@@ -111,10 +120,15 @@ func scanEndpoint(sc scanner, extra ...any) (*store.Endpoint, error) {
 		profile                   string
 		timeout, created, updated int64
 		tenant                    sql.NullString
+		rate                      RateLimitColumns
 	)
 	if err := sc.Scan(append([]any{&ep.ID, &ep.URL, &ep.Description, &types, &ep.Enabled, &retries,
-		&timeout, &metadata, &created, &updated, &tenant, &ep.TenantIncarnation, &ep.PropagateTrace, &ep.Filter, &profile, &ep.DisabledReason}, extra...)...); err != nil {
+		&timeout, &metadata, &created, &updated, &tenant, &ep.TenantIncarnation, &ep.PropagateTrace, &ep.Filter, &profile, &ep.DisabledReason,
+		&rate.PerSecond, &rate.Burst, &rate.Since}, extra...)...); err != nil {
 		return nil, err
+	}
+	if rate.PerSecond > 0 {
+		ep.RateLimit = &store.RateLimit{PerSecond: int(rate.PerSecond), Burst: int(rate.Burst), Since: fromUnixNano(rate.Since)}
 	}
 	ep.TenantID = tenant.String
 	if err := json.Unmarshal([]byte(types), &ep.EventTypes); err != nil {

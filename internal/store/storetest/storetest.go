@@ -55,6 +55,9 @@ func Run(t *testing.T, open Opener) {
 		{"PropagateTrace", testPropagateTrace},
 		{"SigningProfile", testSigningProfile},
 		{"DisableEndpoint", testDisableEndpoint},
+		{"RateLimit", testRateLimit},
+		{"RateSlots", testRateSlots},
+		{"RateSlotsConcurrent", testRateSlotsConcurrent},
 	}
 	for _, c := range append(append(append(append(append(cases, tenantCases...), portalCases...), incarnationCases...), credentialCases...), filterCases...) {
 		t.Run(c.name, func(t *testing.T) {
