@@ -21,7 +21,7 @@ type endpointFlags struct {
 	eventTypes, metadata               stringList
 	timeout                            time.Duration
 	rate, burst                        int
-	enabled, allTypes                  bool
+	enabled, allTypes, propagateTrace  bool
 	creds                              credentialFlags
 	signing                            signingFlags
 }
@@ -36,6 +36,7 @@ func (ef *endpointFlags) register(fs *pflag.FlagSet, update bool) {
 	fs.Var(&ef.metadata, "metadata", "key=value metadata (repeatable)")
 	fs.IntVar(&ef.rate, "rate-limit", 0, "most attempts a second the endpoint receives, 1 to 10000, summed over every worker (0 removes the limit)")
 	fs.IntVar(&ef.burst, "rate-burst", 0, "most attempts at once under --rate-limit, 1 to its value (default 1)")
+	fs.BoolVar(&ef.propagateTrace, "propagate-trace", false, "send each attempt's W3C trace context (traceparent) to the receiver when hookd traces")
 	ef.creds.register(fs, update)
 	ef.signing.register(fs, update)
 	if !update {
@@ -72,6 +73,9 @@ func (ef *endpointFlags) input(fs *pflag.FlagSet) (apiclient.EndpointInput, erro
 	}
 	if fs.Changed("enabled") {
 		in.Enabled = &ef.enabled
+	}
+	if fs.Changed("propagate-trace") {
+		in.PropagateTrace = &ef.propagateTrace
 	}
 	if len(ef.metadata) > 0 {
 		md, err := keyValues(ef.metadata)
@@ -180,7 +184,7 @@ func printEndpoint(e *clientEnv, ep *apiclient.Endpoint) {
 		"Enabled", fmt.Sprint(ep.Enabled), "Retry schedule", strings.Join(ep.RetrySchedule, ", "),
 		"Timeout", ep.Timeout, "Rate limit", rateLine(ep.RateLimit),
 		"Metadata", strings.Join(md, ", "), "Headers", headersLine(ep.Headers), "Auth", authLine(ep.Auth),
-		"Signing", signingLine(ep.Signing),
+		"Signing", signingLine(ep.Signing), "Propagate trace", fmt.Sprint(ep.PropagateTrace),
 		"Created", stamp(ep.CreatedAt), "Updated", stamp(ep.UpdatedAt), "Secret", ep.Secret)
 	if ep.Secret != "" {
 		fmt.Fprintln(e.stdout, "\nThe signing secret is shown only now: store it with the receiver.")

@@ -75,12 +75,14 @@ type endpointForm struct {
 	// Filter is the content filter; ExampleType and ExamplePayload the
 	// event "test this filter" tries it on, and FilterResult the outcome.
 	Filter, ExampleType, ExamplePayload, FilterResult string
+	// PropagateTrace sends the receiver each attempt's trace context.
+	PropagateTrace bool
 }
 
 func formOf(ep api.EndpointView) endpointForm {
 	return endpointForm{credentialForm: credentialFormOf(ep), signingForm: signingFormOf(ep.Signing), ID: ep.ID, URL: ep.URL, EventTypes: strings.Join(ep.EventTypes, ", "),
 		Description: ep.Description, RetrySchedule: strings.Join(ep.RetrySchedule, ", "), Timeout: ep.Timeout,
-		Filter: ep.Filter}
+		Filter: ep.Filter, PropagateTrace: ep.PropagateTrace}
 }
 
 func readForm(r *http.Request) endpointForm {
@@ -88,7 +90,7 @@ func readForm(r *http.Request) endpointForm {
 		Description: r.PostFormValue("description"), RetrySchedule: r.PostFormValue("retry_schedule"),
 		Timeout: strings.TrimSpace(r.PostFormValue("timeout")),
 		Filter:  strings.TrimSpace(r.PostFormValue("filter")), ExampleType: strings.TrimSpace(r.PostFormValue("example_type")),
-		ExamplePayload: r.PostFormValue("example_payload")}
+		ExamplePayload: r.PostFormValue("example_payload"), PropagateTrace: r.PostFormValue("propagate_trace") == "true"}
 }
 
 // patch is the form as the API's patch. An empty schedule or timeout
@@ -111,7 +113,7 @@ func (f endpointForm) basePatch() api.EndpointPatch {
 	}
 	timeout := cmp.Or(f.Timeout, delivery.DefaultTimeout.String())
 	return api.EndpointPatch{URL: &f.URL, Description: &f.Description, EventTypes: &types, RetrySchedule: &schedule, Timeout: &timeout,
-		Filter: api.ClearableString{Set: true, Value: f.Filter}}
+		Filter: api.ClearableString{Set: true, Value: f.Filter}, PropagateTrace: &f.PropagateTrace}
 }
 
 // fieldsOf splits a list typed with commas or spaces.
@@ -185,6 +187,7 @@ func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	in.Headers, in.Auth = patch.Headers, patch.Auth
 	in.Filter = patch.Filter
 	in.Signing = patch.Signing
+	in.PropagateTrace = patch.PropagateTrace
 	ep, err := p.api.CreateEndpoint(r.Context(), in)
 	if err != nil {
 		p.showForm(w, r, f, err)

@@ -50,3 +50,24 @@ func TestFormContentFilter(t *testing.T) {
 	rec = f.get("/portal/endpoints/"+id+"/edit", c)
 	assert.Contains(t, rec.Body.String(), `>payload.amount &gt; 1000</textarea>`)
 }
+
+// "Send trace context" sets propagate_trace on create and edit, and the
+// endpoint page says so; unticked on edit turns it off.
+func TestFormPropagateTrace(t *testing.T) {
+	f := newFixture(t)
+	c := f.signIn()
+	form := url.Values{"csrf": {csrfToken(c.Value)}, "url": {"https://example.com/t"}, "propagate_trace": {"true"}}
+	rec := f.post("/portal/endpoints", c, form, "")
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	id := strings.TrimPrefix(strings.SplitN(rec.Header().Get("Location"), "?", 2)[0], "/portal/endpoints/")
+	rec = f.get("/portal/endpoints/"+id, c)
+	assert.Contains(t, rec.Body.String(), `<dt>Trace context</dt>`)
+	rec = f.get("/portal/endpoints/"+id+"/edit", c)
+	assert.Contains(t, rec.Body.String(), `name="propagate_trace" value="true" checked`)
+
+	form.Del("propagate_trace")
+	rec = f.post("/portal/endpoints/"+id, c, form, "")
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	rec = f.get("/portal/endpoints/"+id, c)
+	assert.NotContains(t, rec.Body.String(), `<dt>Trace context</dt>`)
+}
