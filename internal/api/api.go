@@ -56,6 +56,9 @@ type Config struct {
 	// Stats, if set, adds an endpoint's success rates and latencies to its
 	// health.
 	Stats func(ctx context.Context, endpointID string) (any, error)
+	// Hours, if set, reads the hourly attempt totals the portal's charts
+	// draw (store.Stats.HourlyStats).
+	Hours HourlyStore
 	// URLPolicy validates endpoint URLs; nil accepts http and https.
 	URLPolicy func(u string) error
 	// DataConverter is the Temporal client's, for the payloads the API
@@ -115,6 +118,7 @@ type Server struct {
 	urlPolicy  func(string) error
 	dc         converter.DataConverter
 	stats      func(context.Context, string) (any, error)
+	hours      HourlyStore
 	now        func() time.Time
 	cursors    cursors
 	version    string
@@ -153,6 +157,7 @@ func New(cfg Config) (*Server, error) {
 		urlPolicy:  cfg.URLPolicy,
 		dc:         cfg.DataConverter,
 		stats:      cfg.Stats,
+		hours:      cfg.Hours,
 		now:        time.Now,
 		version:    cfg.Version,
 

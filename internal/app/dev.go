@@ -283,6 +283,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		Logger:        cfg.Logger,
 		EagerStart:    true,
 		Stats:         d.obs.Stats,
+		Hours:         d.store,
 		Metrics:       d.obs.metrics,
 		DataConverter: d.codec.DataConverter(),
 		CursorSecret:  key,

@@ -205,6 +205,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			EagerStart:    cfg.Worker,
 			URLPolicy:     URLPolicy(cfg.AllowCIDRs, nil),
 			Stats:         s.obs.Stats,
+			Hours:         s.store,
 			Metrics:       s.obs.metrics,
 			DataConverter: s.codec.DataConverter(),
 			CursorSecret:  cfg.MasterKey,

@@ -17,7 +17,7 @@ func (b *browser) signIn(link string) {
 	b.t.Helper()
 	b.open(link)
 	b.submit(`form[action="/portal/login"] button`)
-	require.Equal(b.t, "/portal/", b.path())
+	require.Equal(b.t, "/portal/overview", b.path())
 }
 
 // The portal speaks to the customer: an endpoint whose circuit opened

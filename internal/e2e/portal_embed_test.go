@@ -48,12 +48,13 @@ main{padding:16px}iframe{width:100%;height:760px;border:1px solid #cfc8bb;border
 // startEmbeddableDev starts a hookd dev of its own whose portal the given
 // origins may frame.
 func startEmbeddableDev(t *testing.T, ancestors ...string) *app.Dev {
-	dir := t.TempDir()
-	dev, err := app.StartDev(context.Background(), app.DevConfig{
-		DataDir: dir, HTTPAddr: "127.0.0.1:0", TemporalAddr: freeAddr(), Version: "test",
+	cfg := app.DevConfig{
+		DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", TemporalAddr: freeAddr(), Version: "test",
 		Logger:           slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		TemporalLogLevel: slog.LevelError, WorkflowCacheSize: e2eWorkflowCache, PortalFrameAncestors: ancestors,
-	})
+	}
+	cfg.Observability.FlushEvery = 200 * time.Millisecond // the charts show an attempt at once
+	dev, err := app.StartDev(context.Background(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { dev.Stop(context.Background()) })
 	return dev
@@ -151,17 +152,21 @@ func TestPortalEmbeddedInBrowser(t *testing.T) {
 	failing := c.createEndpoint(map[string]any{"url": fails.URL, "tenant_id": tenant, "event_types": []string{"order.refunded"}})
 	dead := c.send(`{"type":"order.refunded","tenant_id":"` + tenant + `","payload":{"order":"ord_1"}}`).Deliveries[0].ID
 	c.waitDeadLetter(dead)
+	c.waitAttempts(failing.ID, 1)
 	ok := newReceiver(t, func(_ int, w http.ResponseWriter) { _, _ = w.Write([]byte(`{"received":true}`)) })
 
 	b.open(host + "/?src=" + c.portalLink(tenant))
 	f := b.frame(dev.APIURL + "/portal/login")
 	require.Equal(t, "Sign in to your webhooks portal", f.text("h1"))
 	f.click(`form[action="/portal/login"] button`)
-	require.Equal(t, "/portal/", f.path(), "signed in inside the frame:\n%s", console.String())
-	require.Equal(t, "Endpoints", f.text("h1"))
-	require.Contains(t, f.text("table.list"), fails.URL)
+	require.Equal(t, "/portal/overview", f.path(), "signed in inside the frame:\n%s", console.String())
+	require.Equal(t, "Overview", f.text("h1"))
+	require.Contains(t, f.text("#attention"), fails.URL, "the failing endpoint needs attention")
+	require.Equal(t, "1", f.text("#dead-letters"))
 	b.shootTop("embedded")
 
+	f.click(`nav a[href="/portal/"]`)
+	require.Contains(t, f.text("table.list"), fails.URL)
 	f.click(`a[href="/portal/endpoints/new"]`)
 	f.fill("#url", ok.URL+"/orders")
 	f.fill("#event_types", "order.*")
@@ -170,6 +175,18 @@ func TestPortalEmbeddedInBrowser(t *testing.T) {
 	f.click(`form[action$="/test"] button`)
 	require.Equal(t, "200", f.text("#test-result .status-code"))
 	require.Len(t, ok.Hits(), 1)
+	// The endpoint's chart counts the test's attempt.
+	page, err := chromedp.Run(f.ctx, chromedp.Evaluate[string](`location.href`))
+	require.NoError(t, err)
+	page = strings.TrimSuffix(page, "/test") // the endpoint's page, which the test's answer was
+	require.Eventually(t, func() bool {
+		f.do(chromedp.Navigate(page))
+		f.settle()
+		return strings.Contains(f.text("#charts figcaption"), "1 attempt · 100% succeeded")
+	}, 10*time.Second, 300*time.Millisecond, "the chart shows the test event")
+	require.Contains(t, f.text("#charts"), "delivered")
+	f.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("charts").scrollIntoView()`))
+	b.shootTop("embedded-endpoint-chart")
 
 	fixed := c.do("PATCH", "/v1/endpoints/"+failing.ID, map[string]any{"url": ok.URL + "/fixed"}, nil)
 	require.Equal(t, http.StatusOK, fixed)
@@ -198,4 +215,20 @@ func TestPortalEmbeddedInBrowser(t *testing.T) {
 func withListener(t *testing.T, ctx context.Context, fn func(ev any)) context.Context {
 	require.NoError(t, chromedp.Listen(ctx, fn))
 	return ctx
+}
+
+// waitAttempts waits until the endpoint's health figures (the flushed
+// stats) count n attempts in the last day.
+func (c *apiClient) waitAttempts(endpointID string, n int) {
+	c.t.Helper()
+	require.Eventually(c.t, func() bool {
+		var h struct {
+			Stats struct {
+				LastDay struct {
+					Attempts int `json:"attempts"`
+				} `json:"last_day"`
+			} `json:"stats"`
+		}
+		return c.do("GET", "/v1/endpoints/"+endpointID+"/health", nil, &h) == http.StatusOK && h.Stats.LastDay.Attempts >= n
+	}, 15*time.Second, 100*time.Millisecond, "the stats count %d attempts of %s", n, endpointID)
 }

@@ -63,14 +63,17 @@ func TestPortalInBrowser(t *testing.T) {
 	require.Equal(t, "Sign in to your webhooks portal", b.text("h1"), "the link's page signs in only with its button")
 	b.shoot("sign-in")
 	b.submit(`form[action="/portal/login"] button`)
-	require.Equal(t, "/portal/", b.path(), "the button signs in and lands on Endpoints")
+	require.Equal(t, "/portal/overview", b.path(), "the button signs in and lands on the Overview")
+	require.Equal(t, "Overview", b.text("h1"))
+	require.Equal(t, "Overview Endpoints Deliveries Dead letters", strings.Join(strings.Fields(b.text("nav")), " "))
+	b.shoot("overview")
+	b.open(shared.APIURL + "/portal/")
 	require.Equal(t, "Endpoints", b.text("h1"))
-	require.Equal(t, "Endpoints Deliveries Dead letters", strings.Join(strings.Fields(b.text("nav")), " "))
 
 	// Keyboard only: Tab walks the skip link, the nav and the page's
 	// action; Enter follows it.
 	var focused []string
-	for range 8 {
+	for range 9 {
 		b.do(chromedp.KeyEvent("\t"))
 		text, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.activeElement.textContent.trim()`))
 		require.NoError(t, err)
@@ -78,7 +81,7 @@ func TestPortalInBrowser(t *testing.T) {
 			break
 		}
 	}
-	require.Equal(t, []string{"Skip to content", "Webhooks", "Endpoints", "Deliveries", "Dead letters", "Sign out", "New endpoint"}, focused)
+	require.Equal(t, []string{"Skip to content", "Webhooks", "Overview", "Endpoints", "Deliveries", "Dead letters", "Sign out", "New endpoint"}, focused)
 	_, err := chromedp.Run(b.ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.KeyEvent("\r")))
 	require.NoError(t, err)
 	require.Equal(t, "New endpoint", b.text("h1"))
@@ -344,6 +347,7 @@ var portalOwnRoutes = map[string]string{
 	"POST /portal/login":                "a sign-in link names its tenant only through its stored hash",
 	"POST /portal/logout":               "ends the session itself",
 	"GET /portal/":                      "lists the session's tenant's endpoints",
+	"GET /portal/overview":              "the session's tenant's figures and endpoints",
 	"GET /portal/endpoints/new":         "an empty form",
 	"POST /portal/endpoints":            "creates in the session's tenant; the form has no tenant field",
 	"POST /portal/dead-letters/redrive": "its form's IDs and filter: checked below",

@@ -17,6 +17,8 @@ type endpointPage struct {
 	Rotated  *api.RotatedSecret
 	Test     *api.TestResult
 	Overlaps []overlap
+	// Charts are its last 24 hours and 7 days, hour by hour.
+	Charts []series
 }
 
 // overlap is a choice of how long a rotated-out secret stays valid.
@@ -43,6 +45,10 @@ func (p *Portal) showEndpointPage(w http.ResponseWriter, r *http.Request, page e
 		v.Unavailable, err = true, nil
 	}
 	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	if page.Charts, err = p.charts(ctx, ep.ID); err != nil {
 		p.fail(w, r, err)
 		return
 	}

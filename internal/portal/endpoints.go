@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -20,6 +21,8 @@ type endpointHealth struct {
 	api.EndpointView
 	Health  *api.Health
 	Figures *stats.Figures
+	// Day is its last 24 hours' attempts, for the list's sparkline.
+	Day *series
 }
 
 func (p *Portal) withHealth(ctx context.Context, ep api.EndpointView) (endpointHealth, error) {
@@ -58,6 +61,16 @@ func (p *Portal) listEndpoints(w http.ResponseWriter, r *http.Request) {
 	if v.Unavailable, err = unavailable(errs); err != nil {
 		p.fail(w, r, err)
 		return
+	}
+	hours, err := p.api.HourlyStats(ctx, "", p.now().Add(-24*time.Hour))
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	byEndpoint := hoursByEndpoint(hours)
+	for i := range data.Endpoints {
+		day := seriesOf("24 hours", byEndpoint[data.Endpoints[i].ID], p.now(), 24)
+		data.Endpoints[i].Day = &day
 	}
 	p.renderView(w, r, http.StatusOK, "endpoints", v)
 }

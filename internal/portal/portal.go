@@ -104,6 +104,7 @@ func (p *Portal) routes() chi.Router {
 		r.Use(p.requireSession)
 		r.Post(Prefix+"/logout", p.logout)
 		r.Get(Prefix+"/", p.listEndpoints)
+		r.Get(Prefix+"/overview", p.showOverview)
 		r.Get(Prefix+"/deliveries", p.listDeliveries)
 		r.Get(Prefix+"/deliveries/{id}", p.showDelivery)
 		r.Get(Prefix+"/dead-letters", p.listDeadLetters)

@@ -54,14 +54,14 @@ func (downTemporal) QueryWorkflow(context.Context, string, string, string, ...an
 // fixture is a portal on a real SQLite store and an unreachable Temporal,
 // with one tenant that has one endpoint.
 type fixture struct {
-	t      *testing.T
+	t      testing.TB
 	portal *Portal
 	store  store.Store
 	tenant string
 	ep     string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	key, err := secretbox.GenerateKey()
@@ -70,7 +70,8 @@ func newFixture(t *testing.T) *fixture {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := api.New(api.Config{Temporal: downTemporal{}, Store: st, APIKeys: []string{"k"}, Namespace: "default", Logger: log})
+	srv, err := api.New(api.Config{Temporal: downTemporal{}, Store: st, APIKeys: []string{"k"}, Namespace: "default", Logger: log,
+		Hours: st})
 	require.NoError(t, err)
 	p, err := New(Config{API: srv, Sessions: st, Version: "test", Logger: log})
 	require.NoError(t, err)
@@ -166,7 +167,7 @@ func TestLinkStartsOneSession(t *testing.T) {
 	}
 	rec := f.pressSignIn("http://example.com/portal/login?t=" + link)
 	require.Equal(t, http.StatusOK, rec.Code)
-	assert.Contains(t, rec.Body.String(), `<meta http-equiv="refresh" content="0;url=/portal/">`)
+	assert.Contains(t, rec.Body.String(), `<meta http-equiv="refresh" content="0;url=/portal/overview">`, "the portal opens on its Overview")
 	c := rec.Result().Cookies()[1]
 	assert.Equal(t, cookieName, c.Name)
 	assert.True(t, strings.HasPrefix(c.Value, authz.PortalSessionPrefix))
@@ -377,6 +378,8 @@ func TestTemplatesRenderTheirData(t *testing.T) {
 		{"endpointform", endpointForm{}}, {"delete", api.EndpointView{}}, {"endpoint", endpointPage{}},
 		{"deliveries", deliveryList{Rows: []deliveryRow{{}}}}, {"delivery", deliveryPage{}}, {"delivery", deliveryPage{DeliveryView: resent}},
 		{"deadletters", deadLetterList{Rows: []deadLetterRow{{}}}}, {"redriven", []redriveResult{{}}}, {"redrivejob", api.RedriveProgress{}},
+		{"overview", &overview{}}, {"overview", &overview{Charts: testCharts(), Attention: []attention{{Day: testCharts()[0]}}, Endpoints: 1}},
+		{"endpoint", endpointPage{Charts: testCharts()}},
 	} {
 		pages[c.page] = true
 		rec := httptest.NewRecorder()

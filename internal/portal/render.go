@@ -213,6 +213,11 @@ var funcs = template.FuncMap{
 		return buf.String()
 	},
 	"join": strings.Join,
+	// chart and sparkline draw an hourly series as SVG; pctOf is a rate
+	// as a percentage, "—" without attempts.
+	"chart":     chart,
+	"sparkline": sparkline,
+	"pctOf":     pctOf,
 	// durations shortens a list of Go durations: "1h0m0s" reads "1h".
 	"durations": func(ds []string) string { return shortDurations(ds) },
 	// signing describes an endpoint's signing profile in a line.

@@ -68,8 +68,8 @@ type cellKey struct {
 }
 
 type cell struct {
-	attempts, successes int64
-	latency             [store.LatencyBuckets]int64
+	attempts, successes, retryable int64
+	latency                        [store.LatencyBuckets]int64
 }
 
 // New returns an aggregator; its flusher is Run.
@@ -110,8 +110,11 @@ func (a *Aggregator) Observe(endpointID string, at delivery.Attempt) {
 		a.cells[k] = c
 	}
 	c.attempts++
-	if at.Outcome == delivery.OutcomeSuccess {
+	switch at.Outcome {
+	case delivery.OutcomeSuccess:
 		c.successes++
+	case delivery.OutcomeRetryable:
+		c.retryable++
 	}
 	c.latency[bucketOf(at.Duration)]++
 }
@@ -199,7 +202,7 @@ func toDeltas(cells map[cellKey]*cell) []store.StatsDelta {
 	for k, c := range cells {
 		out = append(out, store.StatsDelta{
 			EndpointID: k.endpointID, Minute: time.Unix(k.minute, 0).UTC(),
-			Attempts: c.attempts, Successes: c.successes, Latency: slices.Clone(c.latency[:]),
+			Attempts: c.attempts, Successes: c.successes, Retryable: c.retryable, Latency: slices.Clone(c.latency[:]),
 		})
 	}
 	slices.SortFunc(out, func(x, y store.StatsDelta) int {
@@ -225,6 +228,7 @@ func (a *Aggregator) restore(cells map[cellKey]*cell) {
 		}
 		cur.attempts += c.attempts
 		cur.successes += c.successes
+		cur.retryable += c.retryable
 		for i, n := range c.latency {
 			cur.latency[i] += n
 		}

@@ -36,6 +36,14 @@ func (s *recordingStore) StatsSince(context.Context, string, time.Time) (store.S
 
 func (s *recordingStore) PruneStats(context.Context, time.Time) (int64, error) { return 0, nil }
 
+func (s *recordingStore) HourlyStats(context.Context, string, string, time.Time) ([]store.StatsHour, error) {
+	return nil, nil
+}
+
+func (s *recordingStore) HourlyTotals(context.Context, string, time.Time) ([]store.StatsHour, error) {
+	return nil, nil
+}
+
 func (s *recordingStore) SetAlert(context.Context, string, string, bool, time.Time) (bool, error) {
 	return false, nil
 }
@@ -105,7 +113,7 @@ func TestFailedFlushIsRetried(t *testing.T) {
 	require.NoError(t, a.Flush(context.Background()))
 	require.Len(t, s.batches, 1)
 	require.Equal(t, []store.StatsDelta{{
-		EndpointID: "ep_a", Minute: t0, Attempts: 2, Successes: 1, Latency: counts(0, 2),
+		EndpointID: "ep_a", Minute: t0, Attempts: 2, Successes: 1, Retryable: 1, Latency: counts(0, 2),
 	}}, s.batches[0])
 }
 

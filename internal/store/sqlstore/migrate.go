@@ -217,6 +217,23 @@ var migrations = [][]string{
 			tat BIGINT NOT NULL
 		)`,
 	},
+	{
+		// Hourly attempt totals, kept longer than the minutes (a week's
+		// chart), with the transient failures counted apart. The minutes
+		// already stored seed it; their failures count as permanent.
+		`CREATE TABLE hookd_endpoint_stats_hourly (
+			endpoint_id TEXT NOT NULL,
+			hour BIGINT NOT NULL,
+			attempts BIGINT NOT NULL,
+			successes BIGINT NOT NULL,
+			retryable BIGINT NOT NULL,
+			PRIMARY KEY (endpoint_id, hour)
+		)`,
+		`CREATE INDEX hookd_endpoint_stats_hourly_by_hour ON hookd_endpoint_stats_hourly (hour)`,
+		`INSERT INTO hookd_endpoint_stats_hourly (endpoint_id, hour, attempts, successes, retryable)
+			SELECT endpoint_id, (minute / 3600000000000) * 3600000000000, SUM(attempts), SUM(successes), 0
+			FROM hookd_endpoint_stats GROUP BY endpoint_id, (minute / 3600000000000) * 3600000000000`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

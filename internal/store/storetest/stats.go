@@ -30,6 +30,7 @@ func testStats(t *testing.T, s store.Store) {
 	t.Run("ConcurrentAdds", func(t *testing.T) { testStatsConcurrent(t, ss) })
 	t.Run("Alerts", func(t *testing.T) { testAlerts(t, ss) })
 	t.Run("CircuitStates", func(t *testing.T) { testCircuitStates(t, s, ss) })
+	t.Run("Hourly", func(t *testing.T) { testHourlyStats(t, s, ss) })
 }
 
 // delta returns a delta whose latency bucket b counts every attempt.
@@ -140,4 +141,65 @@ func testCircuitStates(t *testing.T, s store.Store, ss StatsStore) {
 	got, err := ss.CircuitStates(ctx)
 	require.NoError(t, err)
 	require.Equal(t, map[string]circuit.State{"ep_closed": circuit.Closed, "ep_open": circuit.Open}, got)
+}
+
+// The hourly totals add up the minutes of each hour, transient failures
+// apart, and are read per tenant or per endpoint; a deleted endpoint's are
+// left out, and they outlive the minutes by store.HourlyKeep.
+func testHourlyStats(t *testing.T, s store.Store, ss StatsStore) {
+	ctx := context.Background()
+	putTenant(t, s, newTenant("th", 0))
+	a, b, other := newEndpoint("ep_ha", 0), newEndpoint("ep_hb", 0), newEndpoint("ep_hx", 0)
+	a.TenantID, b.TenantID = "th", "th"
+	for _, ep := range []*store.Endpoint{a, b, other} {
+		create(t, s, ep)
+	}
+	h0 := t0.Truncate(time.Hour)
+	d := func(id string, m time.Time, attempts, successes, retryable int64) store.StatsDelta {
+		x := delta(id, m, attempts, successes, 0)
+		x.Retryable = retryable
+		return x
+	}
+	require.NoError(t, ss.AddStats(ctx, []store.StatsDelta{
+		d("ep_ha", h0.Add(time.Minute), 5, 3, 1), d("ep_ha", h0.Add(59*time.Minute), 2, 1, 1),
+		d("ep_ha", h0.Add(time.Hour), 4, 4, 0), d("ep_hb", h0, 3, 0, 3), d("ep_hx", h0, 9, 9, 0),
+	}))
+	got, err := ss.HourlyStats(ctx, "th", "", h0.Add(-time.Hour))
+	require.NoError(t, err)
+	require.Equal(t, []store.StatsHour{
+		{EndpointID: "ep_ha", Hour: h0, Attempts: 7, Successes: 4, Retryable: 2},
+		{EndpointID: "ep_ha", Hour: h0.Add(time.Hour), Attempts: 4, Successes: 4},
+		{EndpointID: "ep_hb", Hour: h0, Attempts: 3, Retryable: 3},
+	}, got, "the tenant's endpoints only")
+	require.Equal(t, int64(1), got[0].Failed())
+	totals, err := ss.HourlyTotals(ctx, "th", h0.Add(-time.Hour))
+	require.NoError(t, err)
+	require.Equal(t, []store.StatsHour{
+		{Hour: h0, Attempts: 10, Successes: 4, Retryable: 5},
+		{Hour: h0.Add(time.Hour), Attempts: 4, Successes: 4},
+	}, totals, "summed per hour")
+
+	got, err = ss.HourlyStats(ctx, "th", "ep_ha", h0.Add(30*time.Minute))
+	require.NoError(t, err)
+	require.Len(t, got, 2, "the hour since falls in counts")
+	got, err = ss.HourlyStats(ctx, "", "", h0)
+	require.NoError(t, err)
+	require.Len(t, got, 1, "the platform's own")
+	require.Equal(t, "ep_hx", got[0].EndpointID)
+
+	require.NoError(t, s.DeleteEndpoint(ctx, "ep_hb"))
+	got, err = ss.HourlyStats(ctx, "th", "", h0)
+	require.NoError(t, err)
+	require.Len(t, got, 2, "a deleted endpoint's hours are left out")
+
+	_, err = ss.PruneStats(ctx, h0.Add(2*time.Hour))
+	require.NoError(t, err)
+	got, err = ss.HourlyStats(ctx, "th", "", h0)
+	require.NoError(t, err)
+	require.Len(t, got, 2, "the hours outlive the minutes")
+	_, err = ss.PruneStats(ctx, h0.Add(store.HourlyKeep+time.Hour))
+	require.NoError(t, err)
+	got, err = ss.HourlyStats(ctx, "th", "", h0)
+	require.NoError(t, err)
+	require.Equal(t, []store.StatsHour{{EndpointID: "ep_ha", Hour: h0.Add(time.Hour), Attempts: 4, Successes: 4}}, got)
 }
