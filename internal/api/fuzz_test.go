@@ -179,6 +179,9 @@ func FuzzEndpointValidation(f *testing.F) {
 		`{"timeout":"61s"}`, `{"event_types":["bad type"]}`, `{"metadata":{"k":"v"}}`, `{"enabled":"yes"}`,
 		`{"url":"http://127.0.0.1:9/x","description":"d","enabled":false,"metadata":{"a":"b"},"event_types":[],"retry_schedule":["90s","24h"]}`,
 		`{"url":"https://example.com/","description":"\u00e9\ud800"}`, `{"":""}`,
+		`{"url":"https://example.com/","signing":{"scheme":"hmac-sha256","header":"X-Sig","prefix":"sha256=","content":"timestamp.body"}}`,
+		`{"url":"https://example.com/","signing":{"scheme":"hmac-sha256","header":"X-Sig"},"headers":{"x-sig":"v"}}`,
+		`{"signing":{"scheme":"standard-webhooks","encoding":"hex"}}`, `{"signing":null}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -26,6 +26,8 @@ func receiverFlags(fs envFlags, cfg *reference.Config, secrets *stringList) {
 	fs.str(&cfg.Addr, "addr", "HOOKD_RECEIVER_ADDR", "127.0.0.1:9090", "listen address")
 	fs.str(&cfg.DBPath, "db", "HOOKD_RECEIVER_DB", filepath.Join(dataDir(), "receiver.db"), "SQLite file of the inbox, under the data dir ($HOOKD_DATA_DIR) by default (empty: in memory)")
 	fs.Var(secrets, "secret", "accepted whsec_ signing secret (repeat during a rotation)")
+	fs.Var(&signingValue{p: &cfg.Signing}, "signing", `the endpoint's signing profile to verify: JSON as the API shows it, such as {"scheme":"hmac-sha256","header":"X-Signature"}, or standard-webhooks (the default) ($HOOKD_RECEIVER_SIGNING)`)
+	fs.bind("signing", "HOOKD_RECEIVER_SIGNING")
 	fs.integer(&cfg.FailFirst, "fail-first", "HOOKD_RECEIVER_FAIL_FIRST", 0, "fail the first N requests")
 	fs.integer(&cfg.FailStatus, "fail-status", "HOOKD_RECEIVER_FAIL_STATUS", 503, "status of injected failures")
 	fs.str(&cfg.RetryAfter, "retry-after", "HOOKD_RECEIVER_RETRY_AFTER", "", "Retry-After sent with injected failures")

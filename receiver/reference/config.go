@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/hookd/hookd/signing"
 )
 
 // DropAlways as Faults.DropAfterCommit drops the connection after every
@@ -64,6 +66,9 @@ type Config struct {
 	DBPath string
 	// Secrets are the "whsec_" secrets accepted (several during rotation).
 	Secrets []string
+	// Signing is the endpoint's signing profile the deliveries are
+	// verified under; the zero Profile is Standard Webhooks.
+	Signing signing.Profile
 	// MaxBodyBytes caps a delivery body; zero means the kit's default (1 MiB).
 	MaxBodyBytes int64
 	// Logger receives the receiver's log; nil means slog.Default.

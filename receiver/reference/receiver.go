@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hookd/hookd/receiver"
+	"github.com/hookd/hookd/signing"
 )
 
 // Receiver is a running reference receiver: an http.Handler serving
@@ -31,6 +32,9 @@ func New(cfg Config) (*Receiver, error) {
 		return nil, fmt.Errorf("reference receiver: %w", err)
 	}
 	v, err := receiver.NewVerifier(cfg.Secrets)
+	if cfg.Signing != (signing.Profile{}) {
+		v, err = receiver.NewProfileVerifier(cfg.Signing, cfg.Secrets)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reference receiver: %w", err)
 	}

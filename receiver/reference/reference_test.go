@@ -250,3 +250,27 @@ func TestNewValidates(t *testing.T) {
 	_, err = reference.New(reference.Config{Secrets: []string{secret}, Faults: reference.Faults{FailFirst: -1}})
 	require.Error(t, err)
 }
+
+// A reference receiver of an hmac-sha256 profile accepts what the profile
+// signs, counts one effect per delivery ID of the profile's header, and
+// refuses a Standard Webhooks delivery.
+func TestProfileReceiver(t *testing.T) {
+	profile := signing.Profile{Scheme: signing.SchemeHMACSHA256, Header: "MailFrame-Signature", Prefix: "sha256=",
+		DeliveryIDHeader: "X-MailFrame-Delivery-Id"}
+	r, url := start(t, reference.Config{Secrets: []string{secret}, Signing: profile})
+	p, err := profile.Normalize()
+	require.NoError(t, err)
+	body := `{"n":1}`
+	h := http.Header{"Content-Type": {"application/json"}}
+	p.Sign(h, [][]byte{[]byte(secret)}, signing.Message{ID: "dlv_mf", EventID: "evt_mf", Attempt: 1, Timestamp: time.Now(), Body: []byte(body)})
+	d := delivery{id: "dlv_mf", body: body, h: h}
+	for range 2 {
+		code, _, err := send(t, url, d)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, code)
+	}
+	assert.Equal(t, 1, effects(t, r, "dlv_mf"), "the resend is a duplicate")
+	code, _, err := send(t, url, sign(t, secret, "dlv_sw", time.Now(), body))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusUnauthorized, code, "not the profile's signature")
+}
