@@ -25,6 +25,7 @@ type Endpoints interface {
 	Secrets(ctx context.Context, endpointID string, now time.Time) ([]store.Secret, error)
 	DisableEndpoint(ctx context.Context, id, reason string, at time.Time) (bool, error)
 	store.Circuits
+	store.RateLimits
 }
 
 // Activities holds the dependencies of hookd's activities. Register a

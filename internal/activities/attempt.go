@@ -24,9 +24,10 @@ const (
 	keepCap = 1 << 10
 )
 
-// attempt makes attempt number n of req and decides what comes next. It
-// never returns the endpoint's URL or secrets, not even inside errors.
-func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) delivery.Attempt {
+// attempt makes attempt number n of req and decides what comes next;
+// slot is the rate limit's slot a woken delivery holds, if any. It never
+// returns the endpoint's URL or secrets, not even inside errors.
+func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int, slot *delivery.Slot) delivery.Attempt {
 	start := a.now()
 	at := delivery.Attempt{Number: n, Start: start}
 	release, turn, ok, first := a.shares.take(req.EndpointID, start, delivery.AttemptTimeout(req.Timeout))
@@ -40,8 +41,8 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int) d
 	ep, keys, err := a.load(ctx, req.EndpointID, start)
 	var g gate
 	if err == nil {
-		if g = a.admit(ctx, req, ep, start); !g.allowed {
-			return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: g.wait, DelayReason: g.reason}
+		if g = a.admit(ctx, req, ep, slot, start); !g.allowed {
+			return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: g.wait, DelayReason: g.reason, Slot: g.slot}
 		}
 	}
 	var (

@@ -51,7 +51,7 @@ func (rc *headerReceiver) requests() []http.Header {
 
 func attemptOnce(t *testing.T, a *Activities, id string) delivery.Attempt {
 	t.Helper()
-	return a.attempt(context.Background(), request(id, 3), 1)
+	return a.attempt(context.Background(), request(id, 3), 1, nil)
 }
 
 // Custom headers, bearer and basic auth reach the receiver beside hookd's

@@ -29,6 +29,8 @@ type fakeEndpoints struct {
 	secret    string
 	readErr   error // returned by Circuit when set
 	writes    int   // UpdateCircuit calls
+	tats      map[string]time.Time
+	reserves  int // ReserveSlot calls
 }
 
 func newFakeEndpoints(t *testing.T, eps ...store.Endpoint) *fakeEndpoints {
@@ -52,6 +54,30 @@ func (f *fakeEndpoints) GetEndpoint(_ context.Context, id string) (*store.Endpoi
 		return nil, store.ErrNotFound
 	}
 	return &ep, nil
+}
+
+// ReserveSlot is the store's GCRA in memory (one TAT per endpoint,
+// reset by a newer limit is not modelled).
+func (f *fakeEndpoints) ReserveSlot(_ context.Context, id string, l store.RateLimit, now time.Time) (store.Slot, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.tats == nil {
+		f.tats = map[string]time.Time{}
+	}
+	f.reserves++
+	tat := f.tats[id]
+	if tat.Before(now) {
+		tat = now
+	}
+	tat = tat.Add(l.Interval())
+	f.tats[id] = tat
+	return store.Slot{At: l.SlotAt(tat, now), Since: l.Since}, nil
+}
+
+func (f *fakeEndpoints) RateTAT(_ context.Context, id string, _ time.Time) (time.Time, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.tats[id], nil
 }
 
 func (f *fakeEndpoints) Secrets(context.Context, string, time.Time) ([]store.Secret, error) {

@@ -26,24 +26,34 @@ type gate struct {
 	quiet   bool // the circuit was closed with no failures: a success needs no write
 	wait    time.Time
 	reason  string
+	slot    *delivery.Slot // the rate limit's slot the attempt waits for
 }
 
 // admit lets an attempt through if the endpoint takes attempts now
 // (circuit.TakesAttempts). A refused attempt is deferred: nothing is sent
 // and nothing counts against the delivery's budget. Only the attempt that
 // may be the probe takes the circuit's row and decides again.
-func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.Endpoint, now time.Time) gate {
+//
+// An endpoint with a rate limit then gives the attempt its slot
+// (throttle): held is the slot a woken delivery reserved before, if any.
+// The limit is asked after the circuit and the switch, so a held-back
+// delivery reserves nothing, and before a probe's lease is taken.
+func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.Endpoint, held *delivery.Slot, now time.Time) gate {
 	b, ok := a.breaker(ctx, ep.ID)
 	v := circuit.TakesAttempts(ep.Enabled, req.Redrive != nil, b, a.circuit, now)
 	switch {
 	case v.Disabled:
 		return a.disabled(now)
-	case v.Flowing():
-		return gate{allowed: true, quiet: ok && b.Quiet()}
 	case !v.Allowed:
 		// While the cooldown or a probe's lease runs, the attempt is
 		// deferred on what was read, without a write.
 		return a.deferOpen(ep.ID, b, v.Wait, now)
+	}
+	if g, wait := a.throttle(ctx, ep, held, now); wait {
+		return g
+	}
+	if v.Flowing() {
+		return gate{allowed: true, quiet: ok && b.Quiet()}
 	}
 	var adm circuit.Admission
 	_, err := a.endpoints.UpdateCircuit(ctx, ep.ID, func(b circuit.Breaker) circuit.Breaker {

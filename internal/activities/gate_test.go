@@ -62,13 +62,13 @@ func TestGateProbeCloses(t *testing.T) {
 	a := newTestActivities(eps, nil, func() time.Time { return now })
 	req := request("ep_1", 3)
 
-	g := a.admit(context.Background(), req, &store.Endpoint{ID: "ep_1", Enabled: true}, now)
+	g := a.admit(context.Background(), req, &store.Endpoint{ID: "ep_1", Enabled: true}, nil, now)
 	require.True(t, g.allowed)
 	held := eps.breaker("ep_1")
 	assert.Equal(t, circuit.HalfOpen, held.State)
 	assert.Equal(t, now.Add(req.Timeout+probeSlack), held.ProbeUntil)
 	writes := eps.writes
-	other := a.admit(context.Background(), req, &store.Endpoint{ID: "ep_1", Enabled: true}, now)
+	other := a.admit(context.Background(), req, &store.Endpoint{ID: "ep_1", Enabled: true}, nil, now)
 	assert.False(t, other.allowed, "one probe at a time")
 	assert.Equal(t, writes, eps.writes, "while the probe's lease runs, others are deferred without a write")
 
@@ -139,13 +139,13 @@ func TestGateFailsOpenAndLetsRedrivesThrough(t *testing.T) {
 	eps.readErr = errStore
 	a := newTestActivities(eps, nil, func() time.Time { return now })
 	req := request("ep_1", 1)
-	assert.True(t, a.admit(context.Background(), req, &store.Endpoint{ID: "ep_1", Enabled: true}, now).allowed)
+	assert.True(t, a.admit(context.Background(), req, &store.Endpoint{ID: "ep_1", Enabled: true}, nil, now).allowed)
 
 	eps.readErr = nil
 	disabled := &store.Endpoint{ID: "ep_1", Enabled: false}
-	g := a.admit(context.Background(), req, disabled, now)
+	g := a.admit(context.Background(), req, disabled, nil, now)
 	assert.False(t, g.allowed)
 	assert.Equal(t, now.Add(DefaultDisabledPoll), g.wait)
 	req.Redrive = &delivery.Redrive{By: "op", At: now}
-	assert.True(t, a.admit(context.Background(), req, disabled, now).allowed)
+	assert.True(t, a.admit(context.Background(), req, disabled, nil, now).allowed)
 }

@@ -135,7 +135,7 @@ func attemptWithin(t *testing.T, a *Activities, timeout, limit time.Duration) de
 	req := request("ep_hostile", 2)
 	req.Timeout = timeout
 	done := make(chan delivery.Attempt, 1)
-	go func() { done <- a.attempt(context.Background(), req, 1) }()
+	go func() { done <- a.attempt(context.Background(), req, 1, nil) }()
 	select {
 	case at := <-done:
 		return at

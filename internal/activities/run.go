@@ -14,7 +14,7 @@ import (
 // local activity: the fast path that costs no extra history events. It
 // reports the outcome as a value; the workflow decides what follows.
 func (a *Activities) FirstAttempt(ctx context.Context, req delivery.Request) (delivery.Attempt, error) {
-	at := a.attempt(ctx, req, 1)
+	at := a.attempt(ctx, req, 1, nil)
 	a.logAttempt(ctx, req, at)
 	return at, nil
 }
@@ -25,7 +25,7 @@ func (a *Activities) FirstAttempt(ctx context.Context, req delivery.Request) (de
 // endpoint open delivers without a trip through the task queue, and one
 // that finds it still closed is deferred again without a write.
 func (a *Activities) WakeAttempt(ctx context.Context, in delivery.RetryInput) (delivery.Attempt, error) {
-	at := a.attempt(ctx, in.Request, len(in.Prior)+1)
+	at := a.attempt(ctx, in.Request, len(in.Prior)+1, in.Slot)
 	a.logAttempt(ctx, in.Request, at)
 	return at, nil
 }
@@ -37,7 +37,7 @@ func (a *Activities) WakeAttempt(ctx context.Context, in delivery.RetryInput) (d
 // and in the result or final error's details (RunRetry).
 func (a *Activities) Retry(ctx context.Context, in delivery.RetryInput) (delivery.Result, error) {
 	return RunRetry(ctx, in, func(n int) delivery.Attempt {
-		at := a.attempt(ctx, in.Request, n)
+		at := a.attempt(ctx, in.Request, n, nil)
 		a.logAttempt(ctx, in.Request, at)
 		return at
 	})
@@ -62,7 +62,7 @@ func RunRetry(ctx context.Context, in delivery.RetryInput, attempt func(n int) d
 	if verdict == delivery.VerdictWait {
 		// Nothing was sent: complete, so this attempt is not counted, and
 		// let the workflow wait.
-		return delivery.Result{Status: delivery.StatusPending, Attempts: timeline, WaitUntil: at.NextAttempt, WaitReason: at.DelayReason}, nil
+		return delivery.Result{Status: delivery.StatusPending, Attempts: timeline, WaitUntil: at.NextAttempt, WaitReason: at.DelayReason, Slot: at.Slot}, nil
 	}
 	timeline = append(timeline, at)
 	switch verdict {

@@ -97,13 +97,13 @@ func TestEndpointShareDefersTheRest(t *testing.T) {
 	var held sync.WaitGroup
 	results := make(chan delivery.Attempt, 2)
 	for range 2 {
-		held.Go(func() { results <- a.attempt(context.Background(), req, 1) })
+		held.Go(func() { results <- a.attempt(context.Background(), req, 1, nil) })
 	}
 	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return received == 2 }, time.Second, 5*time.Millisecond)
 	assert.Equal(t, 2, a.shares.inFlight("ep_hostile"))
 
 	start := time.Now()
-	at := a.attempt(context.Background(), req, 1)
+	at := a.attempt(context.Background(), req, 1, nil)
 	assert.Less(t, time.Since(start), 100*time.Millisecond, "deferred at once")
 	assert.Equal(t, delivery.OutcomeDeferred, at.Outcome)
 	assert.Equal(t, delivery.WaitEndpointBusy, at.DelayReason)
@@ -120,7 +120,7 @@ func TestEndpointShareDefersTheRest(t *testing.T) {
 
 	fastReq := request("ep_fast", 2)
 	start = time.Now()
-	assert.Equal(t, delivery.OutcomeSuccess, a.attempt(context.Background(), fastReq, 1).Outcome)
+	assert.Equal(t, delivery.OutcomeSuccess, a.attempt(context.Background(), fastReq, 1, nil).Outcome)
 	assert.Less(t, time.Since(start), time.Second)
 
 	mu.Lock()
@@ -132,5 +132,5 @@ func TestEndpointShareDefersTheRest(t *testing.T) {
 		assert.Equal(t, "timeout", at.ErrorClass)
 	}
 	assert.Equal(t, 0, a.shares.inFlight("ep_hostile"), "the slots are released")
-	assert.Equal(t, delivery.OutcomeRetryable, a.attempt(context.Background(), req, 1).Outcome, "then attempts go through again")
+	assert.Equal(t, delivery.OutcomeRetryable, a.attempt(context.Background(), req, 1, nil).Outcome, "then attempts go through again")
 }

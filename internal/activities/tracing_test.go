@@ -53,7 +53,7 @@ func TestAttemptSpan(t *testing.T) {
 			if tc.traced {
 				a.tracer = tracing.New(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)))
 			}
-			at := a.attempt(context.Background(), request("ep_1", 3), 1)
+			at := a.attempt(context.Background(), request("ep_1", 3), 1, nil)
 			require.Equal(t, delivery.OutcomeRetryable, at.Outcome)
 			require.Len(t, sink.seen, 1)
 			spans := rec.Ended()
@@ -105,7 +105,7 @@ func BenchmarkAttempt(b *testing.B) {
 			req := request("ep_1", 3)
 			b.ReportAllocs()
 			for b.Loop() {
-				if at := a.attempt(context.Background(), req, 1); at.Outcome != delivery.OutcomeSuccess {
+				if at := a.attempt(context.Background(), req, 1, nil); at.Outcome != delivery.OutcomeSuccess {
 					b.Fatal(at.Outcome, at.Error)
 				}
 			}

@@ -93,6 +93,17 @@ type Attempt struct {
 	NextDelay   time.Duration `json:"next_delay,omitempty"`
 	DelayReason string        `json:"delay_reason,omitempty"`
 	NextAttempt time.Time     `json:"next_attempt,omitzero"`
+	// Slot, on an attempt deferred by the endpoint's rate limit, is the
+	// slot it reserved (NextAttempt): the attempt made when it comes
+	// carries it back (RetryInput.Slot) and goes without reserving again.
+	Slot *Slot `json:"slot,omitempty"`
+}
+
+// Slot is an attempt's reservation under its endpoint's rate limit: it
+// may start at At, under the limit set at Since.
+type Slot struct {
+	At    time.Time `json:"at"`
+	Since time.Time `json:"since"`
 }
 
 // Outcome classifies an attempt.
@@ -116,6 +127,9 @@ const (
 	// WaitEndpointBusy: the endpoint already has its share of the
 	// worker's attempt slots in flight.
 	WaitEndpointBusy = "endpoint busy"
+	// WaitRateLimit: the endpoint's rate limit gave the attempt a slot
+	// ahead (Attempt.Slot); the delivery waits for it.
+	WaitRateLimit = "rate limit"
 )
 
 // Why a retry waits as long as it does (Attempt.DelayReason).
@@ -137,6 +151,8 @@ type Result struct {
 	// after a deferral, and WaitReason why it waits.
 	WaitUntil  time.Time `json:"wait_until,omitzero"`
 	WaitReason string    `json:"wait_reason,omitempty"`
+	// Slot is the rate limit's slot the delivery waits for, if it does.
+	Slot *Slot `json:"slot,omitempty"`
 }
 
 // Last returns the latest attempt, or the zero Attempt.

@@ -103,6 +103,10 @@ const ErrTypeNotWaiting = "not_waiting"
 type RetryInput struct {
 	Request Request   `json:"request"`
 	Prior   []Attempt `json:"prior"`
+	// Slot, on the attempt of a delivery woken for the rate limit's slot
+	// it reserved, is that slot: the attempt goes in it without reserving
+	// another, so a waiting delivery keeps its place.
+	Slot *Slot `json:"slot,omitempty"`
 }
 
 // searchAttributes are the search attributes a delivery of req starts

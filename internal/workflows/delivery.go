@@ -108,6 +108,9 @@ type run struct {
 	wokenByUpdate, legacyUpdate bool
 	attempts                    int
 	ending                      bool
+	// slot is the rate limit's slot the run waits for, if it does: its
+	// wake-up attempt carries it (versionRateSlot).
+	slot *delivery.Slot
 }
 
 // maxHistory bounds a run's history in runs that predate
@@ -168,7 +171,12 @@ func (w *run) wakeUp(ctx workflow.Context) (s step, woken bool) {
 		if err := w.recordWake(ctx); err != nil {
 			return step{done: true, err: err}, true
 		}
-		at, err := w.localAttempt(ctx, delivery.ActivityWakeAttempt, delivery.RetryInput{Request: w.req, Prior: w.state.Attempts})
+		in := delivery.RetryInput{Request: w.req, Prior: w.state.Attempts}
+		if w.rateSlot(ctx) {
+			in.Slot = w.slot
+		}
+		w.slot = nil
+		at, err := w.localAttempt(ctx, delivery.ActivityWakeAttempt, in)
 		if err == nil {
 			return w.settle(ctx, at), true
 		}
@@ -226,6 +234,7 @@ func (w *run) retries(ctx workflow.Context) step {
 		return step{done: true}
 	}
 	w.waitFor(ctx, res.WaitUntil, res.WaitReason)
+	w.slot = res.Slot
 	return step{wait: res.WaitUntil.Sub(workflow.Now(ctx)), deferred: true}
 }
 
@@ -259,6 +268,7 @@ func (w *run) settle(ctx workflow.Context, at delivery.Attempt) step {
 	verdict := delivery.Judge(at, w.req.Attempts())
 	if verdict == delivery.VerdictWait {
 		w.waitFor(ctx, at.NextAttempt, at.DelayReason)
+		w.slot = at.Slot
 		return step{wait: at.NextAttempt.Sub(workflow.Now(ctx)), deferred: true}
 	}
 	w.state.Attempts = append(w.state.Attempts, at)

@@ -58,6 +58,13 @@ type fakeActivities struct {
 	takes    func() bool
 	pages    []wakePageCall
 	looks    []time.Time
+
+	// rateEvery, when set, is a rate limit of one attempt each
+	// rateEvery (burst 1) from rateTAT on: an attempt without a held
+	// slot reserves one, and one ahead defers it with the slot.
+	rateEvery time.Duration
+	rateTAT   time.Time
+	reserved  int // slots reserved
 }
 
 // wakePageCall is one WakePage call.
@@ -71,7 +78,8 @@ type call struct {
 	activity string
 	number   int
 	at       time.Time
-	deferred bool // no request was sent
+	deferred bool           // no request was sent
+	held     *delivery.Slot // the slot the attempt came with
 }
 
 // registry is where fakes register: a test environment or a worker.
@@ -152,14 +160,39 @@ func (f *fakeActivities) gate(req delivery.Request) (time.Time, string, bool) {
 	return f.now().Add(f.deferFor), "endpoint disabled", true
 }
 
-// attempt makes attempt n the way activities.attempt reports it.
-func (f *fakeActivities) attempt(name string, req delivery.Request, n int) delivery.Attempt {
+// reserve is the fake rate limit: the slot an attempt without a held
+// one reserves at now, if rateEvery is set and it is ahead.
+func (f *fakeActivities) reserve(now time.Time, held *delivery.Slot) *delivery.Slot {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.rateEvery == 0 || held != nil {
+		return nil
+	}
+	f.reserved++
+	slot := f.rateTAT
+	if slot.Before(now) {
+		slot = now
+	}
+	f.rateTAT = slot.Add(f.rateEvery)
+	if !slot.After(now) {
+		return nil
+	}
+	return &delivery.Slot{At: slot, Since: t0}
+}
+
+// attempt makes attempt n the way activities.attempt reports it; held
+// is the rate limit's slot it comes with.
+func (f *fakeActivities) attempt(name string, req delivery.Request, n int, held *delivery.Slot) delivery.Attempt {
 	start := f.now()
 	if until, why, deferred := f.gate(req); deferred {
-		record(&f.mu, &f.calls, call{activity: name, at: start, deferred: true})
+		record(&f.mu, &f.calls, call{activity: name, at: start, deferred: true, held: held})
 		return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: until, DelayReason: why}
 	}
-	record(&f.mu, &f.calls, call{activity: name, number: n, at: start})
+	if slot := f.reserve(start, held); slot != nil {
+		record(&f.mu, &f.calls, call{activity: name, at: start, deferred: true, held: held})
+		return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: slot.At, DelayReason: delivery.WaitRateLimit, Slot: slot}
+	}
+	record(&f.mu, &f.calls, call{activity: name, number: n, at: start, held: held})
 
 	at := delivery.Attempt{Number: n, Start: start, Outcome: f.outcome(req, n)}
 	switch at.Outcome {
@@ -182,7 +215,7 @@ func (f *fakeActivities) attempt(name string, req delivery.Request, n int) deliv
 
 // FirstAttempt mimics activities.FirstAttempt.
 func (f *fakeActivities) FirstAttempt(_ context.Context, req delivery.Request) (delivery.Attempt, error) {
-	at := f.attempt(delivery.ActivityFirstAttempt, req, 1)
+	at := f.attempt(delivery.ActivityFirstAttempt, req, 1, nil)
 	if at.Outcome == outcomeBroken {
 		return delivery.Attempt{}, errors.New("attempt broke")
 	}
@@ -191,7 +224,7 @@ func (f *fakeActivities) FirstAttempt(_ context.Context, req delivery.Request) (
 
 // WakeAttempt mimics activities.WakeAttempt: attempt len(in.Prior)+1.
 func (f *fakeActivities) WakeAttempt(_ context.Context, in delivery.RetryInput) (delivery.Attempt, error) {
-	at := f.attempt(delivery.ActivityWakeAttempt, in.Request, len(in.Prior)+1)
+	at := f.attempt(delivery.ActivityWakeAttempt, in.Request, len(in.Prior)+1, in.Slot)
 	if at.Outcome == outcomeBroken {
 		return delivery.Attempt{}, errors.New("attempt broke")
 	}
@@ -201,7 +234,7 @@ func (f *fakeActivities) WakeAttempt(_ context.Context, in delivery.RetryInput) 
 // Retry runs the real Retry activity's protocol (activities.RunRetry)
 // around the fake attempt.
 func (f *fakeActivities) Retry(ctx context.Context, in delivery.RetryInput) (delivery.Result, error) {
-	return activities.RunRetry(ctx, in, func(n int) delivery.Attempt { return f.attempt(delivery.ActivityRetry, in.Request, n) })
+	return activities.RunRetry(ctx, in, func(n int) delivery.Attempt { return f.attempt(delivery.ActivityRetry, in.Request, n, nil) })
 }
 
 // Admit mimics activities.Admit: one gate check, nothing sent.

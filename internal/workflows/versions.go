@@ -51,6 +51,17 @@ const changeBoundedWait = "bounded-wait"
 // delivery-wake-recovered, delivery-wake-updated, delivery-wake-durable.
 const changeWakeAttempt = "wake-attempt"
 
+// versionRateSlot is changeWakeAttempt's version 2: the wake-up attempt
+// of a delivery that waited for its rate limit's slot carries that slot
+// (RetryInput.Slot), so it goes in the slot it reserved instead of
+// reserving another at the back of the queue. A version of the wake-up's
+// change rather than a change of its own, because a change ID is one
+// more marker and search-attribute upsert on every throttled delivery,
+// where the wake-up's marker is written anyway. Runs at version 1 wake
+// without the slot (they reserve again); nothing else differs, so no
+// command changes between the two. Version 2: delivery-rate-limit.
+const versionRateSlot = 2
+
 // changeDurableWake versions how a recover update wakes a deferred
 // delivery. From version 1 on its handler only ends the wait and then
 // waits for the woken delivery's attempt, and the run ends the workflow
@@ -77,7 +88,18 @@ const durableWakeTimer = time.Millisecond
 // attribute, one more history event and visibility write, so it is asked
 // only off the happy path, from a delivery's first deferral on.
 func (w *run) wakeLocally(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeWakeAttempt, workflow.DefaultVersion, 1) >= 1
+	return w.wakeVersion(ctx) >= 1
+}
+
+// wakeVersion is the run's version of changeWakeAttempt.
+func (w *run) wakeVersion(ctx workflow.Context) workflow.Version {
+	return workflow.GetVersion(ctx, changeWakeAttempt, workflow.DefaultVersion, versionRateSlot)
+}
+
+// rateSlot reports whether the run's wake-up attempt carries the slot it
+// waited for (versionRateSlot).
+func (w *run) rateSlot(ctx workflow.Context) bool {
+	return w.wakeVersion(ctx) >= versionRateSlot
 }
 
 // boundedWait reports whether the run follows changeBoundedWait: implied

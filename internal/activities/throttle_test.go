@@ -1,0 +1,91 @@
+package activities
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/internal/circuit"
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/store"
+)
+
+// The rate limit's gate: an endpoint without a limit reserves nothing; a
+// burst goes at once and the rest are deferred to their slots, one
+// interval apart; a delivery woken for a slot it holds goes without a new
+// reservation (or waits for it again if woken early); a slot from an
+// older limit is reserved again; an open circuit holds the delivery
+// before it reserves anything.
+func TestThrottle(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	since := now.Add(-time.Hour)
+	limited := store.Endpoint{ID: "ep_1", Enabled: true, RateLimit: &store.RateLimit{PerSecond: 10, Burst: 2, Since: since}}
+	eps := newFakeEndpoints(t, limited, store.Endpoint{ID: "ep_free", Enabled: true})
+	a := newTestActivities(eps, nil, func() time.Time { return now })
+	ctx := context.Background()
+	req := request("ep_1", 1)
+
+	assert.True(t, a.admit(ctx, req, &store.Endpoint{ID: "ep_free", Enabled: true}, nil, now).allowed)
+	assert.Zero(t, eps.reserves, "no limit, no reservation")
+
+	var waits []time.Duration
+	var slots []*delivery.Slot
+	for range 4 {
+		g := a.admit(ctx, req, &limited, nil, now)
+		if g.allowed {
+			waits = append(waits, 0)
+			continue
+		}
+		assert.Equal(t, delivery.WaitRateLimit, g.reason)
+		require.NotNil(t, g.slot)
+		assert.Equal(t, g.wait, g.slot.At)
+		assert.True(t, g.slot.Since.Equal(since))
+		waits = append(waits, g.wait.Sub(now))
+		slots = append(slots, g.slot)
+	}
+	assert.Equal(t, []time.Duration{0, 0, 100 * time.Millisecond, 200 * time.Millisecond}, waits)
+	assert.Equal(t, 4, eps.reserves)
+
+	// Woken at its slot, it goes in it.
+	at := slots[0].At
+	a.now = func() time.Time { return at }
+	assert.True(t, a.admit(ctx, req, &limited, slots[0], at).allowed)
+	assert.Equal(t, 4, eps.reserves, "the held slot is not reserved again")
+	// Woken early, it waits for the same slot again.
+	g := a.admit(ctx, req, &limited, slots[1], at)
+	assert.False(t, g.allowed)
+	assert.Equal(t, slots[1].At, g.wait)
+	assert.Equal(t, 4, eps.reserves)
+
+	// A new limit voids the slot: it reserves again.
+	changed := limited
+	changed.RateLimit = &store.RateLimit{PerSecond: 10, Burst: 2, Since: now}
+	a.admit(ctx, req, &changed, slots[1], at)
+	assert.Equal(t, 5, eps.reserves)
+	// No limit any more: it goes at once.
+	assert.True(t, a.admit(ctx, req, &store.Endpoint{ID: "ep_1", Enabled: true}, slots[1], at).allowed)
+
+	// An open circuit holds it before the limit is asked.
+	eps.setBreaker("ep_1", circuit.Breaker{State: circuit.Open, Failures: 3, OpenUntil: at.Add(time.Minute), Cooldown: time.Minute})
+	g = a.admit(ctx, req, &limited, nil, at)
+	assert.False(t, g.allowed)
+	assert.Equal(t, delivery.WaitCircuitOpen, g.reason)
+	assert.Equal(t, 5, eps.reserves)
+}
+
+// A slot within MaxInlineWait is slept out in the attempt itself.
+func TestThrottleInline(t *testing.T) {
+	now := time.Now()
+	limited := store.Endpoint{ID: "ep_1", Enabled: true, RateLimit: &store.RateLimit{PerSecond: 100, Burst: 1, Since: now}}
+	eps := newFakeEndpoints(t, limited)
+	a := newTestActivities(eps, nil, nil)
+	ctx := context.Background()
+	req := request("ep_1", 1)
+	require.True(t, a.admit(ctx, req, &limited, nil, a.now()).allowed)
+	start := time.Now()
+	require.True(t, a.admit(ctx, req, &limited, nil, a.now()).allowed, "10ms ahead: waited here")
+	assert.GreaterOrEqual(t, time.Since(start), 5*time.Millisecond)
+}
