@@ -63,6 +63,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.BoolVar(&o.cfg.TemporalTuning.StockFTSTrigger, "stock-fts-trigger", false, "keep Temporal's full-text update trigger as shipped (default: it runs only when a full-text column changes)")
 	fs.BoolVar(&o.cfg.TemporalTuning.NoStatementCache, "no-stmt-cache", false, "let Temporal's SQLite plugin compile every statement on each call (default: each connection keeps its statements prepared)")
 	fs.Var(dynamicFlag{&o.cfg.TemporalTuning.Dynamic}, "temporal-dynamic", "override a Temporal dynamic-config key of the embedded server, key=value (repeatable; value: bool, integer, duration or string)")
+	fs.BoolVar(&o.cfg.Tracing, "tracing", false, "run hookd with tracing on, every span sampled and discarded by the exporter, to measure what tracing costs (default: off)")
 	fs.BoolVar(&o.cfg.PlaintextPayloads, "plaintext-payloads", false, "run hookd with --payload-encryption=off (default: payloads encrypted), to measure what encryption costs")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", d.Timeout, "bound on each wait for deliveries")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of hookd's saturation phase to this file")

@@ -78,6 +78,10 @@ type Config struct {
 	// PlaintextPayloads runs hookd with payload encryption off, to
 	// measure what encryption costs.
 	PlaintextPayloads bool
+	// Tracing runs hookd with tracing on, every span sampled and batched
+	// to an exporter that discards them, to measure what tracing costs;
+	// off (the default) is hookd's path without a tracer or interceptor.
+	Tracing bool
 	// Timeout bounds each wait for deliveries to arrive.
 	Timeout time.Duration
 	// CPUProfile, if set, receives a CPU profile of hookd's saturation phase.

@@ -13,6 +13,10 @@ import (
 	"strings"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/ingest"
@@ -25,6 +29,7 @@ type hookdTarget struct {
 	dev *app.Dev
 	dir string
 	hc  *http.Client
+	tp  *sdktrace.TracerProvider // nil: tracing off
 }
 
 // startHookd starts the embedded default in a fresh data directory.
@@ -37,6 +42,10 @@ func startHookd(ctx context.Context, cfg Config) (*hookdTarget, error) {
 	if err != nil {
 		return nil, err
 	}
+	var tp *sdktrace.TracerProvider
+	if cfg.Tracing {
+		tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	}
 	dev, err := app.StartDevTuned(ctx, app.DevConfig{
 		DataDir:           dir,
 		HTTPAddr:          "127.0.0.1:0",
@@ -47,6 +56,7 @@ func startHookd(ctx context.Context, cfg Config) (*hookdTarget, error) {
 		WorkflowCacheSize: cfg.WorkflowCacheSize,
 		Version:           "bench",
 		Payload:           app.PayloadConfig{Off: cfg.PlaintextPayloads},
+		TracerProvider:    tracerProvider(tp),
 	}, app.Tuning{
 		RecoverImmediate: cfg.RecoverImmediate,
 		DisabledPoll:     cfg.DisabledPoll,
@@ -57,11 +67,23 @@ func startHookd(ctx context.Context, cfg Config) (*hookdTarget, error) {
 		return nil, fmt.Errorf("start hookd: %w", err)
 	}
 	tr := &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512, IdleConnTimeout: time.Minute}
-	return &hookdTarget{dev: dev, dir: dir, hc: &http.Client{Transport: tr, Timeout: time.Minute}}, nil
+	return &hookdTarget{dev: dev, dir: dir, tp: tp, hc: &http.Client{Transport: tr, Timeout: time.Minute}}, nil
+}
+
+// tracerProvider is tp as DevConfig takes it: a nil interface, tracing
+// off, when tp is nil.
+func tracerProvider(tp *sdktrace.TracerProvider) trace.TracerProvider {
+	if tp == nil {
+		return nil
+	}
+	return tp
 }
 
 func (h *hookdTarget) stop() {
 	h.dev.Stop(context.Background())
+	if h.tp != nil {
+		_ = h.tp.Shutdown(context.Background())
+	}
 	_ = os.RemoveAll(h.dir)
 }
 
