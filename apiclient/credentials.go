@@ -1,6 +1,10 @@
 package apiclient
 
-import "github.com/hookd/hookd/apiclient/internal/wire"
+import (
+	"time"
+
+	"github.com/hookd/hookd/apiclient/internal/wire"
+)
 
 // EndpointAuth is how an endpoint authenticates to its receiver: Type
 // "bearer" (Token), "basic" (Username, Password) or
@@ -29,6 +33,39 @@ func (a *EndpointAuth) wire() *wire.EndpointAuth {
 		TokenURL: nonEmpty(a.TokenURL), ClientID: nonEmpty(a.ClientID), ClientSecret: nonEmpty(a.ClientSecret),
 		Scope: nonEmpty(a.Scope), Audience: nonEmpty(a.Audience),
 	}
+}
+
+// EndpointTLS is an endpoint's TLS to its receiver, in PEM: a client
+// certificate and its key, presented to a receiver that requires mutual
+// TLS, and a CA that replaces the system's roots. ClientCertificate and
+// ClientKey go together; either pair, CA, or all three. A ClientKey
+// given as the marker the API shows (EndpointTLSView.ClientKey) keeps the
+// key.
+type EndpointTLS struct {
+	ClientCertificate string `json:"client_certificate,omitempty"`
+	ClientKey         string `json:"client_key,omitempty"`
+	CA                string `json:"ca,omitempty"`
+}
+
+// EndpointTLSView is an endpoint's TLS as the API shows it: the
+// certificates as given, the key as a marker, and what the certificates
+// say.
+type EndpointTLSView struct {
+	ClientCertificate string     `json:"client_certificate,omitempty"`
+	ClientKey         string     `json:"client_key,omitempty"`
+	CA                string     `json:"ca,omitempty"`
+	Subject           string     `json:"subject,omitempty"`
+	Issuer            string     `json:"issuer,omitempty"`
+	NotAfter          *time.Time `json:"not_after,omitempty"`
+	CASubjects        []string   `json:"ca_subjects,omitempty"`
+}
+
+// wire is t as the document's EndpointTLS (nil for nil).
+func (t *EndpointTLS) wire() *wire.EndpointTLS {
+	if t == nil {
+		return nil
+	}
+	return &wire.EndpointTLS{ClientCertificate: nonEmpty(t.ClientCertificate), ClientKey: nonEmpty(t.ClientKey), Ca: nonEmpty(t.CA)}
 }
 
 // nonEmpty is a pointer to s, or nil for "".

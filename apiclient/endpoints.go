@@ -35,6 +35,8 @@ type Endpoint struct {
 	// authentication, their values masked.
 	Headers map[string]string `json:"headers,omitempty"`
 	Auth    *EndpointAuth     `json:"auth,omitempty"`
+	// TLS is the client certificate and CA, the key shown as a marker.
+	TLS *EndpointTLSView `json:"tls,omitempty"`
 	// PropagateTrace sends each attempt's W3C trace context to the
 	// receiver, when hookd traces.
 	PropagateTrace bool `json:"propagate_trace"`
@@ -84,6 +86,10 @@ type EndpointInput struct {
 	// Auth replaces the authentication; RemoveAuth removes it.
 	Auth       *EndpointAuth `json:"auth,omitempty"`
 	RemoveAuth bool          `json:"-"`
+	// TLS replaces the client certificate, key and CA; RemoveTLS removes
+	// them.
+	TLS       *EndpointTLS `json:"tls,omitempty"`
+	RemoveTLS bool         `json:"-"`
 	// PropagateTrace turns sending the W3C trace context on or off.
 	PropagateTrace *bool `json:"propagate_trace,omitempty"`
 	// Signing replaces the signing profile; a create without it gets the
@@ -99,31 +105,34 @@ func (in EndpointInput) create() wire.EndpointCreate {
 	return wire.EndpointCreate{
 		URL: deref(in.URL), Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled,
 		RetrySchedule: in.RetrySchedule, Timeout: in.Timeout, Metadata: (*wire.Metadata)(in.Metadata), TenantID: in.TenantID,
-		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth.wire(), PropagateTrace: in.PropagateTrace,
-		Signing:   in.Signing.wire(),
-		RateLimit: in.RateLimit.wire(),
+		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth.wire(), TLS: in.TLS.wire(),
+		PropagateTrace: in.PropagateTrace,
+		Signing:        in.Signing.wire(),
+		RateLimit:      in.RateLimit.wire(),
 	}
 }
 
 // patch is the body of an update: the document's EndpointPatch, which
-// has no tenant_id (an endpoint's tenant never changes), with "auth": null
-// when RemoveAuth is set.
+// has no tenant_id (an endpoint's tenant never changes), with null for
+// each field RemoveAuth, RemoveRateLimit or RemoveTLS removes.
 func (in EndpointInput) patch() endpointPatch {
 	return endpointPatch{EndpointPatch: wire.EndpointPatch{
 		URL: in.URL, Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled,
 		RetrySchedule: in.RetrySchedule, Timeout: in.Timeout, Metadata: (*wire.Metadata)(in.Metadata),
-		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth.wire(), PropagateTrace: in.PropagateTrace,
-		Signing:   in.Signing.wire(),
-		RateLimit: in.RateLimit.wire(),
-	}, removeAuth: in.RemoveAuth && in.Auth == nil, removeRateLimit: in.RemoveRateLimit && in.RateLimit == nil}
+		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth.wire(), TLS: in.TLS.wire(),
+		PropagateTrace: in.PropagateTrace,
+		Signing:        in.Signing.wire(),
+		RateLimit:      in.RateLimit.wire(),
+	}, removeAuth: in.RemoveAuth && in.Auth == nil, removeRateLimit: in.RemoveRateLimit && in.RateLimit == nil,
+		removeTLS: in.RemoveTLS && in.TLS == nil}
 }
 
-// endpointPatch is an update's body; removeAuth sends "auth": null and
-// removeRateLimit "rate_limit": null, which the generated type (fields
-// omitted when nil) cannot say.
+// endpointPatch is an update's body; removeAuth sends "auth": null,
+// removeRateLimit "rate_limit": null and removeTLS "tls": null, which the
+// generated type (fields omitted when nil) cannot say.
 type endpointPatch struct {
 	wire.EndpointPatch
-	removeAuth, removeRateLimit bool
+	removeAuth, removeRateLimit, removeTLS bool
 }
 
 // MarshalJSON encodes the patch, with the nulls it asks for.
@@ -135,7 +144,7 @@ func (p endpointPatch) MarshalJSON() ([]byte, error) {
 	for _, null := range []struct {
 		set  bool
 		name string
-	}{{p.removeAuth, "auth"}, {p.removeRateLimit, "rate_limit"}} {
+	}{{p.removeAuth, "auth"}, {p.removeRateLimit, "rate_limit"}, {p.removeTLS, "tls"}} {
 		if !null.set {
 			continue
 		}

@@ -817,6 +817,7 @@ export interface components {
             updated_at: string;
             headers?: components["schemas"]["EndpointHeaders"];
             auth?: components["schemas"]["EndpointAuth"];
+            tls?: components["schemas"]["EndpointTLSView"];
             /** @description The signing secret; only in the answers to create. */
             secret?: string;
         };
@@ -849,6 +850,7 @@ export interface components {
             tenant_id?: components["schemas"]["TenantID"];
             headers?: components["schemas"]["EndpointHeaders"];
             auth?: components["schemas"]["EndpointAuth"];
+            tls?: components["schemas"]["EndpointTLS"];
         };
         /** @description The fields to change; those left out stay as they are. */
         EndpointPatch: {
@@ -867,6 +869,7 @@ export interface components {
             metadata?: components["schemas"]["Metadata"];
             headers?: components["schemas"]["EndpointHeaders"];
             auth?: components["schemas"]["EndpointAuth"];
+            tls?: components["schemas"]["EndpointTLS"];
         };
         /** @description How each attempt is signed and which headers carry the delivery's identity. `standard-webhooks` (Standard Webhooks v1: webhook-id, webhook-timestamp, webhook-signature) takes no other field. `hmac-sha256` sends `prefix` + the hex or base64 HMAC-SHA256, keyed with the signing secret's own bytes (`whsec_` included), of the raw body or of `{timestamp}.{body}`, in `header`; while a rotated secret overlaps, one signature per valid secret, comma-separated, each with the prefix. Answers show every field, defaults filled in. Header names are HTTP tokens, distinct from each other and from the endpoint's custom headers, and not Content-Type, Content-Length, Content-Encoding, Host, User-Agent, Authorization, Cookie, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade, Expect, traceparent or tracestate. */
         SigningProfile: {
@@ -936,6 +939,36 @@ export interface components {
             /** @description Optional (oauth2_client_credentials). */
             audience?: string;
         } | null;
+        /** @description TLS to the receiver, in PEM: a client certificate (the leaf first, then any intermediates) and its unencrypted private key (PKCS #8, PKCS #1 or SEC 1), which every attempt presents to a receiver that requires mutual TLS; and a CA (one or more certificates) that replaces the system's roots when verifying the receiver's certificate. `client_certificate` and `client_key` go together; either pair, `ca`, or all three. The key must be the certificate's. The object replaces the endpoint's TLS; `null` removes it; a `client_key` given as the marker the API shows keeps the key. An expired certificate is accepted here and refused by each attempt (error class `tls_certificate`). */
+        EndpointTLS: {
+            client_certificate?: string;
+            /** @description The private key, or the marker of the current one to keep it. */
+            client_key?: string;
+            ca?: string;
+        } | null;
+        /** @description The endpoint's TLS; the key is never shown. */
+        EndpointTLSView: {
+            /** @description The client certificate as given (PEM). */
+            client_certificate?: string;
+            /**
+             * @description A marker of the key (`****` and 4 hex digits of the SHA-256 of the certificate's public key); sent back, it keeps the key.
+             * @example ****3f9a
+             */
+            client_key?: string;
+            /** @description The CA as given (PEM). */
+            ca?: string;
+            /** @description The client certificate's subject. */
+            subject?: string;
+            /** @description The client certificate's issuer. */
+            issuer?: string;
+            /**
+             * Format: date-time
+             * @description When the client certificate expires; from then on attempts fail with error class `tls_certificate`.
+             */
+            not_after?: string;
+            /** @description The subjects of the CA's certificates. */
+            ca_subjects?: string[];
+        };
         EndpointPage: {
             data: components["schemas"]["Endpoint"][];
             next_cursor?: components["schemas"]["NextCursor"];

@@ -52,6 +52,7 @@ type Activities struct {
 	metrics             *metrics.Metrics
 	shares              *endpointShares // nil: unbounded (LimitEndpoints)
 	tokens              tokenCache      // OAuth 2.0 tokens of this worker
+	clients             *endpointClients
 	tracer              *tracing.Tracer // nil: tracing off
 }
 
@@ -61,10 +62,16 @@ type Events interface {
 	Emit(ctx context.Context, ev opevents.Event) error
 }
 
-// Config holds what New needs. Endpoints, HTTP and Temporal are required.
+// Config holds what New needs. Endpoints and Temporal are required.
 type Config struct {
 	Endpoints Endpoints
-	// HTTP sends the attempts; it must not follow redirects (see NewHTTPClient).
+	// Egress is how attempts and token requests leave: the clients of
+	// endpoints with TLS settings are built from it, and so is HTTP
+	// when nil.
+	Egress Egress
+	// HTTP sends the attempts of endpoints without TLS settings, and
+	// token requests; it must not follow redirects (see NewHTTPClient).
+	// Nil: Egress's.
 	HTTP     *http.Client
 	Temporal client.Client
 	Version  string
@@ -110,9 +117,14 @@ func New(cfg Config) *Activities {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	httpClient := cfg.HTTP
+	if httpClient == nil {
+		httpClient = cfg.Egress.client(clientTLS{})
+	}
 	return &Activities{
 		endpoints: cfg.Endpoints,
-		http:      cfg.HTTP,
+		http:      httpClient,
+		clients:   newEndpointClients(cfg.Egress, maxEndpointClients),
 		temporal:  cfg.Temporal,
 		userAgent: "hookd/" + cfg.Version,
 		log:       logger,

@@ -125,12 +125,16 @@ func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.E
 	if ep.PropagateTrace && a.tracer != nil {
 		tracing.Inject(ctx, h)
 	}
+	client, err := a.clientFor(ep, now)
+	if err != nil {
+		return response{}, "", err
+	}
 	if err := a.authorize(ctx, hr, ep); err != nil {
 		return response{}, "", err
 	}
-	resp, err := a.http.Do(hr)
+	resp, err := client.Do(hr)
 	if err == nil && resp.StatusCode == http.StatusUnauthorized && usesOAuth2(ep) {
-		resp, err = a.retryUnauthorized(ctx, hr, ep, resp, []byte(req.Body))
+		resp, err = a.retryUnauthorized(ctx, client, hr, ep, resp, []byte(req.Body))
 	}
 	if err != nil {
 		return response{}, "", err

@@ -50,7 +50,7 @@ func classifyError(err error) (delivery.Outcome, string, string) {
 		recErr  tls.RecordHeaderError
 		netErr  net.Error
 	)
-	if outcome, class, msg, ok := tokenFailure(err); ok {
+	if outcome, class, msg, ok := classedFailure(err); ok {
 		return outcome, class, msg
 	}
 	switch {
@@ -69,12 +69,47 @@ func classifyError(err error) (delivery.Outcome, string, string) {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return delivery.OutcomeRetryable, "connection_reset", "connection reset"
 	case errors.As(err, &certErr), errors.As(err, &unkAuth), errors.As(err, &hostErr), errors.As(err, &recErr):
-		return delivery.OutcomeRetryable, "tls", "TLS handshake failed"
+		return delivery.OutcomeRetryable, "tls", tlsMessage(err)
+	case remoteAlert(err) != "":
+		return delivery.OutcomeRetryable, "tls", "TLS handshake failed: the receiver sent the alert \"" + remoteAlert(err) + "\""
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return delivery.OutcomeRetryable, "connection_closed", "connection closed before a response"
 	default:
 		return delivery.OutcomeRetryable, "network", "network error"
 	}
+}
+
+// tlsMessage says why the receiver's certificate was not accepted, in
+// words of hookd's own (x509's name the host and the certificates).
+func tlsMessage(err error) string {
+	var (
+		unkAuth x509.UnknownAuthorityError
+		hostErr x509.HostnameError
+		invalid x509.CertificateInvalidError
+		recErr  tls.RecordHeaderError
+	)
+	switch {
+	case errors.As(err, &unkAuth):
+		return "TLS handshake failed: the receiver's certificate is signed by an authority hookd does not trust"
+	case errors.As(err, &hostErr):
+		return "TLS handshake failed: the receiver's certificate is not for its host"
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return "TLS handshake failed: the receiver's certificate is expired or not yet valid"
+	case errors.As(err, &recErr):
+		return "TLS handshake failed: the receiver does not speak TLS"
+	}
+	return "TLS handshake failed"
+}
+
+// remoteAlert is the description of the TLS alert the receiver ended
+// the connection with ("certificate required", "bad certificate"), or
+// "". crypto/tls reports it as a net.OpError "remote error".
+func remoteAlert(err error) string {
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Op != "remote error" || oe.Err == nil {
+		return ""
+	}
+	return strings.TrimPrefix(oe.Err.Error(), "tls: ")
 }
 
 // parseRetryAfter reads a Retry-After value (delta-seconds or HTTP-date)

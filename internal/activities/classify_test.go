@@ -160,7 +160,7 @@ func TestClassifyRealErrors(t *testing.T) {
 		srv := newTLSServer(t)
 		_, class, msg := classifyError(post(context.Background(), srv.URL))
 		assert.Equal(t, "tls", class)
-		assert.Equal(t, "TLS handshake failed", msg)
+		assert.Equal(t, "TLS handshake failed: the receiver's certificate is signed by an authority hookd does not trust", msg)
 	})
 	t.Run("dropped", func(t *testing.T) {
 		srv := newServer(t, func(w http.ResponseWriter, _ *http.Request) {

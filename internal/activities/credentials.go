@@ -85,7 +85,7 @@ func usesOAuth2(ep *store.Endpoint) bool {
 // token may have been revoked before it expired, so it fetches a new one
 // (once, shared with every attempt that got the same 401) and sends the
 // request again at once, within the same attempt.
-func (a *Activities) retryUnauthorized(ctx context.Context, hr *http.Request, ep *store.Endpoint, resp *http.Response, body []byte) (*http.Response, error) {
+func (a *Activities) retryUnauthorized(ctx context.Context, client *http.Client, hr *http.Request, ep *store.Endpoint, resp *http.Response, body []byte) (*http.Response, error) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, readCap))
 	resp.Body.Close()
 	stale := strings.TrimPrefix(hr.Header.Get("Authorization"), "Bearer ")
@@ -96,26 +96,36 @@ func (a *Activities) retryUnauthorized(ctx context.Context, hr *http.Request, ep
 	again := hr.Clone(ctx)
 	again.Body = io.NopCloser(bytes.NewReader(body))
 	again.Header.Set("Authorization", "Bearer "+tok)
-	return a.http.Do(again)
+	return client.Do(again)
 }
 
 // tokenError is a failed token fetch: retryable, class auth_token, its
 // message safe to show (no secret, no URL).
 type tokenError struct{ msg string }
 
-func (e *tokenError) Error() string { return e.msg }
+func (e *tokenError) Error() string      { return e.msg }
+func (e *tokenError) errorClass() string { return ErrorClassAuthToken }
 
 // ErrorClassAuthToken is the error class of an attempt whose OAuth 2.0
 // token could not be fetched.
 const ErrorClassAuthToken = "auth_token"
 
-// tokenFailure is classifyError's answer for a token fetch's failure.
-func tokenFailure(err error) (delivery.Outcome, string, string, bool) {
-	var te *tokenError
-	if !errors.As(err, &te) {
+// classedError is a failure of what an attempt needs before its request
+// (a token, a client certificate): retryable, since a change to the
+// endpoint fixes it for the next attempt, with a class of its own and a
+// message safe to show.
+type classedError interface {
+	error
+	errorClass() string
+}
+
+// classedFailure is classifyError's answer for a classedError.
+func classedFailure(err error) (delivery.Outcome, string, string, bool) {
+	var ce classedError
+	if !errors.As(err, &ce) {
 		return "", "", "", false
 	}
-	return delivery.OutcomeRetryable, ErrorClassAuthToken, te.msg, true
+	return delivery.OutcomeRetryable, ce.errorClass(), ce.Error(), true
 }
 
 // tokenCache holds the OAuth 2.0 tokens of one worker process, per

@@ -156,9 +156,10 @@ func (s *scripted) seen() []string {
 var testPolicy = circuit.Policy{Threshold: 3, BaseCooldown: time.Minute, MaxCooldown: 4 * time.Minute}
 
 // newTestActivities returns activities over eps with loopback HTTP (no
-// SSRF guard), no jitter and the given clock.
+// SSRF guard; endpoints with TLS settings: loopback allowed), no jitter
+// and the given clock.
 func newTestActivities(eps *fakeEndpoints, tc client.Client, now func() time.Time) *Activities {
-	a := New(Config{Endpoints: eps, HTTP: &http.Client{}, Temporal: tc, Version: "test",
+	a := New(Config{Endpoints: eps, HTTP: &http.Client{}, Egress: Egress{Guard: Guard{AllowLoopback: true}}, Temporal: tc, Version: "test",
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Circuit: testPolicy})
 	a.jitter = func() float64 { return 0 }
 	if now != nil {

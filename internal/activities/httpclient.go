@@ -139,15 +139,27 @@ func (g Guard) control(_, address string, _ syscall.RawConn) error {
 }
 
 // NewHTTPClient returns the client deliveries are sent with: every dial
-// passes the guard, redirects are never followed, no proxy is used (a
-// proxy would dial on hookd's behalf and bypass the guard), and an
-// HTTP/1.1 connection is not reused after a response whose framing is in
-// doubt (see framingConn).
-func NewHTTPClient(g Guard) *http.Client { return newHTTPClient(g, nil) }
+// passes the guard, redirects are never followed, no proxy from the
+// environment is used (a proxy would dial on hookd's behalf and bypass
+// the guard), and an HTTP/1.1 connection is not reused after a response
+// whose framing is in doubt (see framingConn). It is Egress{Guard: g}'s
+// client.
+func NewHTTPClient(g Guard) *http.Client { return Egress{Guard: g}.client(clientTLS{}) }
 
 // newHTTPClient is NewHTTPClient trusting roots (nil: the system's).
 func newHTTPClient(g Guard, roots *x509.CertPool) *http.Client {
-	d := &dialer{Dialer: net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: g.control}, roots: roots}
+	return Egress{Guard: g}.client(clientTLS{roots: roots})
+}
+
+// clientTLS is what a client's TLS handshakes use beyond the defaults.
+type clientTLS struct {
+	roots *x509.CertPool   // nil: the system's
+	cert  *tls.Certificate // presented when the receiver asks; nil: none
+}
+
+// client returns a client that leaves through e with ct.
+func (e Egress) client(ct clientTLS) *http.Client {
+	d := &dialer{Dialer: net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: e.Guard.control}, tls: ct}
 	return &http.Client{
 		Transport: &http.Transport{
 			DialContext:           d.dial,
@@ -180,7 +192,7 @@ func (g Guard) allowsExactly(addr netip.Addr) bool {
 // HTTP/1.1 ones.
 type dialer struct {
 	net.Dialer
-	roots *x509.CertPool // nil: the system's
+	tls clientTLS
 }
 
 func (d *dialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -203,7 +215,12 @@ func (d *dialer) dialTLS(ctx context.Context, network, addr string) (net.Conn, e
 	if err != nil {
 		return nil, err
 	}
-	cfg := &tls.Config{ServerName: host, NextProtos: []string{"h2", "http/1.1"}, RootCAs: d.roots}
+	cfg := &tls.Config{ServerName: host, NextProtos: []string{"h2", "http/1.1"}, RootCAs: d.tls.roots}
+	if cert := d.tls.cert; cert != nil {
+		// Always the endpoint's certificate, whichever CAs the receiver
+		// says it accepts: the receiver decides.
+		cfg.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return cert, nil }
+	}
 	hctx, cancel := context.WithTimeout(ctx, tlsHandshakeTimeout)
 	defer cancel()
 	conn := tls.Client(raw, cfg)

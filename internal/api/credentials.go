@@ -145,7 +145,7 @@ func credentialsView(c *store.Credentials) (map[string]string, *authView) {
 	return headers, v
 }
 
-// applyCredentials validates the patch's headers and auth and sets
+// applyCredentials validates the patch's headers, auth and TLS and sets
 // ep.Credentials to the endpoint's credentials after it.
 func (s *Server) applyCredentials(p endpointPatch, ep *store.Endpoint) error {
 	var next store.Credentials
@@ -161,6 +161,16 @@ func (s *Server) applyCredentials(p endpointPatch, ep *store.Endpoint) error {
 				return err
 			}
 			next.Auth = a
+		}
+	}
+	if p.TLS.Set {
+		next.TLS = nil
+		if p.TLS.Value != nil {
+			t, err := validateTLS(*p.TLS.Value, currentTLS(ep.Credentials))
+			if err != nil {
+				return err
+			}
+			next.TLS = t
 		}
 	}
 	if p.Headers != nil {
@@ -334,6 +344,13 @@ func (s *Server) validateAuth(in authIn, current *store.Auth) (*store.Auth, erro
 		}
 		return out, nil
 	}
+}
+
+func currentTLS(c *store.Credentials) *store.TLS {
+	if c == nil {
+		return nil
+	}
+	return c.TLS
 }
 
 func tokenOf(a *store.Auth) string {

@@ -39,7 +39,10 @@ type endpointJSON struct {
 	// Headers and Auth are shown masked, when there are some.
 	Headers map[string]string `json:"headers,omitempty"`
 	Auth    *authView         `json:"auth,omitempty"`
-	Secret  string            `json:"secret,omitempty"`
+	// TLS shows the certificates, their subjects and the client
+	// certificate's expiry, never the key.
+	TLS    *TLSView `json:"tls,omitempty"`
+	Secret string   `json:"secret,omitempty"`
 	// PropagateTrace sends the receiver each attempt's W3C trace context.
 	PropagateTrace bool `json:"propagate_trace"`
 	// Signing is the signing profile, defaults filled in.
@@ -58,6 +61,9 @@ func toJSON(ep *store.Endpoint) endpointJSON {
 	}
 	out.Timeout = delivery.AttemptTimeout(ep.Timeout).String()
 	out.Headers, out.Auth = credentialsView(ep.Credentials)
+	if ep.Credentials != nil {
+		out.TLS = tlsView(ep.Credentials.TLS)
+	}
 	out.PropagateTrace = ep.PropagateTrace
 	out.Signing = signingView(ep.Signing)
 	if !ep.Enabled {
@@ -91,6 +97,9 @@ type endpointPatch struct {
 	// API shows keeps the value it masks.
 	Headers *map[string]string `json:"headers"`
 	Auth    AuthPatch          `json:"auth"`
+	// TLS replaces the client certificate, key and CA (null removes
+	// them); a client_key given as the marker the API shows keeps the key.
+	TLS TLSPatch `json:"tls"`
 	// PropagateTrace sends the receiver the W3C traceparent and
 	// tracestate of each attempt, when hookd traces (default false).
 	PropagateTrace *bool `json:"propagate_trace"`
@@ -188,7 +197,7 @@ func (s *Server) apply(p endpointPatch, ep *store.Endpoint) error {
 	if err := p.RateLimit.apply(ep); err != nil {
 		return err
 	}
-	if p.Headers != nil || p.Auth.Set {
+	if p.Headers != nil || p.Auth.Set || p.TLS.Set {
 		if err := s.applyCredentials(p, ep); err != nil {
 			return err
 		}

@@ -263,7 +263,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	d.parts.startPruner(cfg.Retention)
 	acts := d.parts.activities(activities.Config{
 		// hookd dev delivers to local receivers: loopback is allowed.
-		HTTP:                activities.NewHTTPClient(activities.Guard{AllowLoopback: true}),
+		Egress:              activities.Egress{Guard: activities.Guard{AllowLoopback: true}},
 		Version:             cfg.Version,
 		DeadLetterRetention: cfg.DeadLetterRetention,
 		DedupWindow:         cfg.Retention,

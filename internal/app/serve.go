@@ -276,7 +276,7 @@ func (s *Serve) connect(ctx context.Context) error {
 func (s *Serve) startWorker() error {
 	cfg := s.cfg
 	acts := s.parts.activities(activities.Config{
-		HTTP:                activities.NewHTTPClient(activities.Guard{Allow: cfg.AllowCIDRs}),
+		Egress:              activities.Egress{Guard: activities.Guard{Allow: cfg.AllowCIDRs}},
 		Version:             cfg.Version,
 		DeadLetterRetention: cfg.DeadLetterRetention,
 		DedupWindow:         cfg.Retention,

@@ -14,6 +14,7 @@ type credentialFlags struct {
 	headers              stringList
 	bearer, basic        string
 	clearHeaders, noAuth bool
+	tls                  tlsFlags
 }
 
 func (cf *credentialFlags) register(fs *pflag.FlagSet, update bool) {
@@ -28,6 +29,7 @@ func (cf *credentialFlags) register(fs *pflag.FlagSet, update bool) {
 		fs.BoolVar(&cf.clearHeaders, "clear-headers", false, "remove every custom header")
 		fs.BoolVar(&cf.noAuth, "no-auth", false, "remove the endpoint's auth")
 	}
+	cf.tls.register(fs, update)
 }
 
 // input adds the flags the user set to in.
@@ -67,7 +69,7 @@ func (cf *credentialFlags) input(fs *pflag.FlagSet, in *apiclient.EndpointInput)
 	case cf.noAuth:
 		in.RemoveAuth = true
 	}
-	return nil
+	return cf.tls.input(in)
 }
 
 // headersLine is the masked headers, sorted by name.

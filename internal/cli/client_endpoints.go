@@ -161,6 +161,9 @@ func endpointsUpdate(e *clientEnv) *cobra.Command {
 			if in == (apiclient.EndpointInput{}) {
 				return usagef("nothing to update: give at least one flag such as --url or --enabled=false")
 			}
+			if err := completeTLS(ctx, c, args[0], &in); err != nil {
+				return err
+			}
 			ep, err := c.UpdateEndpoint(ctx, args[0], in)
 			return answer(e, ep, err, printEndpoint)
 		}),
@@ -179,12 +182,18 @@ func printEndpoint(e *clientEnv, ep *apiclient.Endpoint) {
 		md = append(md, k+"="+v)
 	}
 	sort.Strings(md)
+	cert, ca := tlsLines(ep.TLS)
+	var expires string
+	if ep.TLS != nil && ep.TLS.NotAfter != nil {
+		expires = stamp(*ep.TLS.NotAfter)
+	}
 	fields(e.stdout,
 		"ID", ep.ID, "Tenant", ep.TenantID, "URL", ep.URL, "Description", ep.Description, "Event types", types, "Filter", ep.Filter,
 		"Enabled", fmt.Sprint(ep.Enabled), "Retry schedule", strings.Join(ep.RetrySchedule, ", "),
 		"Timeout", ep.Timeout, "Rate limit", rateLine(ep.RateLimit),
 		"Metadata", strings.Join(md, ", "), "Headers", headersLine(ep.Headers), "Auth", authLine(ep.Auth),
 		"Signing", signingLine(ep.Signing), "Propagate trace", fmt.Sprint(ep.PropagateTrace),
+		"TLS client certificate", cert, "TLS certificate expires", expires, "TLS CA", ca,
 		"Created", stamp(ep.CreatedAt), "Updated", stamp(ep.UpdatedAt), "Secret", ep.Secret)
 	if ep.Secret != "" {
 		fmt.Fprintln(e.stdout, "\nThe signing secret is shown only now: store it with the receiver.")

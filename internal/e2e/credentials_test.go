@@ -214,9 +214,9 @@ func TestCredentialsValidation(t *testing.T) {
 // TestCredentialsNeverReachTemporalOrLogs runs hookd dev on its own data
 // dir with every log line kept: each credential's marker (a custom
 // header, a bearer token, a basic password, an OAuth 2.0 client secret
-// and the token it gets) reaches its receiver, through failed attempts
-// and changes too, and is nowhere in Temporal's files, the endpoint
-// store's, nor the logs.
+// and the token it gets, a client certificate's private key) reaches its
+// receiver, through failed attempts and changes too, and is nowhere in
+// Temporal's files, the endpoint store's, nor the logs.
 func TestCredentialsNeverReachTemporalOrLogs(t *testing.T) {
 	dir := t.TempDir()
 	var logs syncBuffer
@@ -236,8 +236,11 @@ func TestCredentialsNeverReachTemporalOrLogs(t *testing.T) {
 
 	header, token, password := marker("header-marker"), marker("token-marker"), marker("password-marker")
 	clientSecret, accessToken := marker("client-secret-marker"), marker("access-token-marker")
+	mtls := newTLSReceiver(t)
+	clientCert := mtls.ClientCA.IssueNow(t, "scan-client")
 	markers := map[string]string{"header": header, "bearer token": token, "basic password": password,
-		"client secret": clientSecret, "access token": accessToken}
+		"client secret": clientSecret, "access token": accessToken,
+		"client key": strings.Split(clientCert.KeyPEM, "\n")[1]}
 
 	// Each receiver refuses its first request (retryable), then wants
 	// its credential.
@@ -270,6 +273,8 @@ func TestCredentialsNeverReachTemporalOrLogs(t *testing.T) {
 			"auth": map[string]string{"type": "basic", "username": "bob", "password": password}}),
 		api.createWithCreds(map[string]any{"url": withOAuth.URL, "event_types": []string{"scan.checked"}, "retry_schedule": fastRetries,
 			"auth": map[string]string{"type": "oauth2_client_credentials", "token_url": tokens.URL, "client_id": "client-1", "client_secret": clientSecret}}),
+		api.createWithCreds(map[string]any{"url": mtls.URL, "event_types": []string{"scan.checked"}, "retry_schedule": fastRetries,
+			"tls": map[string]string{"client_certificate": clientCert.CertPEM, "client_key": clientCert.KeyPEM, "ca": mtls.ServerCA.PEM}}),
 	}
 	// A bad input echoing a credential is refused without repeating it.
 	var refused map[string]any
@@ -277,11 +282,13 @@ func TestCredentialsNeverReachTemporalOrLogs(t *testing.T) {
 		map[string]any{"headers": map[string]string{"Host": header}}, &refused))
 
 	sent := api.send(`{"type":"scan.checked","payload":{"n":1}}`)
-	require.Len(t, sent.Deliveries, 3)
+	require.Len(t, sent.Deliveries, 4)
 	for _, d := range sent.Deliveries {
 		st := api.waitDelivery(d.ID, 30*time.Second)
 		require.Equal(t, "delivered", st.Status, "%s: %+v", d.EndpointID, st.Timeline)
-		require.GreaterOrEqual(t, st.Attempts, 2)
+		if d.EndpointID != eps[3].ID { // the TLS receiver takes the first
+			require.GreaterOrEqual(t, st.Attempts, 2)
+		}
 	}
 	for _, ep := range eps {
 		var raw map[string]any
@@ -306,5 +313,6 @@ func TestCredentialsNeverReachTemporalOrLogs(t *testing.T) {
 	// Control: the scan sees what is there (the endpoint IDs).
 	require.NotEmpty(t, foundIn(t, dir, eps[0].ID))
 	require.Contains(t, logs.String(), "endpoint created")
+	require.Equal(t, []string{"scan-client"}, mtls.seen(), "the client certificate reached its receiver")
 	require.Equal(t, "Basic "+base64.StdEncoding.EncodeToString([]byte("bob:"+password)), withBasic.Hits()[0].Header.Get("Authorization"))
 }

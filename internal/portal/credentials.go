@@ -11,13 +11,16 @@ import (
 )
 
 // The endpoint form's custom headers (a textarea, one "Name: value" a
-// line) and auth (a type and its fields). It shows the values masked as
+// line), auth (a type and its fields) and TLS (a textarea for each PEM). It shows the values masked as
 // the API does; a masked value submitted unchanged keeps its value, since
 // the API keeps a value given as its own mask.
 type credentialForm struct {
 	Headers                    string
 	AuthType, AuthToken        string
 	AuthUsername, AuthPassword string
+	// TLSCertificate, TLSKey and TLSCA are the client certificate, its
+	// key (shown as the API's marker, which keeps it) and the CA, in PEM.
+	TLSCertificate, TLSKey, TLSCA string
 }
 
 func credentialFormOf(ep api.EndpointView) credentialForm {
@@ -30,16 +33,22 @@ func credentialFormOf(ep api.EndpointView) credentialForm {
 	if a := ep.Auth; a != nil {
 		f.AuthType, f.AuthToken, f.AuthUsername, f.AuthPassword = a.Type, a.Token, a.Username, a.Password
 	}
+	if t := ep.TLS; t != nil {
+		f.TLSCertificate, f.TLSKey, f.TLSCA = t.ClientCertificate, t.ClientKey, t.CA
+	}
 	return f
 }
 
 func readCredentialForm(r *http.Request) credentialForm {
 	return credentialForm{Headers: r.PostFormValue("headers"), AuthType: r.PostFormValue("auth_type"),
-		AuthToken: r.PostFormValue("auth_token"), AuthUsername: r.PostFormValue("auth_username"), AuthPassword: r.PostFormValue("auth_password")}
+		AuthToken: r.PostFormValue("auth_token"), AuthUsername: r.PostFormValue("auth_username"), AuthPassword: r.PostFormValue("auth_password"),
+		TLSCertificate: strings.TrimSpace(r.PostFormValue("tls_client_certificate")), TLSKey: strings.TrimSpace(r.PostFormValue("tls_client_key")),
+		TLSCA: strings.TrimSpace(r.PostFormValue("tls_ca"))}
 }
 
-// patch sets the form's headers and auth on p. An OAuth 2.0 auth, which
-// the form does not edit, is left as it is.
+// patch sets the form's headers, auth and TLS on p (TLS left empty
+// removes it). An OAuth 2.0 auth, which the form does not edit, is left
+// as it is.
 func (f credentialForm) patch(p *api.EndpointPatch) {
 	headers := map[string]string{}
 	for i, line := range strings.Split(f.Headers, "\n") {
@@ -55,6 +64,10 @@ func (f credentialForm) patch(p *api.EndpointPatch) {
 		headers[strings.TrimSpace(name)] = strings.TrimSpace(value)
 	}
 	p.Headers = &headers
+	p.TLS = api.TLSPatch{Set: true}
+	if f.TLSCertificate != "" || f.TLSKey != "" || f.TLSCA != "" {
+		p.TLS.Value = &api.TLSInput{ClientCertificate: f.TLSCertificate, ClientKey: f.TLSKey, CA: f.TLSCA}
+	}
 	switch f.AuthType {
 	case "":
 		p.Auth = api.AuthPatch{Set: true}
@@ -79,6 +92,10 @@ func credentialError(e *api.Error) *api.Error {
 		return &api.Error{Code: e.Code, Field: strings.Replace(e.Field, ".", "_", 1), Message: e.Message}
 	case strings.HasPrefix(e.Field, "auth."):
 		return &api.Error{Code: e.Code, Field: "auth", Message: e.Error()}
+	case e.Field == "tls.client_key", e.Field == "tls.ca":
+		return &api.Error{Code: e.Code, Field: strings.Replace(e.Field, ".", "_", 1), Message: e.Message}
+	case strings.HasPrefix(e.Field, "tls"):
+		return &api.Error{Code: e.Code, Field: "tls_client_certificate", Message: e.Message}
 	}
 	return e
 }

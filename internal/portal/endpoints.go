@@ -135,7 +135,7 @@ func fieldsOf(s string) []string {
 }
 
 // formFields are the API fields the endpoint form shows errors next to.
-var formFields = map[string]bool{"headers": true, "auth": true, "auth_token": true, "auth_username": true, "auth_password": true, "url": true, "description": true, "event_types": true, "retry_schedule": true, "timeout": true,
+var formFields = map[string]bool{"tls_client_certificate": true, "tls_client_key": true, "tls_ca": true, "headers": true, "auth": true, "auth_token": true, "auth_username": true, "auth_password": true, "url": true, "description": true, "event_types": true, "retry_schedule": true, "timeout": true,
 	"filter": true, "example_payload": true,
 	"signing_scheme": true, "signing_header": true, "signing_prefix": true, "signing_encoding": true, "signing_content": true,
 	"signing_timestamp_header": true, "signing_delivery_id_header": true, "signing_event_id_header": true,
@@ -197,7 +197,7 @@ func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	if f.Timeout != "" {
 		in.Timeout = patch.Timeout
 	}
-	in.Headers, in.Auth = patch.Headers, patch.Auth
+	in.Headers, in.Auth, in.TLS = patch.Headers, patch.Auth, patch.TLS
 	in.Filter = patch.Filter
 	in.Signing = patch.Signing
 	in.PropagateTrace = patch.PropagateTrace

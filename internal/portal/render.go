@@ -218,6 +218,8 @@ var funcs = template.FuncMap{
 	"chart":     chart,
 	"sparkline": sparkline,
 	"pctOf":     pctOf,
+	// expired reports whether a certificate's not_after has passed.
+	"expired": func(t *time.Time) bool { return t != nil && time.Now().After(*t) },
 	// durations shortens a list of Go durations: "1h0m0s" reads "1h".
 	"durations": func(ds []string) string { return shortDurations(ds) },
 	// signing describes an endpoint's signing profile in a line.

@@ -25,6 +25,9 @@ type Credentials struct {
 	Headers map[string]string
 	// Auth, when set, authenticates every attempt.
 	Auth *Auth
+	// TLS, when set, is the client certificate every attempt presents
+	// and the CA it trusts the receiver's certificate with.
+	TLS *TLS
 }
 
 // Auth is how an endpoint authenticates to its receiver. Which fields are
@@ -42,7 +45,7 @@ type Auth struct {
 
 // Empty reports whether c holds nothing to send (c may be nil).
 func (c *Credentials) Empty() bool {
-	return c == nil || (len(c.Headers) == 0 && c.Auth == nil)
+	return c == nil || (len(c.Headers) == 0 && c.Auth == nil && c.TLS == nil)
 }
 
 // String names the headers and the auth type, never a value.
@@ -56,7 +59,11 @@ func (c Credentials) String() string {
 	if c.Auth != nil {
 		auth = c.Auth.Type
 	}
-	return "credentials(headers: [" + strings.Join(names, " ") + "], auth: " + auth + ")"
+	tls := "none"
+	if c.TLS != nil {
+		tls = c.TLS.String()
+	}
+	return "credentials(headers: [" + strings.Join(names, " ") + "], auth: " + auth + ", tls: " + tls + ")"
 }
 
 // GoString is String, so that %#v shows no value either.

@@ -859,8 +859,11 @@ type Endpoint struct {
 	TenantID *TenantID `json:"tenant_id,omitempty"`
 
 	// Timeout The time one attempt may take.
-	Timeout   Duration  `json:"timeout"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Timeout Duration `json:"timeout"`
+
+	// TLS The endpoint's TLS; the key is never shown.
+	TLS       *EndpointTLSView `json:"tls,omitempty"`
+	UpdatedAt time.Time        `json:"updated_at"`
 
 	// URL Where deliveries are POSTed.
 	URL string `json:"url"`
@@ -942,6 +945,9 @@ type EndpointCreate struct {
 
 	// Timeout The time one attempt may take, 1s to 60s; 15s by default.
 	Timeout *Duration `json:"timeout,omitempty"`
+
+	// TLS TLS to the receiver, in PEM: a client certificate (the leaf first, then any intermediates) and its unencrypted private key (PKCS #8, PKCS #1 or SEC 1), which every attempt presents to a receiver that requires mutual TLS; and a CA (one or more certificates) that replaces the system's roots when verifying the receiver's certificate. `client_certificate` and `client_key` go together; either pair, `ca`, or all three. The key must be the certificate's. The object replaces the endpoint's TLS; `null` removes it; a `client_key` given as the marker the API shows keeps the key. An expired certificate is accepted here and refused by each attempt (error class `tls_certificate`).
+	TLS *EndpointTLS `json:"tls,omitempty"`
 
 	// URL An absolute http or https URL, without credentials or fragment. A deployment may refuse private addresses.
 	//
@@ -1028,13 +1034,51 @@ type EndpointPatch struct {
 	//
 	// Example: 30s
 	Timeout *Duration `json:"timeout,omitempty"`
-	URL     *string   `json:"url,omitempty"`
+
+	// TLS TLS to the receiver, in PEM: a client certificate (the leaf first, then any intermediates) and its unencrypted private key (PKCS #8, PKCS #1 or SEC 1), which every attempt presents to a receiver that requires mutual TLS; and a CA (one or more certificates) that replaces the system's roots when verifying the receiver's certificate. `client_certificate` and `client_key` go together; either pair, `ca`, or all three. The key must be the certificate's. The object replaces the endpoint's TLS; `null` removes it; a `client_key` given as the marker the API shows keeps the key. An expired certificate is accepted here and refused by each attempt (error class `tls_certificate`).
+	TLS *EndpointTLS `json:"tls,omitempty"`
+	URL *string      `json:"url,omitempty"`
 }
 
 // EndpointStats Attempt figures, when the deployment keeps them.
 type EndpointStats struct {
 	LastDay  StatsWindow `json:"last_day"`
 	LastHour StatsWindow `json:"last_hour"`
+}
+
+// EndpointTLS TLS to the receiver, in PEM: a client certificate (the leaf first, then any intermediates) and its unencrypted private key (PKCS #8, PKCS #1 or SEC 1), which every attempt presents to a receiver that requires mutual TLS; and a CA (one or more certificates) that replaces the system's roots when verifying the receiver's certificate. `client_certificate` and `client_key` go together; either pair, `ca`, or all three. The key must be the certificate's. The object replaces the endpoint's TLS; `null` removes it; a `client_key` given as the marker the API shows keeps the key. An expired certificate is accepted here and refused by each attempt (error class `tls_certificate`).
+type EndpointTLS struct {
+	Ca                *string `json:"ca,omitempty"`
+	ClientCertificate *string `json:"client_certificate,omitempty"`
+
+	// ClientKey The private key, or the marker of the current one to keep it.
+	ClientKey *string `json:"client_key,omitempty"`
+}
+
+// EndpointTLSView The endpoint's TLS; the key is never shown.
+type EndpointTLSView struct {
+	// Ca The CA as given (PEM).
+	Ca *string `json:"ca,omitempty"`
+
+	// CaSubjects The subjects of the CA's certificates.
+	CaSubjects *[]string `json:"ca_subjects,omitempty"`
+
+	// ClientCertificate The client certificate as given (PEM).
+	ClientCertificate *string `json:"client_certificate,omitempty"`
+
+	// ClientKey A marker of the key (`****` and 4 hex digits of the SHA-256 of the certificate's public key); sent back, it keeps the key.
+	//
+	// Example: ****3f9a
+	ClientKey *string `json:"client_key,omitempty"`
+
+	// Issuer The client certificate's issuer.
+	Issuer *string `json:"issuer,omitempty"`
+
+	// NotAfter When the client certificate expires; from then on attempts fail with error class `tls_certificate`.
+	NotAfter *time.Time `json:"not_after,omitempty"`
+
+	// Subject The client certificate's subject.
+	Subject *string `json:"subject,omitempty"`
 }
 
 // ErrorBody Every error answer.

@@ -9,7 +9,7 @@ import (
 	"github.com/hookd/hookd/internal/store"
 )
 
-// An endpoint's credentials (custom headers and auth) are one sealed JSON
+// An endpoint's credentials (custom headers, auth and TLS) are one sealed JSON
 // value in hookd_endpoint_credentials, a row beside its signing secrets
 // that exists only while it has some. The endpoint queries read it with a
 // scalar subquery, so the attempt that loads its endpoint loads them in
@@ -23,6 +23,13 @@ const credentialsColumn = `(SELECT c.ciphertext FROM hookd_endpoint_credentials 
 type credentialsWire struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	Auth    *authWire         `json:"auth,omitempty"`
+	TLS     *tlsWire          `json:"tls,omitempty"`
+}
+
+type tlsWire struct {
+	ClientCertificate string `json:"client_certificate,omitempty"`
+	ClientKey         string `json:"client_key,omitempty"`
+	CA                string `json:"ca,omitempty"`
 }
 
 type authWire struct {
@@ -46,6 +53,9 @@ func (s *Store) sealCredentials(endpointID string, c *store.Credentials) ([]byte
 	if a := c.Auth; a != nil {
 		w.Auth = &authWire{Type: a.Type, Token: a.Token, Username: a.Username, Password: a.Password,
 			TokenURL: a.TokenURL, ClientID: a.ClientID, ClientSecret: a.ClientSecret, Scope: a.Scope, Audience: a.Audience}
+	}
+	if t := c.TLS; t != nil {
+		w.TLS = &tlsWire{ClientCertificate: t.ClientCertificate, ClientKey: t.ClientKey, CA: t.CA}
 	}
 	plain, err := json.Marshal(w)
 	if err != nil {
@@ -76,6 +86,9 @@ func (s *Store) openCredentials(endpointID string, sealed []byte) (*store.Creden
 	if a := w.Auth; a != nil {
 		c.Auth = &store.Auth{Type: a.Type, Token: a.Token, Username: a.Username, Password: a.Password,
 			TokenURL: a.TokenURL, ClientID: a.ClientID, ClientSecret: a.ClientSecret, Scope: a.Scope, Audience: a.Audience}
+	}
+	if t := w.TLS; t != nil {
+		c.TLS = &store.TLS{ClientCertificate: t.ClientCertificate, ClientKey: t.ClientKey, CA: t.CA}
 	}
 	return c, nil
 }

@@ -36,6 +36,7 @@ func credentialsFor(id string, auth *store.Auth) *store.Credentials {
 	return &store.Credentials{
 		Headers: map[string]string{"X-Api-Key": id + "-plaintext-api-key", "X-Tenant": "t-" + id},
 		Auth:    auth,
+		TLS:     &store.TLS{ClientCertificate: "cert-" + id, ClientKey: id + "-plaintext-client-key", CA: "ca-" + id},
 	}
 }
 
@@ -95,7 +96,7 @@ func testCredentialsRoundTrip(t *testing.T, s store.Store) {
 	for _, ep := range matched {
 		require.Nil(t, ep.Credentials, "matching never opens credentials")
 	}
-	require.NotContains(t, fmt.Sprintf("%v %+v %#v %s", *with.Credentials, with.Credentials, with.Credentials, with.Credentials.Auth),
+	require.NotContains(t, fmt.Sprintf("%v %+v %#v %s %v", *with.Credentials, with.Credentials, with.Credentials, with.Credentials.Auth, with.Credentials.TLS),
 		"plaintext", "credentials print without their values")
 }
 

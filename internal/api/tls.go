@@ -1,0 +1,132 @@
+package api
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/hookd/hookd/internal/store"
+)
+
+// An endpoint's TLS (a client certificate and key for mutual TLS, a CA
+// for a receiver on a private CA) is part of its credentials. The
+// certificates are shown as they were given, with the client
+// certificate's subject, issuer and expiry; the key never is: its place
+// holds a marker ("****" and 4 hex digits of the certificate's public
+// key's SHA-256), and the marker sent back keeps the key.
+
+// PEM size limits.
+const (
+	maxClientCertificate = 16 << 10
+	maxClientKey         = 16 << 10
+	maxCA                = 32 << 10
+)
+
+// TLSInput is an endpoint's TLS as a create or update gives it, in PEM.
+type TLSInput struct {
+	ClientCertificate string `json:"client_certificate"`
+	ClientKey         string `json:"client_key"`
+	CA                string `json:"ca"`
+}
+
+// TLSPatch is a patch's tls field: left out (Set false: unchanged), null
+// (Set, Value nil: removed) or an object (Set, Value: replaces it).
+type TLSPatch struct {
+	Set   bool
+	Value *TLSInput
+}
+
+// UnmarshalJSON takes an object or null, naming a bad member
+// "tls.<name>".
+func (p *TLSPatch) UnmarshalJSON(b []byte) error {
+	p.Set, p.Value = true, nil
+	if string(bytes.TrimSpace(b)) == "null" {
+		return nil
+	}
+	var in TLSInput
+	if err := decodeObject(b, "tls", "must be an object or null", &in); err != nil {
+		return err
+	}
+	p.Value = &in
+	return nil
+}
+
+// TLSView is an endpoint's TLS as the API shows it.
+type TLSView struct {
+	ClientCertificate string `json:"client_certificate,omitempty"`
+	// ClientKey is the key's marker, never the key.
+	ClientKey string `json:"client_key,omitempty"`
+	CA        string `json:"ca,omitempty"`
+	// Subject, Issuer and NotAfter describe the client certificate.
+	Subject  string     `json:"subject,omitempty"`
+	Issuer   string     `json:"issuer,omitempty"`
+	NotAfter *time.Time `json:"not_after,omitempty"`
+	// CASubjects are the subjects of the CA's certificates.
+	CASubjects []string `json:"ca_subjects,omitempty"`
+}
+
+// tlsView is t as the API shows it (nil for nil).
+func tlsView(t *store.TLS) *TLSView {
+	if t == nil {
+		return nil
+	}
+	v := &TLSView{ClientCertificate: t.ClientCertificate, CA: t.CA}
+	p, err := t.Parse()
+	if err != nil {
+		// Stored TLS was checked when it was set; show what is there.
+		if t.ClientKey != "" {
+			v.ClientKey = "****"
+		}
+		return v
+	}
+	if p.Leaf != nil {
+		v.ClientKey = keyMarker(p)
+		v.Subject, v.Issuer = p.Leaf.Subject.String(), p.Leaf.Issuer.String()
+		at := p.Leaf.NotAfter.UTC()
+		v.NotAfter = &at
+	}
+	for _, c := range p.CA {
+		v.CASubjects = append(v.CASubjects, c.Subject.String())
+	}
+	return v
+}
+
+// keyMarker stands for the client key of p: "****" and the last 4 hex
+// digits of the SHA-256 of its certificate's public key.
+func keyMarker(p *store.ParsedTLS) string {
+	sum := sha256.Sum256(p.Leaf.RawSubjectPublicKeyInfo)
+	return "****" + hex.EncodeToString(sum[:])[60:]
+}
+
+// validateTLS checks a TLS object; a client_key given as the marker of
+// the current key keeps it.
+func validateTLS(in TLSInput, current *store.TLS) (*store.TLS, error) {
+	for _, f := range []struct {
+		name, v string
+		max     int
+	}{{"client_certificate", in.ClientCertificate, maxClientCertificate}, {"client_key", in.ClientKey, maxClientKey}, {"ca", in.CA, maxCA}} {
+		if len(f.v) > f.max {
+			return nil, invalid("tls."+f.name, "must be at most %s", byteSize(int64(f.max)))
+		}
+	}
+	out := &store.TLS{ClientCertificate: in.ClientCertificate, ClientKey: in.ClientKey, CA: in.CA}
+	if current != nil && current.ClientKey != "" {
+		if cur, err := current.Parse(); err == nil && cur.Leaf != nil && in.ClientKey == keyMarker(cur) {
+			out.ClientKey = current.ClientKey
+		}
+	}
+	if _, err := out.Parse(); err != nil {
+		var te *store.TLSError
+		if !errors.As(err, &te) {
+			return nil, err
+		}
+		field := "tls"
+		if te.Field != "" {
+			field += "." + te.Field
+		}
+		return nil, invalid(field, "%s", te.Message)
+	}
+	return out, nil
+}
