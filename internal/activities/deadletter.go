@@ -135,3 +135,13 @@ func (a *Activities) emitAbout(ctx context.Context, req delivery.Request, ev fun
 	}
 	return nil
 }
+
+// DeliveryRecovered emits hookd.delivery.recovered for a delivery
+// delivered after failing. The workflow runs it as a regular activity,
+// retried until it succeeds; the event's ID (delivery ID and run) makes
+// a retry a duplicate.
+func (a *Activities) DeliveryRecovered(ctx context.Context, in delivery.Recovered) error {
+	return a.emitAbout(ctx, in.Request, func() opevents.Event {
+		return opevents.RecoveredEvent(in.Request, in.Attempts, in.Status, in.At)
+	})
+}

@@ -3,6 +3,7 @@ package delivery
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"time"
 )
 
@@ -62,6 +63,27 @@ type Request struct {
 	// Resume carries the attempts made so far when a long-waiting run
 	// continues as new.
 	Resume []Attempt `json:"resume,omitempty"`
+}
+
+// ReservedTypes prefixes the event types hookd alone publishes (its
+// operational events, internal/opevents).
+const ReservedTypes = "hookd."
+
+// Quiet reports whether the delivery's transitions are not announced as
+// operational events: a delivery of one of hookd's own events (no event
+// about an event's delivery, so no loop) or of a single-attempt test.
+func (r Request) Quiet() bool {
+	return r.SingleAttempt || strings.HasPrefix(r.EventType, ReservedTypes)
+}
+
+// Recovered is the input of the ActivityRecovered activity: a delivery
+// (its request without the body) delivered after failing, by attempt
+// Attempts, answered Status at At.
+type Recovered struct {
+	Request  Request   `json:"request"`
+	Attempts int       `json:"attempts"`
+	Status   int       `json:"status,omitempty"`
+	At       time.Time `json:"at"`
 }
 
 // Redrive records who redrove a dead letter and why.

@@ -22,6 +22,9 @@ const (
 	// ActivityWakeAttempt is the attempt a deferred delivery makes when
 	// its wait ends: a local activity, like the first attempt.
 	ActivityWakeAttempt = "WakeAttempt"
+	// ActivityRecovered announces a delivery delivered after failing
+	// (hookd.delivery.recovered); its input is a Recovered.
+	ActivityRecovered = "DeliveryRecovered"
 
 	// SignalRedrive asks a dead letter to redrive its delivery. Its optional
 	// argument is a RedriveSignal; the temporal CLI may send none.

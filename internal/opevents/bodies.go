@@ -127,10 +127,9 @@ func HealthEvent(eventType string, h Health, ep *store.Endpoint) Event {
 	return ev
 }
 
-// Quiet reports whether req's transitions are not announced: the
-// deliveries of hookd's own events (no events about them, so no loop)
-// and single-attempt test events.
-func Quiet(req delivery.Request) bool { return IsReserved(req.EventType) || req.SingleAttempt }
+// Quiet reports whether req's transitions are not announced
+// (delivery.Request.Quiet).
+func Quiet(req delivery.Request) bool { return req.Quiet() }
 
 // DeadLetteredEvent is the event of dl's death, one per run of the
 // delivery.

@@ -9,6 +9,8 @@ package opevents
 
 import (
 	"strings"
+
+	"github.com/hookd/hookd/internal/delivery"
 )
 
 // Event types. Types under Reserved are published by hookd alone: the API
@@ -29,7 +31,7 @@ const (
 
 	EventExpunged = "hookd.event.expunged"
 
-	Reserved = "hookd."
+	Reserved = delivery.ReservedTypes
 )
 
 // Types is the catalogue, in the order the docs list it.

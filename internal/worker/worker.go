@@ -97,6 +97,7 @@ func Register(r sdkworker.ActivityRegistry, acts *activities.Activities) {
 		delivery.ActivityWakeAttempt:   acts.WakeAttempt,
 		delivery.ActivityWakePage:      acts.WakePage,
 		delivery.ActivityTakesAttempts: acts.TakesAttempts,
+		delivery.ActivityRecovered:     acts.DeliveryRecovered,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

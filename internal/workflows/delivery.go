@@ -231,7 +231,7 @@ func (w *run) retries(ctx workflow.Context) step {
 	if res.Status == delivery.StatusDelivered {
 		w.state.Status, w.state.WaitUntil, w.state.WaitReason = delivery.StatusDelivered, time.Time{}, ""
 		w.setStatus(ctx, string(delivery.StatusDelivered), "")
-		return step{done: true}
+		return step{done: true, err: w.recovered(ctx)}
 	}
 	w.waitFor(ctx, res.WaitUntil, res.WaitReason)
 	w.slot = res.Slot
@@ -278,7 +278,7 @@ func (w *run) settle(ctx workflow.Context, at delivery.Attempt) step {
 		if w.status != "" { // off the happy path the search attribute said otherwise
 			w.setStatus(ctx, string(delivery.StatusDelivered), "")
 		}
-		return step{done: true}
+		return step{done: true, err: w.recovered(ctx)}
 	case delivery.VerdictFailed:
 		_, err := w.fail(ctx, delivery.StatusFailed)
 		return step{done: true, err: err}
@@ -470,6 +470,25 @@ func (w *run) fail(ctx workflow.Context, status delivery.Status) (delivery.Resul
 		return w.state, err
 	}
 	return w.state, temporal.NewNonRetryableApplicationError("delivery "+string(status), string(status), nil, w.state)
+}
+
+// recovered announces a delivery delivered after failing (a failed
+// attempt before the last in this run, or a redriven run) through the
+// DeliveryRecovered activity (changeRecoveredEvent), retried until the
+// event is recorded. A delivery delivered at once, or whose transitions
+// are not announced (delivery.Request.Quiet), runs nothing.
+func (w *run) recovered(ctx workflow.Context) error {
+	if w.req.Quiet() || (len(w.state.Attempts) < 2 && w.req.Redrive == nil) || !w.announcesRecovery(ctx) {
+		return nil
+	}
+	last := w.state.Last()
+	in := delivery.Recovered{Request: w.req, Attempts: len(w.state.Attempts), Status: last.Status, At: last.Start.Add(last.Duration)}
+	in.Request.Body, in.Request.Resume = "", nil // the event says which delivery, not what it carried
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
+	})
+	return workflow.ExecuteActivity(actx, delivery.ActivityRecovered, in).Get(ctx, nil)
 }
 
 // setStatus records the delivery's status as a search attribute when it

@@ -51,6 +51,7 @@ type fakeActivities struct {
 	checks      map[string]int // gate checks per delivery ID
 	deadLetters []delivery.DeadLetter
 	redrives    []delivery.Request
+	recoveries  []delivery.Recovered
 
 	// wakePage and takes script the wake-up's activities; pages and
 	// looks record their calls.
@@ -96,6 +97,23 @@ func (f *fakeActivities) register(r registry) {
 	r.RegisterActivityWithOptions(f.WakeAttempt, activity.RegisterOptions{Name: delivery.ActivityWakeAttempt})
 	r.RegisterActivityWithOptions(f.WakePage, activity.RegisterOptions{Name: delivery.ActivityWakePage})
 	r.RegisterActivityWithOptions(f.TakesAttempts, activity.RegisterOptions{Name: delivery.ActivityTakesAttempts})
+	r.RegisterActivityWithOptions(f.DeliveryRecovered, activity.RegisterOptions{Name: delivery.ActivityRecovered})
+}
+
+// DeliveryRecovered records the announcement of a delivery delivered
+// after failing.
+func (f *fakeActivities) DeliveryRecovered(_ context.Context, in delivery.Recovered) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.recoveries = append(f.recoveries, in)
+	return nil
+}
+
+// recovered returns the announcements recorded.
+func (f *fakeActivities) recovered() []delivery.Recovered {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]delivery.Recovered(nil), f.recoveries...)
 }
 
 // WakePage answers a wake-up's page as wakePage says, recording its

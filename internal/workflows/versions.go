@@ -79,6 +79,16 @@ const versionRateSlot = 2
 // release without it.
 const changeDurableWake = "durable-wake"
 
+// changeRecoveredEvent versions the announcement of a delivery
+// delivered after failing (a failed attempt before it in the run, or a
+// redriven run): from version 1 on the run then makes the
+// DeliveryRecovered activity, which emits hookd.delivery.recovered,
+// before it completes. Asked only then, so a delivery delivered at once
+// (the happy path) records no marker. Old shape: delivery-retry-success,
+// delivery-redriven-success, delivery-wake-retry. Version 1:
+// delivery-recovered-event.
+const changeRecoveredEvent = "recovered-event"
+
 // durableWakeTimer is the task boundary between a recover update's
 // acceptance and the attempt it wakes.
 const durableWakeTimer = time.Millisecond
@@ -114,6 +124,13 @@ func (w *run) boundedWait(ctx workflow.Context) bool {
 // (changeRecover): implied by changeWakeAttempt, asked of older runs only.
 func (w *run) recoverEndsWait(ctx workflow.Context) bool {
 	return w.wakeLocally(ctx) || workflow.GetVersion(ctx, changeRecover, workflow.DefaultVersion, 1) >= 1
+}
+
+// announcesRecovery reports whether the run follows
+// changeRecoveredEvent; asked once the delivery is delivered after
+// failing.
+func (w *run) announcesRecovery(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeRecoveredEvent, workflow.DefaultVersion, 1) >= 1
 }
 
 // durableWake reports whether a recover update follows
