@@ -189,7 +189,7 @@ func printEndpoint(e *clientEnv, ep *apiclient.Endpoint) {
 	}
 	fields(e.stdout,
 		"ID", ep.ID, "Tenant", ep.TenantID, "URL", ep.URL, "Description", ep.Description, "Event types", types, "Filter", ep.Filter,
-		"Enabled", fmt.Sprint(ep.Enabled), "Retry schedule", strings.Join(ep.RetrySchedule, ", "),
+		"Enabled", enabledLine(ep), "Retry schedule", strings.Join(ep.RetrySchedule, ", "),
 		"Timeout", ep.Timeout, "Rate limit", rateLine(ep.RateLimit),
 		"Metadata", strings.Join(md, ", "), "Headers", headersLine(ep.Headers), "Auth", authLine(ep.Auth),
 		"Signing", signingLine(ep.Signing), "Propagate trace", fmt.Sprint(ep.PropagateTrace),
@@ -206,6 +206,14 @@ func rateLine(l *apiclient.RateLimit) string {
 		return ""
 	}
 	return fmt.Sprintf("%d/s, burst %d", l.PerSecond, max(l.Burst, 1))
+}
+
+// enabledLine is "true", or "false" with why the endpoint is disabled.
+func enabledLine(ep *apiclient.Endpoint) string {
+	if ep.Enabled || ep.DisabledReason == "" {
+		return fmt.Sprint(ep.Enabled)
+	}
+	return "false (" + ep.DisabledReason + ")"
 }
 
 // pageFlags are the paging flags of a list command.

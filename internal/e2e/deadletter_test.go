@@ -176,7 +176,7 @@ func TestFailedDeadLetterRedrivenByTemporalSignal(t *testing.T) {
 func TestBulkRedrive(t *testing.T) {
 	const n = 200
 	api := newAPI(t)
-	sw := newSwitchable(http.StatusGone)
+	sw := newSwitchable(http.StatusUnprocessableEntity)
 	rc := sw.server(t)
 	ep := api.createEndpoint(map[string]any{"url": rc.URL, "event_types": []string{"dlq.bulk"}, "retry_schedule": []string{"1s"}})
 	var batch []map[string]any

@@ -15,7 +15,7 @@ import (
 func TestBulkRedriveKeepsItsRate(t *testing.T) {
 	const n = 6
 	api := newAPI(t)
-	sw := newSwitchable(http.StatusGone)
+	sw := newSwitchable(http.StatusUnprocessableEntity)
 	var (
 		arrivals = make(chan time.Time, 100)
 		inner    = sw.server(t)
