@@ -206,6 +206,6 @@ func TestSigningProfileValidation(t *testing.T) {
 	var plain struct {
 		Signing map[string]string `json:"signing"`
 	}
-	require.Equal(t, http.StatusCreated, api.do("POST", "/v1/endpoints", map[string]any{"url": rc.URL}, &plain))
+	require.Equal(t, http.StatusCreated, api.do("POST", "/v1/endpoints", map[string]any{"url": rc.URL, "event_types": []string{"signing.validation"}}, &plain))
 	require.Equal(t, map[string]string{"scheme": "standard-webhooks"}, plain.Signing, "Standard Webhooks by default")
 }
