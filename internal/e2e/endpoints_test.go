@@ -98,7 +98,8 @@ func TestEndpointPatchEveryField(t *testing.T) {
 	want := map[string]any{
 		"url": "https://example.com/hooks", "description": "after", "event_types": []any{"patch.*", "other.exact"},
 		"enabled": false, "retry_schedule": []any{"1s", "1m30s", "24h0m0s"}, "timeout": "2s", "metadata": map[string]any{"team": "billing"},
-		"propagate_trace": false,
+		"propagate_trace": false, "disabled_reason": "manual", "rate_limit": nil,
+		"signing": map[string]any{"scheme": "standard-webhooks"},
 	}
 	require.Equal(t, want, fields("PATCH", map[string]any{
 		"url": "https://example.com/hooks", "description": "after", "event_types": []string{"patch.*", "other.exact"},
