@@ -173,6 +173,7 @@ type Store interface {
 	Events
 	Tenants
 	Portal
+	Branding
 	// Close releases the store's connections.
 	Close() error
 }

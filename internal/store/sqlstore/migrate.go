@@ -234,6 +234,32 @@ var migrations = [][]string{
 			SELECT endpoint_id, (minute / 3600000000000) * 3600000000000, SUM(attempts), SUM(successes), 0
 			FROM hookd_endpoint_stats GROUP BY endpoint_id, (minute / 3600000000000) * 3600000000000`,
 	},
+	{
+		// Portal branding: the platform's settings (one row, id 1) and a
+		// tenant's overrides of name and logo. A logo is a URL or a
+		// stored image (type, bytes and their SHA-256); "" is none.
+		`CREATE TABLE hookd_portal_settings (
+			id BIGINT PRIMARY KEY,
+			product_name TEXT NOT NULL,
+			logo_url TEXT NOT NULL,
+			logo_type TEXT NOT NULL,
+			logo_image {blob},
+			logo_digest TEXT NOT NULL,
+			accent_color TEXT NOT NULL,
+			theme TEXT NOT NULL,
+			support_url TEXT NOT NULL,
+			updated_at BIGINT NOT NULL
+		)`,
+		`CREATE TABLE hookd_tenant_branding (
+			tenant_id TEXT PRIMARY KEY REFERENCES hookd_tenants (id) ON DELETE CASCADE,
+			product_name TEXT NOT NULL,
+			logo_url TEXT NOT NULL,
+			logo_type TEXT NOT NULL,
+			logo_image {blob},
+			logo_digest TEXT NOT NULL,
+			updated_at BIGINT NOT NULL
+		)`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

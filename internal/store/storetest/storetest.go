@@ -59,7 +59,8 @@ func Run(t *testing.T, open Opener) {
 		{"RateSlots", testRateSlots},
 		{"RateSlotsConcurrent", testRateSlotsConcurrent},
 	}
-	for _, c := range append(append(append(append(append(cases, tenantCases...), portalCases...), incarnationCases...), credentialCases...), filterCases...) {
+	cases = append(append(append(append(append(append(cases, tenantCases...), portalCases...), incarnationCases...), credentialCases...), filterCases...), brandingCases...)
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)
 			t.Cleanup(func() { require.NoError(t, s.Close()) })
