@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -12,10 +13,14 @@ import (
 )
 
 // Egress is how attempts and token requests leave hookd: every
-// destination passes Guard.
+// destination passes Guard, and with a Proxy they leave through it (see
+// proxyDialer).
 type Egress struct {
 	// Guard decides which destinations may be reached.
 	Guard Guard
+	// Proxy is the egress proxy (ParseEgressProxy); nil: none, every
+	// destination is dialled directly.
+	Proxy *url.URL
 }
 
 // ErrorClassTLSCertificate is the error class of an attempt whose

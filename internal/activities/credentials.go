@@ -236,7 +236,11 @@ func (a *Activities) requestToken(ctx context.Context, au store.Auth) (string, t
 	req.SetBasicAuth(url.QueryEscape(au.ClientID), url.QueryEscape(au.ClientSecret))
 	resp, err := a.http.Do(req)
 	if err != nil {
-		_, _, msg := classifyError(err)
+		_, class, msg := classifyError(err)
+		if class == ErrorClassProxy || class == ErrorClassProxyAuth {
+			// The egress proxy's failure, not the token endpoint's.
+			return "", 0, &proxyError{class, "token request failed: " + msg}
+		}
 		return "", 0, &tokenError{"token request failed: " + msg}
 	}
 	defer resp.Body.Close()

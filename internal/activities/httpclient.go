@@ -140,10 +140,10 @@ func (g Guard) control(_, address string, _ syscall.RawConn) error {
 
 // NewHTTPClient returns the client deliveries are sent with: every dial
 // passes the guard, redirects are never followed, no proxy from the
-// environment is used (a proxy would dial on hookd's behalf and bypass
-// the guard), and an HTTP/1.1 connection is not reused after a response
-// whose framing is in doubt (see framingConn). It is Egress{Guard: g}'s
-// client.
+// environment is used (it would dial on hookd's behalf and bypass the
+// guard; Egress.Proxy is the proxy that keeps it), and an HTTP/1.1
+// connection is not reused after a response whose framing is in doubt
+// (see framingConn). It is Egress{Guard: g}'s client.
 func NewHTTPClient(g Guard) *http.Client { return Egress{Guard: g}.client(clientTLS{}) }
 
 // newHTTPClient is NewHTTPClient trusting roots (nil: the system's).
@@ -160,6 +160,9 @@ type clientTLS struct {
 // client returns a client that leaves through e with ct.
 func (e Egress) client(ct clientTLS) *http.Client {
 	d := &dialer{Dialer: net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: e.Guard.control}, tls: ct}
+	if e.Proxy != nil {
+		d.proxy = newProxyDialer(e.Proxy, e.Guard)
+	}
 	return &http.Client{
 		Transport: &http.Transport{
 			DialContext:           d.dial,
@@ -188,15 +191,24 @@ func (g Guard) allowsExactly(addr netip.Addr) bool {
 	return false
 }
 
-// dialer dials guarded connections and watches the framing of the
-// HTTP/1.1 ones.
+// dialer dials guarded connections, directly or through the egress
+// proxy, and watches the framing of the HTTP/1.1 ones.
 type dialer struct {
 	net.Dialer
-	tls clientTLS
+	tls   clientTLS
+	proxy *proxyDialer // nil: direct
+}
+
+// connect opens the connection to addr that HTTP or TLS is spoken over.
+func (d *dialer) connect(ctx context.Context, network, addr string) (net.Conn, error) {
+	if d.proxy != nil {
+		return d.proxy.dial(ctx, addr)
+	}
+	return d.DialContext(ctx, network, addr)
 }
 
 func (d *dialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	conn, err := d.DialContext(ctx, network, addr)
+	conn, err := d.connect(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +223,7 @@ func (d *dialer) dialTLS(ctx context.Context, network, addr string) (net.Conn, e
 	if err != nil {
 		return nil, err
 	}
-	raw, err := d.DialContext(ctx, network, addr)
+	raw, err := d.connect(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,6 +71,9 @@ type DevConfig struct {
 	// DefaultSigning is the signing profile of endpoints created without
 	// one (normalized); the zero value is Standard Webhooks.
 	DefaultSigning signing.Profile
+	// EgressProxy, when set, is the forward proxy every attempt and
+	// token request leaves through (activities.ParseEgressProxy).
+	EgressProxy *url.URL
 	// WorkflowCacheSize bounds the deliveries the worker keeps in memory
 	// between workflow tasks (zero: worker.DefaultWorkflowCacheSize).
 	WorkflowCacheSize int
@@ -262,8 +266,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	}
 	d.parts.startPruner(cfg.Retention)
 	acts := d.parts.activities(activities.Config{
-		// hookd dev delivers to local receivers: loopback is allowed.
-		Egress:              activities.Egress{Guard: activities.Guard{AllowLoopback: true}},
+		Egress:              activities.Egress{Guard: d.tuning.guard(), Proxy: cfg.EgressProxy},
 		Version:             cfg.Version,
 		DeadLetterRetention: cfg.DeadLetterRetention,
 		DedupWindow:         cfg.Retention,
@@ -271,6 +274,9 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		AutoDisableAfter:    cfg.AutoDisableAfter,
 		DisabledPoll:        d.tuning.DisabledPoll,
 	})
+	if cfg.EgressProxy != nil {
+		cfg.Logger.Info("deliveries leave through the egress proxy", "egress_proxy", activities.MaskedProxy(cfg.EgressProxy))
+	}
 	d.worker = worker.New(d.Client, acts, worker.Options{})
 	if err := d.worker.Start(); err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"net/url"
 	"sync/atomic"
 	"time"
 
@@ -54,6 +55,10 @@ type ServeConfig struct {
 	// AllowCIDRs are destinations reachable although private or loopback,
 	// and reachable over plain http.
 	AllowCIDRs []netip.Prefix
+	// EgressProxy, when set, is the forward proxy every attempt and
+	// token request leaves through (activities.ParseEgressProxy); the
+	// guard still judges each destination first.
+	EgressProxy *url.URL
 	// PublicURL is the API's base URL as browsers reach it, for portal
 	// sign-in links (default: the HTTP listen URL, which behind a load
 	// balancer is not it).
@@ -238,7 +243,8 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 	s.http.serve(apiLn, handler)
 	s.http.serve(metricsLn, s.obs.scrapeHandler(h))
 	log.Info("hookd started", "api", cfg.API, "worker", cfg.Worker, "http", s.HTTPURL, "metrics", s.MetricsURL,
-		"temporal", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace, "allow_cidrs", len(cfg.AllowCIDRs))
+		"temporal", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace, "allow_cidrs", len(cfg.AllowCIDRs),
+		"egress_proxy", activities.MaskedProxy(cfg.EgressProxy))
 	return s, nil
 }
 
@@ -276,7 +282,7 @@ func (s *Serve) connect(ctx context.Context) error {
 func (s *Serve) startWorker() error {
 	cfg := s.cfg
 	acts := s.parts.activities(activities.Config{
-		Egress:              activities.Egress{Guard: activities.Guard{Allow: cfg.AllowCIDRs}},
+		Egress:              activities.Egress{Guard: activities.Guard{Allow: cfg.AllowCIDRs}, Proxy: cfg.EgressProxy},
 		Version:             cfg.Version,
 		DeadLetterRetention: cfg.DeadLetterRetention,
 		DedupWindow:         cfg.Retention,

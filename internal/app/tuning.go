@@ -3,6 +3,7 @@ package app
 import (
 	"time"
 
+	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/embedded"
 )
 
@@ -20,4 +21,16 @@ type Tuning struct {
 	RecoverImmediate int
 	// Temporal departs from the embedded server's measured defaults.
 	Temporal embedded.Tuning
+	// Guard, when set, replaces hookd dev's guard (loopback allowed), for
+	// tests of refused destinations.
+	Guard *activities.Guard
+}
+
+// guard is the guard of hookd dev's deliveries: by default it allows
+// loopback, since hookd dev delivers to local receivers.
+func (t Tuning) guard() activities.Guard {
+	if t.Guard != nil {
+		return *t.Guard
+	}
+	return activities.Guard{AllowLoopback: true}
 }

@@ -37,6 +37,7 @@ func devFlags(fs envFlags, o *devOptions) {
 	autoDisableFlag(fs, &o.AutoDisableAfter)
 	limitFlags(fs, &o.Limits)
 	defaultSigningFlag(fs, &o.DefaultSigning)
+	egressProxyFlag(fs, &o.egressProxy)
 	metricsSeriesFlag(fs, &o.Observability.MaxEndpointSeries)
 	fs.integer(&o.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries the worker keeps in memory between workflow tasks (bounds memory while many are parked)")
 	fs.level(&o.LogLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
@@ -55,6 +56,9 @@ func (o *devOptions) check() error {
 		return usagef("--temporal-database-url needs --only-temporal (plain hookd dev keeps Temporal in SQLite)")
 	}
 	var err error
+	if o.EgressProxy, err = parseEgressProxy(o.egressProxy); err != nil {
+		return err
+	}
 	if o.PortalFrameAncestors, err = portal.ParseFrameAncestors(o.frameAncestors); err != nil {
 		return usagef("portal-frame-ancestors: %w", err)
 	}

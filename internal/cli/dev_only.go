@@ -25,6 +25,8 @@ type devOptions struct {
 	LogLevel slog.Level
 	// frameAncestors is --portal-frame-ancestors as given.
 	frameAncestors string
+	// egressProxy is --egress-proxy as given.
+	egressProxy string
 }
 
 // runOnlyTemporal runs `hookd dev --only-temporal` until ctx is done.

@@ -27,6 +27,7 @@ type serveFlags struct {
 	cfg                app.ServeConfig
 	masterKey, apiKeys string
 	allowCIDRs         string
+	egressProxy        string
 	trustedProxies     string
 	frameAncestors     string
 	payload            payloadFlags
@@ -74,6 +75,7 @@ func newServeFlagSet(mode string, f *serveFlags) envFlags {
 		fs.integer(&c.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries a worker keeps in memory between workflow tasks (bounds memory while many are parked)")
 		circuitFlags(fs, &c.Circuit)
 		autoDisableFlag(fs, &c.AutoDisableAfter)
+		egressProxyFlag(fs, &f.egressProxy)
 	}
 	if mode != "worker" {
 		fs.secret(&f.apiKeys, "api-keys", "HOOKD_API_KEYS", "comma-separated API bearer tokens (at least one required)")
@@ -130,6 +132,9 @@ func (f *serveFlags) check(mode string) (app.ServeConfig, slog.Level, string, er
 	c.Payload.CORSOrigins = splitList(f.payload.corsOrigins)
 	c.APIKeys = splitList(f.apiKeys)
 	if c.AllowCIDRs, err = parseCIDRs("allow-cidrs", f.allowCIDRs); err != nil {
+		return c, 0, "", err
+	}
+	if c.EgressProxy, err = parseEgressProxy(f.egressProxy); err != nil {
 		return c, 0, "", err
 	}
 	if c.TrustedProxies, err = parseCIDRs("trusted-proxies", f.trustedProxies); err != nil {

@@ -1,0 +1,238 @@
+package testkit
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// Proxy is a forward proxy a test starts: it opens a tunnel to whatever
+// address it is asked for (HTTP CONNECT, or SOCKS5 CONNECT), when asked
+// with its credentials, and keeps the targets it tunnelled to.
+type Proxy struct {
+	// URL is the proxy's URL with its credentials.
+	URL *url.URL
+
+	user, password string
+
+	mu      sync.Mutex
+	targets []string
+	refused int
+}
+
+// Targets are the host:port targets of the tunnels opened, in order.
+func (p *Proxy) Targets() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.targets...)
+}
+
+// Refused counts the tunnels refused for missing or wrong credentials.
+func (p *Proxy) Refused() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.refused
+}
+
+func (p *Proxy) count(target string, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ok {
+		p.targets = append(p.targets, target)
+	} else {
+		p.refused++
+	}
+}
+
+func (p *Proxy) setURL(scheme, addr string) {
+	p.URL = &url.URL{Scheme: scheme, Host: addr}
+	if p.user != "" {
+		p.URL.User = url.UserPassword(p.user, p.password)
+	}
+}
+
+// NewConnectProxy starts an HTTP proxy that only tunnels (CONNECT),
+// requiring Basic credentials user and password unless user is empty
+// (407 otherwise); it is closed at the test's end.
+func NewConnectProxy(t testing.TB, user, password string) *Proxy {
+	t.Helper()
+	p := &Proxy{user: user, password: password}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(p.serveConnect))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	p.setURL("http", srv.Listener.Addr().String())
+	return p
+}
+
+func (p *Proxy) serveConnect(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodConnect {
+		http.Error(w, "only CONNECT", http.StatusMethodNotAllowed)
+		return
+	}
+	want := "Basic " + base64.StdEncoding.EncodeToString([]byte(p.user+":"+p.password))
+	if p.user != "" && r.Header.Get("Proxy-Authorization") != want {
+		p.count(r.Host, false)
+		w.Header().Set("Proxy-Authenticate", `Basic realm="test"`)
+		w.WriteHeader(http.StatusProxyAuthRequired)
+		return
+	}
+	dst, err := net.Dial("tcp", r.Host)
+	if err != nil {
+		http.Error(w, "dial failed", http.StatusBadGateway)
+		return
+	}
+	p.count(r.Host, true)
+	conn, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		dst.Close()
+		return
+	}
+	_, _ = rw.WriteString("HTTP/1.1 200 Connection established\r\n\r\n")
+	_ = rw.Flush()
+	splice(conn, rw, dst)
+}
+
+// NewSOCKS5Proxy starts a SOCKS5 proxy (RFC 1928) that tunnels TCP,
+// requiring username and password authentication (RFC 1929) unless user
+// is empty; it is closed at the test's end.
+func NewSOCKS5Proxy(t testing.TB, user, password string) *Proxy {
+	t.Helper()
+	p := &Proxy{user: user, password: password}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go p.serveSOCKS5(c)
+		}
+	}()
+	p.setURL("socks5", l.Addr().String())
+	return p
+}
+
+func (p *Proxy) serveSOCKS5(c net.Conn) {
+	defer c.Close()
+	var head [2]byte
+	if _, err := io.ReadFull(c, head[:]); err != nil || head[0] != 5 {
+		return
+	}
+	methods := make([]byte, head[1])
+	if _, err := io.ReadFull(c, methods); err != nil {
+		return
+	}
+	if p.user != "" {
+		if !p.socksAuth(c, methods) {
+			return
+		}
+	} else if _, err := c.Write([]byte{5, 0}); err != nil {
+		return
+	}
+	var req [4]byte
+	if _, err := io.ReadFull(c, req[:]); err != nil || req[1] != 1 {
+		return
+	}
+	var host string
+	switch req[3] {
+	case 1, 4:
+		b := make([]byte, map[byte]int{1: 4, 4: 16}[req[3]])
+		if _, err := io.ReadFull(c, b); err != nil {
+			return
+		}
+		a, _ := netip.AddrFromSlice(b)
+		host = a.String()
+	case 3:
+		var n [1]byte
+		if _, err := io.ReadFull(c, n[:]); err != nil {
+			return
+		}
+		b := make([]byte, n[0])
+		if _, err := io.ReadFull(c, b); err != nil {
+			return
+		}
+		host = string(b)
+	default:
+		return
+	}
+	var port [2]byte
+	if _, err := io.ReadFull(c, port[:]); err != nil {
+		return
+	}
+	target := net.JoinHostPort(host, strconv.Itoa(int(binary.BigEndian.Uint16(port[:]))))
+	dst, err := net.Dial("tcp", target)
+	if err != nil {
+		_, _ = c.Write([]byte{5, 5, 0, 1, 0, 0, 0, 0, 0, 0}) // connection refused
+		return
+	}
+	p.count(target, true)
+	if _, err := c.Write([]byte{5, 0, 0, 1, 0, 0, 0, 0, 0, 0}); err != nil {
+		dst.Close()
+		return
+	}
+	splice(c, c, dst)
+}
+
+// socksAuth runs the username and password subnegotiation, reporting
+// whether the client passed it.
+func (p *Proxy) socksAuth(c net.Conn, methods []byte) bool {
+	offered := false
+	for _, m := range methods {
+		offered = offered || m == 2
+	}
+	if !offered {
+		p.count("", false)
+		_, _ = c.Write([]byte{5, 0xff})
+		return false
+	}
+	if _, err := c.Write([]byte{5, 2}); err != nil {
+		return false
+	}
+	read := func() (string, bool) {
+		var n [1]byte
+		if _, err := io.ReadFull(c, n[:]); err != nil {
+			return "", false
+		}
+		b := make([]byte, n[0])
+		_, err := io.ReadFull(c, b)
+		return string(b), err == nil
+	}
+	var ver [1]byte
+	if _, err := io.ReadFull(c, ver[:]); err != nil {
+		return false
+	}
+	user, ok1 := read()
+	pw, ok2 := read()
+	if !ok1 || !ok2 || user != p.user || pw != p.password {
+		p.count("", false)
+		_, _ = c.Write([]byte{1, 1})
+		return false
+	}
+	_, err := c.Write([]byte{1, 0})
+	return err == nil
+}
+
+// splice copies between the client (reading from r, which may hold
+// bytes already buffered) and dst until either side ends.
+func splice(client net.Conn, r io.Reader, dst net.Conn) {
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(dst, r); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(client, dst); done <- struct{}{} }()
+	<-done
+	client.Close()
+	dst.Close()
+}
