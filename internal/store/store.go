@@ -90,14 +90,22 @@ func (e *Endpoint) Matches(eventType string) bool {
 		return true
 	}
 	for _, f := range e.EventTypes {
-		if f == eventType || f == "*" {
-			return true
-		}
-		if prefix, ok := cutWildcard(f); ok && len(eventType) > len(prefix) && eventType[:len(prefix)] == prefix {
+		if TypeMatches(f, eventType) {
 			return true
 		}
 	}
 	return false
+}
+
+// TypeMatches reports whether one entry of an endpoint's EventTypes, an
+// exact name, "*" or a prefix wildcard such as "order.*", accepts
+// eventType.
+func TypeMatches(f, eventType string) bool {
+	if f == eventType || f == "*" {
+		return true
+	}
+	prefix, ok := cutWildcard(f)
+	return ok && len(eventType) > len(prefix) && eventType[:len(prefix)] == prefix
 }
 
 // cutWildcard turns "order.*" into "order." and reports whether f was a
@@ -174,6 +182,7 @@ type Store interface {
 	Tenants
 	Portal
 	Branding
+	EventTypes
 	// Close releases the store's connections.
 	Close() error
 }

@@ -234,20 +234,25 @@ func (s *Store) queryEndpoints(ctx context.Context, query string, args ...any) (
 
 // queryEndpointsWith is queryEndpoints reading each row with scan.
 func (s *Store) queryEndpointsWith(ctx context.Context, scan func(scanner) (*store.Endpoint, error), query string, args ...any) ([]*store.Endpoint, error) {
-	rows, err := s.read.QueryContext(ctx, query, args...)
+	return queryRows(ctx, s.read, scan, query, args...)
+}
+
+// queryRows runs a query on db and reads every row with scan.
+func queryRows[T any](ctx context.Context, db *sql.DB, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var eps []*store.Endpoint
+	var out []T
 	for rows.Next() {
-		ep, err := scan(rows)
+		v, err := scan(rows)
 		if err != nil {
 			return nil, err
 		}
-		eps = append(eps, ep)
+		out = append(out, v)
 	}
-	return eps, rows.Err()
+	return out, rows.Err()
 }
 
 // execer is a *sql.DB or *sql.Tx.

@@ -244,20 +244,7 @@ func (s *Store) listEvents(ctx context.Context, f store.EventFilter, p store.Pag
 }
 
 func (s *Store) queryEvents(ctx context.Context, query string, a ...any) ([]*store.Event, error) {
-	rows, err := s.read.QueryContext(ctx, query, a...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var evs []*store.Event
-	for rows.Next() {
-		ev, err := scanEvent(rows)
-		if err != nil {
-			return nil, err
-		}
-		evs = append(evs, ev)
-	}
-	return evs, rows.Err()
+	return queryRows(ctx, s.read, scanEvent, query, a...)
 }
 
 // PruneEvents deletes, in batches, the events accepted before before and,

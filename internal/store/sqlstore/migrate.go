@@ -260,6 +260,25 @@ var migrations = [][]string{
 			updated_at BIGINT NOT NULL
 		)`,
 	},
+	{
+		// The event-type catalog: a schema is JSON text (NULL: none), the
+		// examples a JSON array. One row counts changes to it, as for the
+		// endpoints, for each process's cache of compiled schemas.
+		`CREATE TABLE hookd_event_types (
+			name TEXT PRIMARY KEY,
+			description TEXT NOT NULL,
+			schema_json TEXT,
+			examples TEXT NOT NULL,
+			deprecated BOOLEAN NOT NULL,
+			created_at BIGINT NOT NULL,
+			updated_at BIGINT NOT NULL
+		)`,
+		`CREATE TABLE hookd_event_type_changes (
+			id BIGINT PRIMARY KEY,
+			version BIGINT NOT NULL
+		)`,
+		`INSERT INTO hookd_event_type_changes (id, version) VALUES (1, 0)`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

@@ -24,8 +24,8 @@ type Store struct {
 	dialect Dialect
 	// The reads made per delivery, event or request, prepared once:
 	// parsing the SQL is most of the cost of these queries on SQLite.
-	getEndpoint, getSecrets, endpointsVersion, tenantOfToken *sql.Stmt
-	matches                                                  matchCache
+	getEndpoint, getSecrets, endpointsVersion, tenantOfToken, eventTypesVersion *sql.Stmt
+	matches                                                                     matchCache
 }
 
 var _ store.Store = (*Store)(nil)
@@ -76,6 +76,7 @@ func (s *Store) init(ctx context.Context, cfg Config) error {
 	for stmt, query := range map[**sql.Stmt]string{
 		&s.getEndpoint: getEndpointSQL, &s.getSecrets: getSecretsSQL,
 		&s.endpointsVersion: endpointsVersionSQL, &s.tenantOfToken: tenantOfTokenSQL,
+		&s.eventTypesVersion: eventTypesVersionSQL,
 	} {
 		if *stmt, err = s.read.PrepareContext(ctx, query); err != nil {
 			return fmt.Errorf("prepare: %w", err)
@@ -87,7 +88,7 @@ func (s *Store) init(ctx context.Context, cfg Config) error {
 // Close closes the store's connections.
 func (s *Store) Close() error {
 	var errs []error
-	for _, stmt := range []*sql.Stmt{s.getEndpoint, s.getSecrets, s.endpointsVersion, s.tenantOfToken} {
+	for _, stmt := range []*sql.Stmt{s.getEndpoint, s.getSecrets, s.endpointsVersion, s.tenantOfToken, s.eventTypesVersion} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())
 		}

@@ -95,21 +95,9 @@ func (s *Store) listTenants(ctx context.Context, p store.Page) ([]*store.Tenant,
 		return nil, "", err
 	}
 	limit := pageLimit(p)
-	rows, err := s.read.QueryContext(ctx, `SELECT `+tenantColumns+` FROM hookd_tenants
+	ts, err := queryRows(ctx, s.read, scanTenant, `SELECT `+tenantColumns+` FROM hookd_tenants
 		WHERE (created_at, id) > ($1, $2) ORDER BY created_at, id LIMIT $3`, after.created, after.id, limit+1)
 	if err != nil {
-		return nil, "", err
-	}
-	defer rows.Close()
-	var ts []*store.Tenant
-	for rows.Next() {
-		t, err := scanTenant(rows)
-		if err != nil {
-			return nil, "", err
-		}
-		ts = append(ts, t)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, "", err
 	}
 	ts, next := pageOf(ts, limit, func(t *store.Tenant) cursor { return cursor{created: t.CreatedAt.UnixNano(), id: t.ID} })

@@ -59,7 +59,7 @@ func Run(t *testing.T, open Opener) {
 		{"RateSlots", testRateSlots},
 		{"RateSlotsConcurrent", testRateSlotsConcurrent},
 	}
-	cases = append(append(append(append(append(append(cases, tenantCases...), portalCases...), incarnationCases...), credentialCases...), filterCases...), brandingCases...)
+	cases = append(append(append(append(append(append(append(cases, tenantCases...), portalCases...), incarnationCases...), credentialCases...), filterCases...), brandingCases...), eventTypeCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)
