@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -218,21 +216,9 @@ func TestCredentialsValidation(t *testing.T) {
 // receiver, through failed attempts and changes too, and is nowhere in
 // Temporal's files, the endpoint store's, nor the logs.
 func TestCredentialsNeverReachTemporalOrLogs(t *testing.T) {
-	dir := t.TempDir()
-	var logs syncBuffer
-	dev, err := app.StartDev(context.Background(), app.DevConfig{
-		DataDir: dir, HTTPAddr: "127.0.0.1:0", TemporalAddr: freeAddr(),
-		Logger:           slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		TemporalLogLevel: slog.LevelInfo, Version: "test", WorkflowCacheSize: e2eWorkflowCache,
-	})
-	require.NoError(t, err)
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			dev.Stop(context.Background())
-		}
-	})
-	api := &apiClient{t: t, dev: dev}
+	sd := startScanned(t, func(*app.DevConfig) {}, app.Tuning{})
+	dir, logs := sd.dir, sd.logs
+	api := &apiClient{t: t, dev: sd.Dev}
 
 	header, token, password := marker("header-marker"), marker("token-marker"), marker("password-marker")
 	clientSecret, accessToken := marker("client-secret-marker"), marker("access-token-marker")
@@ -303,8 +289,7 @@ func TestCredentialsNeverReachTemporalOrLogs(t *testing.T) {
 		require.NotContains(t, fmt.Sprint(list), m, "the list shows the %s", what)
 	}
 
-	dev.Stop(context.Background())
-	stopped = true
+	sd.stop()
 	require.NotEmpty(t, logs.String(), "the logs were captured")
 	for what, m := range markers {
 		require.Empty(t, foundIn(t, dir, m), "the %s is in the data dir's files", what)

@@ -11,22 +11,59 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
 
 // Proxy is a forward proxy a test starts: it opens a tunnel to whatever
 // address it is asked for (HTTP CONNECT, or SOCKS5 CONNECT), when asked
-// with its credentials, and keeps the targets it tunnelled to.
+// with its credentials, and keeps the targets it tunnelled to and the
+// local addresses of its connections to them.
 type Proxy struct {
 	// URL is the proxy's URL with its credentials.
 	URL *url.URL
 
-	user, password string
+	user string
 
-	mu      sync.Mutex
-	targets []string
-	refused int
+	mu       sync.Mutex
+	password string
+	targets  []string
+	refused  int
+	carried  map[string]bool
+}
+
+// SetPassword changes the password the proxy requires from now on.
+func (p *Proxy) SetPassword(pw string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.password = pw
+}
+
+func (p *Proxy) accepts(user, pw string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return user == p.user && pw == p.password
+}
+
+// Carried reports whether a server's peer address (a request's
+// RemoteAddr) is that of a connection the proxy opened: whether the
+// request came through the proxy.
+func (p *Proxy) Carried(remoteAddr string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.carried[remoteAddr]
+}
+
+// dialed counts a tunnel opened to target over dst.
+func (p *Proxy) dialed(target string, dst net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.carried == nil {
+		p.carried = map[string]bool{}
+	}
+	p.carried[dst.LocalAddr().String()] = true
+	p.targets = append(p.targets, target)
 }
 
 // Targets are the host:port targets of the tunnels opened, in order.
@@ -43,14 +80,11 @@ func (p *Proxy) Refused() int {
 	return p.refused
 }
 
-func (p *Proxy) count(target string, ok bool) {
+// refuse counts a tunnel refused for its credentials.
+func (p *Proxy) refuse() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if ok {
-		p.targets = append(p.targets, target)
-	} else {
-		p.refused++
-	}
+	p.refused++
 }
 
 func (p *Proxy) setURL(scheme, addr string) {
@@ -58,6 +92,19 @@ func (p *Proxy) setURL(scheme, addr string) {
 	if p.user != "" {
 		p.URL.User = url.UserPassword(p.user, p.password)
 	}
+}
+
+// parseBasic reads Basic credentials from an authorization header.
+func parseBasic(h string) (user, pw string, ok bool) {
+	raw, found := strings.CutPrefix(h, "Basic ")
+	if !found {
+		return "", "", false
+	}
+	b, err := base64.StdEncoding.DecodeString(raw)
+	if err != nil {
+		return "", "", false
+	}
+	return strings.Cut(string(b), ":")
 }
 
 // NewConnectProxy starts an HTTP proxy that only tunnels (CONNECT),
@@ -79,9 +126,9 @@ func (p *Proxy) serveConnect(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "only CONNECT", http.StatusMethodNotAllowed)
 		return
 	}
-	want := "Basic " + base64.StdEncoding.EncodeToString([]byte(p.user+":"+p.password))
-	if p.user != "" && r.Header.Get("Proxy-Authorization") != want {
-		p.count(r.Host, false)
+	user, pw, _ := parseBasic(r.Header.Get("Proxy-Authorization"))
+	if p.user != "" && !p.accepts(user, pw) {
+		p.refuse()
 		w.Header().Set("Proxy-Authenticate", `Basic realm="test"`)
 		w.WriteHeader(http.StatusProxyAuthRequired)
 		return
@@ -91,7 +138,7 @@ func (p *Proxy) serveConnect(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "dial failed", http.StatusBadGateway)
 		return
 	}
-	p.count(r.Host, true)
+	p.dialed(r.Host, dst)
 	conn, rw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		dst.Close()
@@ -179,7 +226,7 @@ func (p *Proxy) serveSOCKS5(c net.Conn) {
 		_, _ = c.Write([]byte{5, 5, 0, 1, 0, 0, 0, 0, 0, 0}) // connection refused
 		return
 	}
-	p.count(target, true)
+	p.dialed(target, dst)
 	if _, err := c.Write([]byte{5, 0, 0, 1, 0, 0, 0, 0, 0, 0}); err != nil {
 		dst.Close()
 		return
@@ -195,7 +242,7 @@ func (p *Proxy) socksAuth(c net.Conn, methods []byte) bool {
 		offered = offered || m == 2
 	}
 	if !offered {
-		p.count("", false)
+		p.refuse()
 		_, _ = c.Write([]byte{5, 0xff})
 		return false
 	}
@@ -217,8 +264,8 @@ func (p *Proxy) socksAuth(c net.Conn, methods []byte) bool {
 	}
 	user, ok1 := read()
 	pw, ok2 := read()
-	if !ok1 || !ok2 || user != p.user || pw != p.password {
-		p.count("", false)
+	if !ok1 || !ok2 || !p.accepts(user, pw) {
+		p.refuse()
 		_, _ = c.Write([]byte{1, 1})
 		return false
 	}
