@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/hookd/hookd/internal/apidocs"
 	"github.com/hookd/hookd/internal/authz"
 )
 
@@ -56,6 +58,31 @@ func (s *Server) openAPIHandler(version string) http.HandlerFunc {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		_, _ = w.Write(doc)
+	}
+}
+
+// referenceHandler serves the document rendered for people at GET
+// /docs/api (no credential, like the document itself). The page is drawn
+// once, on the first request; it loads nothing but itself, and its CSP
+// allows nothing else.
+func (s *Server) referenceHandler(version string) http.HandlerFunc {
+	var (
+		once sync.Once
+		page []byte
+		err  error
+	)
+	return func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { page, err = apidocs.Render(openAPIYAML, version) })
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "public, max-age=300")
+		_, _ = w.Write(page)
 	}
 }
 

@@ -131,3 +131,17 @@ func TestOpenAPIServedWithVersion(t *testing.T) {
 		require.Equal(t, http.StatusUnauthorized, rec.Code, path)
 	}
 }
+
+// GET /docs/api is the reference for people: HTML drawn from the document,
+// with the server's version, no credential needed, and a CSP that lets it
+// load nothing from anywhere.
+func TestReferenceServed(t *testing.T) {
+	s := testServer(t, "1.2.3-test")
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest("GET", "/docs/api", nil))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	require.Equal(t, "text/html; charset=utf-8", rec.Header().Get("Content-Type"))
+	require.Contains(t, rec.Header().Get("Content-Security-Policy"), "default-src 'none'")
+	require.Contains(t, rec.Body.String(), "1.2.3-test")
+	require.Contains(t, rec.Body.String(), `id="sendEvent"`)
+}

@@ -84,6 +84,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
+	r.Get("/docs/api", s.referenceHandler(s.version))
 	r.Route("/v1", func(r chi.Router) {
 		r.Use(s.authenticateUnlessPublic)
 		for _, rt := range s.v1Routes() {
