@@ -51,6 +51,7 @@ type Activities struct {
 	events              Events
 	metrics             *metrics.Metrics
 	shares              *endpointShares // nil: unbounded (LimitEndpoints)
+	pace                pacer           // spaces attempts to limited endpoints
 	tokens              tokenCache      // OAuth 2.0 tokens of this worker
 	clients             *endpointClients
 	tracer              *tracing.Tracer // nil: tracing off

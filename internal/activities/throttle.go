@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/hookd/hookd/internal/delivery"
@@ -14,6 +15,10 @@ import (
 // trip through Temporal, and is well below an interval at 20 a second.
 const MaxInlineWait = 25 * time.Millisecond
 
+// MaxPace bounds how long an attempt whose slot has come waits for this
+// worker's own spacing (pacer); past it, it goes.
+const MaxPace = time.Second
+
 // throttle gives an attempt to ep its slot under the endpoint's rate
 // limit, if it has one: none costs nothing. A delivery woken for a slot it
 // holds (held, reserved under the limit as it is now) keeps it: it goes
@@ -21,7 +26,8 @@ const MaxInlineWait = 25 * time.Millisecond
 // (a circuit that closed). Otherwise the attempt reserves a slot, one
 // write (store.RateLimits.ReserveSlot). wait reports that the attempt
 // waits, g saying until when; a slot within MaxInlineWait is slept out
-// here instead. A store that cannot reserve lets the attempt through: a
+// here instead. An attempt whose slot has come then waits for the
+// worker's pacer, up to MaxPace. A store that cannot reserve lets the attempt through: a
 // store hiccup must not stop deliveries.
 func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *delivery.Slot, now time.Time) (g gate, wait bool) {
 	l := ep.RateLimit
@@ -39,17 +45,74 @@ func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *del
 		}
 	}
 	ahead := slot.At.Sub(now)
-	if ahead <= 0 {
-		return gate{}, false
+	if ahead > MaxInlineWait || sleep(ctx, ahead) != nil {
+		return gate{wait: slot.At, reason: delivery.WaitRateLimit, slot: &delivery.Slot{At: slot.At, Since: slot.Since}}, true
 	}
-	if ahead <= MaxInlineWait {
-		t := time.NewTimer(ahead)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return gate{}, false
-		case <-ctx.Done():
+	if ahead > 0 {
+		now = slot.At
+	}
+	_ = sleep(ctx, min(a.pace.wait(ep.ID, *l, now), MaxPace))
+	return gate{}, false
+}
+
+// sleep waits d (nothing if d <= 0), or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// pacer spaces one worker's attempts to each limited endpoint by the
+// endpoint's limit, at the moment they go. Slots in the store keep the
+// sum over every worker at the limit on average; but deliveries whose
+// timers fire late (a busy worker) would all find their slots passed and
+// go together, more than a burst at once. The pacer keeps a GCRA of its
+// own per endpoint, in memory, and holds such a bunch back to one slot an
+// interval: no store write, and nothing to wait for when timers are on
+// time.
+type pacer struct {
+	mu  sync.Mutex
+	tat map[string]paced
+}
+
+// paced is one endpoint's theoretical arrival time in the pacer, under
+// the limit set at since.
+type paced struct {
+	tat, since time.Time
+}
+
+// pacerSweep is the size at which the pacer drops the endpoints it no
+// longer paces.
+const pacerSweep = 1024
+
+// wait takes the endpoint's next slot in this worker at now under l and
+// returns how long until it starts.
+func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tat == nil {
+		p.tat = map[string]paced{}
+	}
+	if len(p.tat) >= pacerSweep {
+		for id, e := range p.tat {
+			if e.tat.Before(now) {
+				delete(p.tat, id)
+			}
 		}
 	}
-	return gate{wait: slot.At, reason: delivery.WaitRateLimit, slot: &delivery.Slot{At: slot.At, Since: slot.Since}}, true
+	e := p.tat[endpointID]
+	if !e.since.Equal(l.Since) || e.tat.Before(now) {
+		e = paced{tat: now, since: l.Since}
+	}
+	e.tat = e.tat.Add(l.Interval())
+	p.tat[endpointID] = e
+	return l.SlotAt(e.tat, now).Sub(now)
 }

@@ -89,3 +89,23 @@ func TestThrottleInline(t *testing.T) {
 	require.True(t, a.admit(ctx, req, &limited, nil, a.now()).allowed, "10ms ahead: waited here")
 	assert.GreaterOrEqual(t, time.Since(start), 5*time.Millisecond)
 }
+
+// The pacer spaces a bunch that goes together (timers fired late) to the
+// limit: a burst at once, then one an interval; a limit changed since, or
+// a quiet spell, starts it again.
+func TestPacer(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	l := store.RateLimit{PerSecond: 10, Burst: 2, Since: now.Add(-time.Hour)}
+	var p pacer
+	var waits []time.Duration
+	for range 4 {
+		waits = append(waits, p.wait("ep_1", l, now))
+	}
+	assert.Equal(t, []time.Duration{0, 0, 100 * time.Millisecond, 200 * time.Millisecond}, waits)
+	assert.Zero(t, p.wait("ep_2", l, now), "each endpoint its own")
+	assert.Equal(t, 200*time.Millisecond, p.wait("ep_1", l, now.Add(100*time.Millisecond)))
+	assert.Zero(t, p.wait("ep_1", l, now.Add(time.Second)), "quiet since")
+	changed := l
+	changed.Since = now
+	assert.Zero(t, p.wait("ep_2", changed, now), "a new limit starts again")
+}

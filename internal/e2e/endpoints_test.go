@@ -355,6 +355,7 @@ type testResult struct {
 	Outcome    string  `json:"outcome"`
 	Status     int     `json:"status"`
 	ErrorClass string  `json:"error_class"`
+	Error      string  `json:"error"`
 	DurationMS float64 `json:"duration_ms"`
 }
 

@@ -91,11 +91,10 @@ func TestPermanentFailureStopsAtOnce(t *testing.T) {
 	require.Len(t, rc.Hits(), 1)
 }
 
-// 429 with Retry-After: 2 replaces the 1s schedule step.
-func TestRetryAfterIsHonoured(t *testing.T) {
-	t.Parallel()
-	api := newAPI(t)
-	rc := newReceiver(t, func(n int, w http.ResponseWriter) {
+// retryAfterOnce is a receiver that answers its first request 429 with
+// Retry-After: 2, and 204 from then on.
+func retryAfterOnce(t *testing.T) *receiver {
+	return newReceiver(t, func(n int, w http.ResponseWriter) {
 		if n == 1 {
 			w.Header().Set("Retry-After", "2")
 			w.WriteHeader(http.StatusTooManyRequests)
@@ -103,6 +102,13 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
+}
+
+// 429 with Retry-After: 2 replaces the 1s schedule step.
+func TestRetryAfterIsHonoured(t *testing.T) {
+	t.Parallel()
+	api := newAPI(t)
+	rc := retryAfterOnce(t)
 	api.createEndpoint(map[string]any{"url": rc.URL, "event_types": []string{"retry.throttled"}, "retry_schedule": []string{"1s", "1s"}})
 	a := api.send(`{"type":"retry.throttled","payload":{}}`)
 	d := api.waitDelivery(a.Deliveries[0].ID, 15*time.Second)
