@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 	"time"
 )
@@ -63,4 +64,63 @@ func (c *Client) CreatePortalLink(ctx context.Context, id string, o PortalLinkOp
 // unused sign-in links.
 func (c *Client) EndPortalSessions(ctx context.Context, id string) (*EndedPortalSessions, error) {
 	return call[EndedPortalSessions](ctx, c, http.MethodDelete, tenantPath(id)+"/portal-sessions", nil, nil)
+}
+
+// PortalSettings is how the consumer portal presents itself on every
+// tenant's pages. An empty field takes its default.
+type PortalSettings struct {
+	Raw
+	// ProductName is shown instead of "Webhooks".
+	ProductName string `json:"product_name"`
+	// Logo is an https URL, or a data: URL of a PNG, JPEG or SVG image of
+	// at most 256 KiB that hookd stores (LogoDataURL makes one).
+	Logo string `json:"logo"`
+	// AccentColor is #rrggbb.
+	AccentColor string `json:"accent_color"`
+	// Theme is "light", "dark" or "auto" (the viewer's preference).
+	Theme string `json:"theme"`
+	// SupportURL is an https URL the portal links to as "Help".
+	SupportURL string `json:"support_url"`
+	// UpdatedAt is set by hookd; nil if never put.
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+}
+
+// TenantPortalBranding is what one tenant's portal shows instead of the
+// platform's settings; an empty field keeps the platform's.
+type TenantPortalBranding struct {
+	Raw
+	TenantID    string     `json:"tenant_id,omitempty"`
+	ProductName string     `json:"product_name"`
+	Logo        string     `json:"logo"`
+	UpdatedAt   *time.Time `json:"updated_at,omitempty"`
+}
+
+// LogoDataURL is an image's bytes as a data: URL of their media type
+// (image/png, image/jpeg or image/svg+xml), for PortalSettings.Logo.
+func LogoDataURL(contentType string, image []byte) string {
+	return "data:" + contentType + ";base64," + base64.StdEncoding.EncodeToString(image)
+}
+
+// GetPortalSettings returns the portal's settings.
+func (c *Client) GetPortalSettings(ctx context.Context) (*PortalSettings, error) {
+	return call[PortalSettings](ctx, c, http.MethodGet, "/v1/portal/settings", nil, nil)
+}
+
+// PutPortalSettings replaces every portal setting and returns them as
+// stored.
+func (c *Client) PutPortalSettings(ctx context.Context, s PortalSettings) (*PortalSettings, error) {
+	s.UpdatedAt = nil
+	return call[PortalSettings](ctx, c, http.MethodPut, "/v1/portal/settings", nil, s)
+}
+
+// GetTenantPortalBranding returns the tenant's portal branding.
+func (c *Client) GetTenantPortalBranding(ctx context.Context, id string) (*TenantPortalBranding, error) {
+	return call[TenantPortalBranding](ctx, c, http.MethodGet, tenantPath(id)+"/portal-branding", nil, nil)
+}
+
+// PutTenantPortalBranding replaces the tenant's portal branding and
+// returns it as stored.
+func (c *Client) PutTenantPortalBranding(ctx context.Context, id string, b TenantPortalBranding) (*TenantPortalBranding, error) {
+	b.TenantID, b.UpdatedAt = "", nil
+	return call[TenantPortalBranding](ctx, c, http.MethodPut, tenantPath(id)+"/portal-branding", nil, b)
 }

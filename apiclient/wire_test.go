@@ -64,6 +64,8 @@ func TestAnswerTypesMatchTheDocument(t *testing.T) {
 		{RedriveStarted{}, wire.RedriveStarted{}},
 		{RedriveJob{}, wire.RedriveJob{}},
 		{Error{}, wire.ErrorDetail{}},
+		{PortalSettings{}, wire.PortalSettings{}},
+		{TenantPortalBranding{}, wire.TenantPortalBranding{}},
 	} {
 		ours, doc := reflect.TypeOf(c.ours), reflect.TypeOf(c.doc)
 		if got, want := jsonFields(ours), jsonFields(doc); !slices.Equal(got, want) {

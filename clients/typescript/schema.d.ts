@@ -153,6 +153,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{id}/portal-branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's ID, the platform's own. */
+                id: components["parameters"]["TenantIDPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Show a tenant's portal branding
+         * @description The product name and logo the tenant's portal shows instead of the
+         *     platform's portal settings; an empty field keeps the platform's.
+         */
+        get: operations["getTenantPortalBranding"];
+        /**
+         * Replace a tenant's portal branding
+         * @description Replaces the product name and logo the tenant's portal shows (a
+         *     reseller's own); a field left out or empty keeps the platform's.
+         *     `{}` returns the tenant to the platform's branding.
+         */
+        put: operations["putTenantPortalBranding"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portal/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show the portal's settings
+         * @description How the consumer portal presents itself on every tenant's pages:
+         *     product name, logo, accent colour, theme and support link.
+         */
+        get: operations["getPortalSettings"];
+        /**
+         * Replace the portal's settings
+         * @description Replaces every setting; a field left out takes its default. A bad
+         *     value is answered 400 naming its field. The portal's pages load no
+         *     asset from another origin but the logo URL's.
+         */
+        put: operations["putPortalSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/endpoints": {
         parameters: {
             query?: never;
@@ -768,6 +825,57 @@ export interface components {
             tenant_id: components["schemas"]["TenantID"];
             /** @description How many sessions were ended. */
             ended: number;
+        };
+        /**
+         * @description The portal's logo: empty for none, an https URL (the only origin the
+         *     portal's pages load an image from), or a `data:` URL of a PNG, JPEG
+         *     or SVG image of at most 256 KiB (`data:image/png;base64,...`),
+         *     which hookd stores and serves. An SVG logo may not have scripts,
+         *     event handlers, foreign objects, a DOCTYPE or links outside itself.
+         * @example https://cdn.example.com/logo.svg
+         */
+        PortalLogo: string;
+        /**
+         * @description The name the portal shows instead of "Webhooks"; empty for the default.
+         * @example Acme Webhooks
+         */
+        PortalProductName: string;
+        PortalSettings: {
+            product_name?: components["schemas"]["PortalProductName"];
+            logo?: components["schemas"]["PortalLogo"];
+            /**
+             * @description The colour of buttons, links and the current section, as `#rrggbb`; empty for the default.
+             * @example #0a7d5a
+             */
+            accent_color?: string;
+            /**
+             * @description The portal's colours; `auto` follows the viewer's `prefers-color-scheme`.
+             * @default light
+             * @enum {string}
+             */
+            theme: "light" | "dark" | "auto";
+            /**
+             * Format: uri
+             * @description An https URL the portal links to as "Help"; empty for none.
+             * @example https://example.com/support
+             */
+            support_url?: string;
+            /**
+             * Format: date-time
+             * @description When the settings were last put; absent if never.
+             */
+            readonly updated_at?: string;
+        };
+        TenantPortalBranding: {
+            /** @description The tenant; in a body, the path's or left out. */
+            tenant_id?: components["schemas"]["TenantID"];
+            product_name?: components["schemas"]["PortalProductName"];
+            logo?: components["schemas"]["PortalLogo"];
+            /**
+             * Format: date-time
+             * @description When the branding was last put; absent if never.
+             */
+            readonly updated_at?: string;
         };
         Endpoint: {
             id: components["schemas"]["EndpointID"];
@@ -1815,6 +1923,126 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTenantPortalBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's ID, the platform's own. */
+                id: components["parameters"]["TenantIDPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant's branding. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantPortalBranding"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putTenantPortalBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's ID, the platform's own. */
+                id: components["parameters"]["TenantIDPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TenantPortalBranding"];
+            };
+        };
+        responses: {
+            /** @description The branding as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantPortalBranding"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPortalSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings (defaults when never put). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putPortalSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PortalSettings"];
+            };
+        };
+        responses: {
+            /** @description The settings as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

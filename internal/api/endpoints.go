@@ -554,7 +554,12 @@ func (s *Server) EndpointSecret(ctx context.Context, id string) (string, error) 
 // decode reads a small JSON request body into v. An empty body is an empty
 // object.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
-	body, err := readBody(w, r, 64<<10)
+	return s.decodeUpTo(w, r, 64<<10, v)
+}
+
+// decodeUpTo is decode for a body of at most limit bytes.
+func (s *Server) decodeUpTo(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
+	body, err := readBody(w, r, limit)
 	if err != nil {
 		return err
 	}

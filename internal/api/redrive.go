@@ -42,9 +42,7 @@ func (s *Server) redriveOne(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := redriveRequested{DeliveryID: id, Status: "redrive requested"}
-	if info, err := s.deadLetter(r.Context(), id); err == nil {
-		out.held = s.heldBy(r.Context(), s.refOf(info).EndpointID)
-	}
+	_, out.Hold = s.RedriveHold(r.Context(), id)
 	writeJSON(w, http.StatusAccepted, out)
 }
 
@@ -52,34 +50,59 @@ func (s *Server) redriveOne(w http.ResponseWriter, r *http.Request) {
 type redriveRequested struct {
 	DeliveryID string `json:"delivery_id"`
 	Status     string `json:"status"`
-	held
+	Hold
 }
 
-// held says that redriven deliveries will wait, and until when: the
+// HoldCircuitOpen is Hold.By when the endpoint's circuit is open.
+const HoldCircuitOpen = "circuit_open"
+
+// Hold says that redriven deliveries will wait, and until when: the
 // endpoint's circuit is open. A redrive goes through a disabled
-// endpoint's switch, so only the circuit holds it.
-type held struct {
-	HeldBy string     `json:"held_by,omitempty"` // "circuit_open"
-	Until  *time.Time `json:"held_until,omitempty"`
+// endpoint's switch, so only the circuit holds it. The zero Hold holds
+// nothing.
+type Hold struct {
+	By    string     `json:"held_by,omitempty"` // HoldCircuitOpen
+	Until *time.Time `json:"held_until,omitempty"`
+}
+
+// RedriveHold is the endpoint of the dead letter with this delivery ID,
+// in the scope of ctx, and what holds a redrive of it now: zero when
+// attempts flow or it cannot be read (a redrive is accepted either way).
+func (s *Server) RedriveHold(ctx context.Context, deliveryID string) (endpointID string, h Hold) {
+	info, err := s.deadLetter(ctx, deliveryID)
+	if err != nil {
+		return "", Hold{}
+	}
+	endpointID = s.refOf(info).EndpointID
+	return endpointID, s.heldBy(ctx, endpointID)
+}
+
+// EndpointHold is what holds a redrive of the endpoint's deliveries now,
+// in the scope of ctx: zero for an endpoint it cannot see, or whose
+// attempts flow.
+func (s *Server) EndpointHold(ctx context.Context, endpointID string) Hold {
+	if _, err := s.res.Endpoint(ctx, endpointID); err != nil {
+		return Hold{}
+	}
+	return s.heldBy(ctx, endpointID)
 }
 
 // heldBy is what will hold a redrive of endpointID's deliveries now; zero
-// when attempts flow or the circuit cannot be read (the redrive is
-// accepted either way).
-func (s *Server) heldBy(ctx context.Context, endpointID string) held {
+// when attempts flow or the circuit cannot be read.
+func (s *Server) heldBy(ctx context.Context, endpointID string) Hold {
 	if endpointID == "" {
-		return held{}
+		return Hold{}
 	}
 	b, err := s.store.Circuit(ctx, endpointID)
 	if err != nil {
-		return held{}
+		return Hold{}
 	}
 	v := circuit.TakesAttempts(true, true, b, circuit.DefaultPolicy(), s.now())
 	if v.Allowed {
-		return held{}
+		return Hold{}
 	}
 	until := v.Wait.UTC()
-	return held{HeldBy: "circuit_open", Until: &until}
+	return Hold{By: HoldCircuitOpen, Until: &until}
 }
 
 // redriveDeadLetter is RedriveDeadLetter without its span.
@@ -128,7 +151,7 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 	if out.Matched == 0 {
 		status = http.StatusOK
 	} else {
-		out.held = s.heldBy(r.Context(), body.EndpointID)
+		out.Hold = s.heldBy(r.Context(), body.EndpointID)
 	}
 	writeJSON(w, status, out)
 }
@@ -147,7 +170,7 @@ type RedriveStarted struct {
 	JobID   string  `json:"job_id"`
 	Matched int64   `json:"matched"` // no job starts when zero
 	Rate    float64 `json:"rate"`
-	held            // a bulk redrive of one endpoint whose circuit is open
+	Hold            // a bulk redrive of one endpoint whose circuit is open
 }
 
 // redriveDeadLetters is RedriveDeadLetters without its span.

@@ -160,33 +160,41 @@ func TestJSONOnEveryClientCommand(t *testing.T) {
 	f.on("DELETE /v1/tenants/{id}", 204, "")
 	f.on("POST /v1/tenants/{id}/tokens", 201, `{"token":"htk_x","tenant_id":"acme","expires_at":"2026-12-01T10:00:00Z"}`)
 	f.on("POST /v1/tenants/{id}/portal", 201, `{"url":"https://h/portal/login?t=hpl_x","tenant_id":"acme","expires_at":"2026-12-01T10:00:00Z","session_ttl":"24h0m0s","capabilities":{}}`)
+	f.on("GET /v1/portal/settings", 200, `{"product_name":"","logo":"","accent_color":"","theme":"light","support_url":""}`)
+	f.on("PUT /v1/portal/settings", 200, `{"product_name":"","logo":"","accent_color":"","theme":"dark","support_url":""}`)
+	f.on("GET /v1/tenants/{id}/portal-branding", 200, `{"tenant_id":"acme","product_name":"","logo":""}`)
+	f.on("PUT /v1/tenants/{id}/portal-branding", 200, `{"tenant_id":"acme","product_name":"R","logo":""}`)
 
 	runs := map[string][]string{
-		"endpoints create":    {"--url", "https://example.com/h"},
-		"endpoints list":      nil,
-		"endpoints get":       {"ep_1"},
-		"endpoints update":    {"ep_1", "--enabled=false"},
-		"endpoints delete":    {"ep_1"},
-		"endpoints rotate":    {"ep_1"},
-		"endpoints recover":   {"ep_1"},
-		"send":                {"--type", "order.created", "--payload", "{}"},
-		"deliveries get":      {"dlv_1"},
-		"deliveries list":     nil,
-		"tenants put":         {"acme"},
-		"tenants list":        nil,
-		"tenants get":         {"acme"},
-		"tenants delete":      {"acme"},
-		"tenants token":       {"acme"},
-		"tenants portal-link": {"acme"},
-		"events list":         nil,
-		"events get":          {"evt_1"},
-		"dlq list":            nil,
-		"dlq summary":         nil,
-		"dlq show":            {"dlv_1"},
-		"dlq redrive":         {"dlv_1"},
-		"dlq redrive (bulk)":  {"--endpoint", "ep_1", "--yes"},
-		"dlq job":             {"redrive_1"},
-		"version":             nil,
+		"endpoints create":     {"--url", "https://example.com/h"},
+		"endpoints list":       nil,
+		"endpoints get":        {"ep_1"},
+		"endpoints update":     {"ep_1", "--enabled=false"},
+		"endpoints delete":     {"ep_1"},
+		"endpoints rotate":     {"ep_1"},
+		"endpoints recover":    {"ep_1"},
+		"send":                 {"--type", "order.created", "--payload", "{}"},
+		"deliveries get":       {"dlv_1"},
+		"deliveries list":      nil,
+		"tenants put":          {"acme"},
+		"tenants list":         nil,
+		"tenants get":          {"acme"},
+		"tenants delete":       {"acme"},
+		"tenants token":        {"acme"},
+		"tenants portal-link":  {"acme"},
+		"portal settings show": nil,
+		"portal settings set":  {"--theme", "dark"},
+		"portal branding show": {"acme"},
+		"portal branding set":  {"acme", "--product-name", "R"},
+		"events list":          nil,
+		"events get":           {"evt_1"},
+		"dlq list":             nil,
+		"dlq summary":          nil,
+		"dlq show":             {"dlv_1"},
+		"dlq redrive":          {"dlv_1"},
+		"dlq redrive (bulk)":   {"--endpoint", "ep_1", "--yes"},
+		"dlq job":              {"redrive_1"},
+		"version":              nil,
 	}
 	// Every client command of the tree is in the table.
 	clients := 0

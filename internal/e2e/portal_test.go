@@ -221,13 +221,16 @@ func TestPortalInBrowser(t *testing.T) {
 }
 
 // portalSession signs a plain HTTP client in with a link: it opens the
-// link and POSTs its page's form, as the page's button does.
+// link and POSTs its page's form to the link's server, as the page's
+// button does.
 func portalSession(t *testing.T, link string) *http.Client {
 	t.Helper()
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
 	hc := &http.Client{Jar: jar}
-	resp, err := hc.PostForm(shared.APIURL+"/portal/login", signInForm(t, hc, link))
+	u, err := url.Parse(link)
+	require.NoError(t, err)
+	resp, err := hc.PostForm(u.Scheme+"://"+u.Host+"/portal/login", signInForm(t, hc, link))
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
@@ -351,6 +354,8 @@ var portalOwnRoutes = map[string]string{
 	"GET /portal/endpoints/new":         "an empty form",
 	"POST /portal/endpoints":            "creates in the session's tenant; the form has no tenant field",
 	"POST /portal/dead-letters/redrive": "its form's IDs and filter: checked below",
+	"GET /portal/logo":                  "the logo the session's tenant's pages show, else the platform's",
+	"GET /portal/brand.css":             "the accent colour its query names; no stored data",
 }
 
 // walkPortal lists every route of the running portal, from its router.

@@ -79,6 +79,41 @@ func (p *Portal) listDeadLetters(w http.ResponseWriter, r *http.Request) {
 type redriveResult struct {
 	ID    string
 	Error string
+	// EndpointID and Hold say, for a redrive that went through, whether
+	// its endpoint's open circuit holds it, and until when.
+	EndpointID string
+	Hold       api.Hold
+}
+
+// redriven is the data of the page after a redrive of selected dead
+// letters: what became of each, and the paused endpoints holding some.
+type redriven struct {
+	Results []redriveResult
+	Held    []heldEndpoint
+}
+
+// heldEndpoint is an endpoint whose open circuit holds redriven
+// deliveries.
+type heldEndpoint struct {
+	ID, URL string
+	Hold    api.Hold
+}
+
+// heldEndpoints lists, once each, the endpoints holding some of the
+// results, with their URLs when the tenant's endpoints can be read.
+func (p *Portal) heldEndpoints(r *http.Request, results []redriveResult) []heldEndpoint {
+	var out []heldEndpoint
+	for _, res := range results {
+		if res.Hold.By == "" || slices.ContainsFunc(out, func(h heldEndpoint) bool { return h.ID == res.EndpointID }) {
+			continue
+		}
+		h := heldEndpoint{ID: res.EndpointID, Hold: res.Hold}
+		if ep, err := p.api.Endpoint(r.Context(), res.EndpointID); err == nil {
+			h.URL = ep.URL
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 // redrive redrives the selected dead letters one by one, or every one the
@@ -98,7 +133,11 @@ func (p *Portal) redrive(w http.ResponseWriter, r *http.Request) {
 				Data: message{Title: "Nothing to redrive", Text: "No dead letter matches this filter any more."}})
 			return
 		}
-		seeOther(w, r, Prefix+"/dead-letters/redrive/"+url.PathEscape(started.JobID))
+		to := Prefix + "/dead-letters/redrive/" + url.PathEscape(started.JobID)
+		if started.Hold.By != "" {
+			to += "?held=" + url.QueryEscape(f.EndpointID)
+		}
+		seeOther(w, r, to)
 		return
 	}
 	ids := slices.Compact(slices.Sorted(slices.Values(r.PostForm["id"])))
@@ -113,6 +152,8 @@ func (p *Portal) redrive(w http.ResponseWriter, r *http.Request) {
 		err := p.api.RedriveDeadLetter(ctx, ids[i], Reason)
 		var e *api.Error
 		switch {
+		case err == nil:
+			results[i].EndpointID, results[i].Hold = p.api.RedriveHold(ctx, ids[i])
 		case errors.As(err, &e):
 			results[i].Error, err = e.Message, nil
 		case api.IsUnavailable(err):
@@ -125,7 +166,15 @@ func (p *Portal) redrive(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, err)
 		return
 	}
-	p.renderView(w, r, http.StatusOK, "redriven", view{Section: "dead-letters", Unavailable: down, Data: results})
+	p.renderView(w, r, http.StatusOK, "redriven", view{Section: "dead-letters", Unavailable: down,
+		Data: redriven{Results: results, Held: p.heldEndpoints(r, results)}})
+}
+
+// redriveJobPage is the data of a bulk redrive's page: the job, and the
+// paused endpoint holding its deliveries when the redrive named one.
+type redriveJobPage struct {
+	api.RedriveProgress
+	Held []heldEndpoint
 }
 
 // redriveJob shows a bulk redrive's progress, refreshing while it runs.
@@ -135,5 +184,9 @@ func (p *Portal) redriveJob(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, err)
 		return
 	}
-	p.renderView(w, r, http.StatusOK, "redrivejob", view{Section: "dead-letters", Data: job})
+	data := redriveJobPage{RedriveProgress: job}
+	if ep := r.URL.Query().Get("held"); ep != "" {
+		data.Held = p.heldEndpoints(r, []redriveResult{{EndpointID: ep, Hold: p.api.EndpointHold(r.Context(), ep)}})
+	}
+	p.renderView(w, r, http.StatusOK, "redrivejob", view{Section: "dead-letters", Data: data})
 }

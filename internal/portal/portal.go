@@ -98,6 +98,8 @@ func (p *Portal) routes() chi.Router {
 	r.Use(p.secureHeaders)
 	assets, _ := fs.Sub(files, "assets")
 	r.Get(Prefix+"/assets/*", http.StripPrefix(Prefix+"/assets/", cacheAssets(http.FileServerFS(assets))).ServeHTTP)
+	r.Get(LogoPath, p.serveLogo)
+	r.Get(BrandCSSPath, p.serveBrandCSS)
 	r.Get(api.PortalLoginPath, p.loginPage)
 	r.Post(api.PortalLoginPath, p.login)
 	r.Group(func(r chi.Router) {
@@ -150,8 +152,7 @@ func (p *Portal) needs(c authz.Capability) func(http.Handler) http.Handler {
 // sends no Referer to other origins (same-origin requests keep theirs, so
 // a form's Origin header names this server).
 func (p *Portal) secureHeaders(next http.Handler) http.Handler {
-	csp := "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-		"form-action 'self'; " + p.framing.frameAncestors() + "; base-uri 'none'"
+	csp := p.contentPolicy("") // a page with a logo URL adds its origin (renderView)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Security-Policy", csp)

@@ -369,6 +369,8 @@ func TestTemplatesRenderTheirData(t *testing.T) {
 	resent := api.DeliveryView{Runs: 2, Timeline: []api.TimelineEntry{
 		{Kind: api.TimelineRedrive, Run: 2, Redrive: &delivery.Redrive{By: "tenant:acme:portal", Reason: "portal"}},
 	}}
+	until := time.Now()
+	held := api.Hold{By: api.HoldCircuitOpen, Until: &until}
 	pages := map[string]bool{}
 	for _, c := range []struct {
 		page string
@@ -377,7 +379,9 @@ func TestTemplatesRenderTheirData(t *testing.T) {
 		{"message", message{Title: "t"}}, {"signedin", nil}, {"signin", signin{}}, {"endpoints", endpointList{Endpoints: []endpointHealth{{}}}},
 		{"endpointform", endpointForm{}}, {"delete", api.EndpointView{}}, {"endpoint", endpointPage{}},
 		{"deliveries", deliveryList{Rows: []deliveryRow{{}}}}, {"delivery", deliveryPage{}}, {"delivery", deliveryPage{DeliveryView: resent}},
-		{"deadletters", deadLetterList{Rows: []deadLetterRow{{}}}}, {"redriven", []redriveResult{{}}}, {"redrivejob", api.RedriveProgress{}},
+		{"deadletters", deadLetterList{Rows: []deadLetterRow{{}}}}, {"redriven", redriven{Results: []redriveResult{{}}}}, {"redrivejob", redriveJobPage{}},
+		{"redriven", redriven{Results: []redriveResult{{Hold: held}}, Held: []heldEndpoint{{ID: "ep_1", Hold: held}}}},
+		{"redrivejob", redriveJobPage{Held: []heldEndpoint{{ID: "ep_1", URL: "https://x.example", Hold: held}}}},
 		{"overview", &overview{}}, {"overview", &overview{Charts: testCharts(), Attention: []attention{{Day: testCharts()[0]}}, Endpoints: 1}},
 		{"endpoint", endpointPage{Charts: testCharts()}},
 	} {

@@ -58,7 +58,10 @@ type view struct {
 	Unavailable bool
 	// Notice and Alert are one-line messages: an action done, or failed.
 	Notice, Alert string
-	Data          any
+	// Brand is how the page presents the portal (the platform's settings,
+	// the tenant's overrides).
+	Brand brand
+	Data  any
 }
 
 // message is the data of the "message" page: a title and a sentence.
@@ -83,6 +86,7 @@ func (p *Portal) renderView(w http.ResponseWriter, r *http.Request, status int, 
 	if v.Notice == "" {
 		v.Notice = notices[r.URL.Query().Get("done")]
 	}
+	v.Brand = p.brandOf(r)
 	var buf bytes.Buffer
 	t := p.pages[page]
 	if t == nil {
@@ -96,6 +100,9 @@ func (p *Portal) renderView(w http.ResponseWriter, r *http.Request, status int, 
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if v.Brand.imgOrigin != "" {
+		w.Header().Set("Content-Security-Policy", p.contentPolicy(v.Brand.imgOrigin))
+	}
 	w.WriteHeader(status)
 	_, _ = buf.WriteTo(w)
 }

@@ -180,12 +180,7 @@ func (p *Portal) clearCookie(w http.ResponseWriter, r *http.Request) {
 // with a page saying how to sign in again.
 func (p *Portal) requireSession(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var grant store.PortalGrant
-		err := store.ErrNotFound
-		c, cerr := r.Cookie(cookieName)
-		if cerr == nil && strings.HasPrefix(c.Value, authz.PortalSessionPrefix) {
-			grant, err = p.sessions.PortalSession(r.Context(), authz.HashToken(c.Value), p.now())
-		}
+		sess, err := p.lookupSession(r)
 		if errors.Is(err, store.ErrNotFound) {
 			p.clearCookie(w, r)
 			p.render(w, r, http.StatusUnauthorized, "message", message{
@@ -198,7 +193,6 @@ func (p *Portal) requireSession(next http.Handler) http.Handler {
 			p.fail(w, r, err)
 			return
 		}
-		sess := session{tenant: grant.TenantID, csrf: csrfToken(c.Value), hash: grant.Hash, scope: scopeOf(grant)}
 		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && !validCSRF(r, sess.csrf) {
 			p.render(w, r, http.StatusForbidden, "message", message{
@@ -207,9 +201,27 @@ func (p *Portal) requireSession(next http.Handler) http.Handler {
 			})
 			return
 		}
-		ctx := authz.NewContext(r.Context(), sess.scope)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, sessionKey{}, sess)))
+		next.ServeHTTP(w, r.WithContext(sessionContext(r.Context(), sess)))
 	})
+}
+
+// sessionContext is ctx carrying the session and its scope.
+func sessionContext(ctx context.Context, sess session) context.Context {
+	return context.WithValue(authz.NewContext(ctx, sess.scope), sessionKey{}, sess)
+}
+
+// lookupSession returns the valid session the request's cookie names,
+// or store.ErrNotFound.
+func (p *Portal) lookupSession(r *http.Request) (session, error) {
+	c, err := r.Cookie(cookieName)
+	if err != nil || !strings.HasPrefix(c.Value, authz.PortalSessionPrefix) {
+		return session{}, store.ErrNotFound
+	}
+	grant, err := p.sessions.PortalSession(r.Context(), authz.HashToken(c.Value), p.now())
+	if err != nil {
+		return session{}, err
+	}
+	return session{tenant: grant.TenantID, csrf: csrfToken(c.Value), hash: grant.Hash, scope: scopeOf(grant)}, nil
 }
 
 // validCSRF checks the form's CSRF token and, when the browser names the

@@ -101,19 +101,19 @@ func (e DeliveryStatus) Valid() bool {
 
 // Defines values for EndpointDisabledReason.
 const (
-	Auto   EndpointDisabledReason = "auto"
-	Gone   EndpointDisabledReason = "gone"
-	Manual EndpointDisabledReason = "manual"
+	EndpointDisabledReasonAuto   EndpointDisabledReason = "auto"
+	EndpointDisabledReasonGone   EndpointDisabledReason = "gone"
+	EndpointDisabledReasonManual EndpointDisabledReason = "manual"
 )
 
 // Valid indicates whether the value is a known member of the EndpointDisabledReason enum.
 func (e EndpointDisabledReason) Valid() bool {
 	switch e {
-	case Auto:
+	case EndpointDisabledReasonAuto:
 		return true
-	case Gone:
+	case EndpointDisabledReasonGone:
 		return true
-	case Manual:
+	case EndpointDisabledReasonManual:
 		return true
 	default:
 		return false
@@ -270,6 +270,27 @@ const (
 func (e HeldBy) Valid() bool {
 	switch e {
 	case HeldByCircuitOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PortalSettingsTheme.
+const (
+	PortalSettingsThemeAuto  PortalSettingsTheme = "auto"
+	PortalSettingsThemeDark  PortalSettingsTheme = "dark"
+	PortalSettingsThemeLight PortalSettingsTheme = "light"
+)
+
+// Valid indicates whether the value is a known member of the PortalSettingsTheme enum.
+func (e PortalSettingsTheme) Valid() bool {
+	switch e {
+	case PortalSettingsThemeAuto:
+		return true
+	case PortalSettingsThemeDark:
+		return true
+	case PortalSettingsThemeLight:
 		return true
 	default:
 		return false
@@ -1323,6 +1344,57 @@ type PortalLinkOptions struct {
 	SessionTTL *string `json:"session_ttl,omitempty"`
 }
 
+// PortalLogo The portal's logo: empty for none, an https URL (the only origin the
+// portal's pages load an image from), or a `data:` URL of a PNG, JPEG
+// or SVG image of at most 256 KiB (`data:image/png;base64,...`),
+// which hookd stores and serves. An SVG logo may not have scripts,
+// event handlers, foreign objects, a DOCTYPE or links outside itself.
+//
+// Example: https://cdn.example.com/logo.svg
+type PortalLogo = string
+
+// PortalProductName The name the portal shows instead of "Webhooks"; empty for the default.
+//
+// Example: Acme Webhooks
+type PortalProductName = string
+
+// PortalSettings defines model for PortalSettings.
+type PortalSettings struct {
+	// AccentColor The colour of buttons, links and the current section, as `#rrggbb`; empty for the default.
+	//
+	// Example: #0a7d5a
+	AccentColor *string `json:"accent_color,omitempty"`
+
+	// Logo The portal's logo: empty for none, an https URL (the only origin the
+	// portal's pages load an image from), or a `data:` URL of a PNG, JPEG
+	// or SVG image of at most 256 KiB (`data:image/png;base64,...`),
+	// which hookd stores and serves. An SVG logo may not have scripts,
+	// event handlers, foreign objects, a DOCTYPE or links outside itself.
+	//
+	//
+	// Example: https://cdn.example.com/logo.svg
+	Logo *PortalLogo `json:"logo,omitempty"`
+
+	// ProductName The name the portal shows instead of "Webhooks"; empty for the default.
+	//
+	// Example: Acme Webhooks
+	ProductName *PortalProductName `json:"product_name,omitempty"`
+
+	// SupportURL An https URL the portal links to as "Help"; empty for none.
+	//
+	// Example: https://example.com/support
+	SupportURL *string `json:"support_url,omitempty"`
+
+	// Theme The portal's colours; `auto` follows the viewer's `prefers-color-scheme`.
+	Theme *PortalSettingsTheme `json:"theme,omitempty"`
+
+	// UpdatedAt When the settings were last put; absent if never.
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+}
+
+// PortalSettingsTheme The portal's colours; `auto` follows the viewer's `prefers-color-scheme`.
+type PortalSettingsTheme string
+
 // RateLimit defines model for RateLimit.
 type RateLimit struct {
 	// Burst Attempts at once, 1 to per_second; 1 by default.
@@ -1595,6 +1667,30 @@ type TenantPage struct {
 
 	// NextCursor The cursor of the next page; absent on the last.
 	NextCursor *NextCursor `json:"next_cursor,omitempty"`
+}
+
+// TenantPortalBranding defines model for TenantPortalBranding.
+type TenantPortalBranding struct {
+	// Logo The portal's logo: empty for none, an https URL (the only origin the
+	// portal's pages load an image from), or a `data:` URL of a PNG, JPEG
+	// or SVG image of at most 256 KiB (`data:image/png;base64,...`),
+	// which hookd stores and serves. An SVG logo may not have scripts,
+	// event handlers, foreign objects, a DOCTYPE or links outside itself.
+	//
+	//
+	// Example: https://cdn.example.com/logo.svg
+	Logo *PortalLogo `json:"logo,omitempty"`
+
+	// ProductName The name the portal shows instead of "Webhooks"; empty for the default.
+	//
+	// Example: Acme Webhooks
+	ProductName *PortalProductName `json:"product_name,omitempty"`
+
+	// TenantID The tenant; in a body, the path's or left out.
+	TenantID *TenantID `json:"tenant_id,omitempty"`
+
+	// UpdatedAt When the branding was last put; absent if never.
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
 }
 
 // TenantPut defines model for TenantPut.
@@ -1896,11 +1992,17 @@ type SendEventJSONRequestBody = EventCreate
 // SendEventBatchJSONRequestBody defines body for SendEventBatch for application/json ContentType.
 type SendEventBatchJSONRequestBody = EventBatch
 
+// PutPortalSettingsJSONRequestBody defines body for PutPortalSettings for application/json ContentType.
+type PutPortalSettingsJSONRequestBody = PortalSettings
+
 // PutTenantJSONRequestBody defines body for PutTenant for application/json ContentType.
 type PutTenantJSONRequestBody = TenantPut
 
 // CreatePortalLinkJSONRequestBody defines body for CreatePortalLink for application/json ContentType.
 type CreatePortalLinkJSONRequestBody = PortalLinkOptions
+
+// PutTenantPortalBrandingJSONRequestBody defines body for PutTenantPortalBranding for application/json ContentType.
+type PutTenantPortalBrandingJSONRequestBody = TenantPortalBranding
 
 // CreateTenantTokenJSONRequestBody defines body for CreateTenantToken for application/json ContentType.
 type CreateTenantTokenJSONRequestBody = TenantTokenCreate

@@ -1,0 +1,192 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/base64"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// logoSVG is a small SVG logo: a rounded square and a hook.
+const logoSVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64" width="64" height="64">` +
+	`<rect width="64" height="64" rx="14" fill="#0a7d5a"/>` +
+	`<path d="M24 14v22a10 10 0 0 0 20 0v-4" fill="none" stroke="#fff" stroke-width="6" stroke-linecap="round"/></svg>`
+
+// pngLogo is a w×h PNG image in one colour.
+func pngLogo(t *testing.T, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for x := range w {
+		for y := range h {
+			img.Set(x, y, color.RGBA{R: 10, G: 125, B: 90, A: 255})
+		}
+	}
+	var buf bytes.Buffer
+	require.NoError(t, png.Encode(&buf, img))
+	return buf.Bytes()
+}
+
+func dataURL(typ string, b []byte) string {
+	return "data:" + typ + ";base64," + base64.StdEncoding.EncodeToString(b)
+}
+
+// The portal settings and a tenant's branding through the API: bad
+// values are 400 naming the field, good ones round-trip (a stored logo as
+// the data: URL it was put as), only the platform's key may read or put
+// them, and the portal's pages show them: the platform's name and stored
+// logo to one tenant, a reseller tenant's own name and logo URL to it
+// (its origin the one the CSP lets images load from), the platform's on
+// the sign-in page. hookd serves the stored logo with its media type,
+// nosniff and a CSP that runs nothing.
+func TestPortalBrandingThroughTheAPI(t *testing.T) {
+	dev := startEmbeddableDev(t)
+	c := &apiClient{t: t, dev: dev}
+	var got map[string]any
+	require.Equal(t, http.StatusOK, c.do("GET", "/v1/portal/settings", nil, &got))
+	require.Equal(t, map[string]any{"product_name": "", "logo": "", "accent_color": "", "theme": "light", "support_url": ""}, got, "never put: the defaults")
+
+	big := append(pngLogo(t, 1, 1), make([]byte, 256<<10)...) // a byte over the cap
+	for body, field := range map[string]string{
+		`{"product_name":"` + strings.Repeat("x", 65) + `"}`:                                                        "product_name",
+		`{"product_name":"Acme\nHooks"}`:                                                                            "product_name",
+		`{"product_name":" Acme"}`:                                                                                  "product_name",
+		`{"logo":"http://cdn.example.com/logo.png"}`:                                                                "logo",
+		`{"logo":"https://user:pw@cdn.example.com/logo.png"}`:                                                       "logo",
+		`{"logo":"https://cdn.example.com/logo.png#x"}`:                                                             "logo",
+		`{"logo":"https://cdn.example.com/a'b.png"}`:                                                                "logo",
+		`{"logo":"javascript:alert(1)"}`:                                                                            "logo",
+		`{"logo":"data:image/gif;base64,R0lGODlhAQABAAAAACw="}`:                                                     "logo",
+		`{"logo":"data:image/png;base64,@@@"}`:                                                                      "logo",
+		`{"logo":"data:image/png,plain"}`:                                                                           "logo",
+		`{"logo":"` + dataURL("image/png", []byte("GIF89a not a png")) + `"}`:                                       "logo",
+		`{"logo":"` + dataURL("image/png", big) + `"}`:                                                              "logo",
+		`{"logo":"` + dataURL("image/svg+xml", []byte(`<svg><script>x</script></svg>`)) + `"}`:                      "logo",
+		`{"logo":"` + dataURL("image/svg+xml", []byte(`<svg onload="x()"/>`)) + `"}`:                                "logo",
+		`{"logo":"` + dataURL("image/svg+xml", []byte(`<svg><image href="https://t.example/x.png"/></svg>`)) + `"}`: "logo",
+		`{"logo":"` + dataURL("image/svg+xml", []byte(`<html/>`)) + `"}`:                                            "logo",
+		`{"accent_color":"green"}`:                                                                                  "accent_color",
+		`{"accent_color":"#12345"}`:                                                                                 "accent_color",
+		`{"theme":"sepia"}`:                                                                                         "theme",
+		`{"support_url":"mailto:help@acme.example"}`:                                                                "support_url",
+		`{"support_url":"http://acme.example/help"}`:                                                                "support_url",
+		`{"colour":"#123456"}`:                                                                                      "colour",
+		`{"updated_at":"2026-01-01T00:00:00Z"}`:                                                                     "updated_at",
+	} {
+		var e apiErrorBody
+		require.Equal(t, http.StatusBadRequest, c.do("PUT", "/v1/portal/settings", body, &e), "%.120s", body)
+		require.Equal(t, field, e.Error.Field, "%.120s", body)
+	}
+	require.Equal(t, http.StatusOK, c.do("GET", "/v1/portal/settings", nil, &got))
+	require.Equal(t, "light", got["theme"], "a refused put changes nothing")
+
+	logo := pngLogo(t, 48, 48)
+	put := map[string]any{"product_name": "Acme Webhooks", "logo": dataURL("image/png", logo), "accent_color": "#0A7D5A",
+		"theme": "dark", "support_url": "https://acme.example/help"}
+	require.Equal(t, http.StatusOK, c.do("PUT", "/v1/portal/settings", put, &got))
+	require.Equal(t, http.StatusOK, c.do("GET", "/v1/portal/settings", nil, &got))
+	require.NotEmpty(t, got["updated_at"])
+	delete(got, "updated_at")
+	put["accent_color"] = "#0a7d5a" // stored in lower case
+	require.Equal(t, put, got, "the settings round-trip, the stored logo as its data: URL")
+
+	// A tenant's override: the platform's key only, and a tenant that
+	// exists.
+	reseller, plain := "brand-r-"+uniq(), "brand-p-"+uniq()
+	c.putTenant(reseller)
+	c.putTenant(plain)
+	tok := c.tenantToken(reseller, "1h")
+	as := c.asTenant(tok)
+	for _, req := range [][2]string{{"GET", "/v1/portal/settings"}, {"PUT", "/v1/portal/settings"},
+		{"GET", "/v1/tenants/" + reseller + "/portal-branding"}, {"PUT", "/v1/tenants/" + reseller + "/portal-branding"}} {
+		require.Equal(t, http.StatusForbidden, as.do(req[0], req[1], `{"product_name":"Mine"}`, nil), "%s %s", req[0], req[1])
+	}
+	require.Equal(t, http.StatusNotFound, c.do("PUT", "/v1/tenants/nobody-"+uniq()+"/portal-branding", `{"product_name":"x"}`, nil))
+	require.Equal(t, http.StatusNotFound, c.do("GET", "/v1/tenants/nobody-"+uniq()+"/portal-branding", nil, nil))
+	for body, field := range map[string]string{
+		`{"logo":"ftp://r.example/logo.png"}`:                "logo",
+		`{"product_name":"` + strings.Repeat("é", 65) + `"}`: "product_name",
+		`{"tenant_id":"someone-else"}`:                       "tenant_id",
+		`{"accent_color":"#123456"}`:                         "accent_color", // the platform's alone
+	} {
+		var e apiErrorBody
+		require.Equal(t, http.StatusBadRequest, c.do("PUT", "/v1/tenants/"+reseller+"/portal-branding", body, &e), body)
+		require.Equal(t, field, e.Error.Field, body)
+	}
+	var b map[string]any
+	require.Equal(t, http.StatusOK, c.do("GET", "/v1/tenants/"+reseller+"/portal-branding", nil, &b))
+	require.Equal(t, map[string]any{"tenant_id": reseller, "product_name": "", "logo": ""}, b, "never put: the platform's")
+	require.Equal(t, http.StatusOK, c.do("PUT", "/v1/tenants/"+reseller+"/portal-branding",
+		`{"product_name":"Reseller Hooks","logo":"https://cdn.reseller.example:8443/brand/logo.svg?v=2"}`, &b))
+	require.Equal(t, http.StatusOK, c.do("GET", "/v1/tenants/"+reseller+"/portal-branding", nil, &b))
+	require.Equal(t, "Reseller Hooks", b["product_name"])
+	require.Equal(t, "https://cdn.reseller.example:8443/brand/logo.svg?v=2", b["logo"])
+
+	// The portal's pages.
+	page := func(hc *http.Client, path string) (*http.Response, string) {
+		t.Helper()
+		if hc == nil {
+			hc = http.DefaultClient
+		}
+		resp, err := hc.Get(dev.APIURL + path)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp, string(body)
+	}
+	resp, body := page(portalSession(t, c.portalLink(reseller)), "/portal/overview")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, body, "<title>Overview · Reseller Hooks</title>")
+	require.Contains(t, body, `<img src="https://cdn.reseller.example:8443/brand/logo.svg?v=2" alt="">`)
+	require.Contains(t, body, `data-theme="dark"`, "the platform's theme, accent and help link stay")
+	require.Contains(t, body, `href="/portal/brand.css?accent=0a7d5a"`)
+	require.Contains(t, body, `href="https://acme.example/help"`)
+	require.Contains(t, resp.Header.Get("Content-Security-Policy"), "img-src 'self' data: https://cdn.reseller.example:8443;")
+	require.Contains(t, resp.Header.Get("Content-Security-Policy"), "default-src 'none'")
+
+	plainSession := portalSession(t, c.portalLink(plain))
+	resp, body = page(plainSession, "/portal/overview")
+	require.Contains(t, body, "<title>Overview · Acme Webhooks</title>")
+	require.NotContains(t, body, "reseller.example", "another tenant's override is its own")
+	require.Contains(t, resp.Header.Get("Content-Security-Policy"), "img-src 'self' data:;", "no other origin")
+	src := strings.Split(strings.Split(body, `<img src="`)[1], `"`)[0]
+	require.True(t, strings.HasPrefix(src, "/portal/logo?v="), src)
+	resp, served := page(plainSession, src)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "image/png", resp.Header.Get("Content-Type"))
+	require.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"))
+	require.Contains(t, resp.Header.Get("Content-Security-Policy"), "sandbox")
+	require.Equal(t, logo, []byte(served))
+
+	_, body = page(nil, strings.TrimPrefix(c.portalLink(plain), dev.APIURL))
+	require.Contains(t, body, "<title>Sign in · Acme Webhooks</title>", "the sign-in page: the platform's")
+	resp, _ = page(nil, "/portal/brand.css?accent=0a7d5a")
+	require.Equal(t, "text/css; charset=utf-8", resp.Header.Get("Content-Type"))
+	resp, _ = page(nil, "/portal/brand.css?accent=red;}")
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+
+	// An SVG logo is served as SVG, under the same CSP.
+	require.Equal(t, http.StatusOK, c.do("PUT", "/v1/tenants/"+reseller+"/portal-branding",
+		map[string]any{"logo": dataURL("image/svg+xml", []byte(logoSVG))}, &b))
+	resellerSession := portalSession(t, c.portalLink(reseller))
+	_, body = page(resellerSession, "/portal/")
+	require.Contains(t, body, "· Acme Webhooks</title>", "no name of its own: the platform's")
+	src = strings.Split(strings.Split(body, `<img src="`)[1], `"`)[0]
+	resp, served = page(resellerSession, src)
+	require.Equal(t, "image/svg+xml", resp.Header.Get("Content-Type"))
+	require.Equal(t, "default-src 'none'; style-src 'unsafe-inline'; sandbox", resp.Header.Get("Content-Security-Policy"))
+	require.Equal(t, logoSVG, served)
+
+	// Deleting the tenant deletes its branding.
+	require.Equal(t, http.StatusNoContent, c.do("DELETE", "/v1/tenants/"+reseller, nil, nil))
+	c.putTenant(reseller)
+	require.Equal(t, http.StatusOK, c.do("GET", "/v1/tenants/"+reseller+"/portal-branding", nil, &b))
+	require.Equal(t, "", b["logo"])
+}
