@@ -9,8 +9,10 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/hookd/hookd/internal/authz"
+	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/tracing"
 )
@@ -86,14 +88,14 @@ func (s *Server) traceEvent(ctx context.Context, ev ingest.Event, out ingest.Res
 	}
 }
 
-// span starts an internal span when tracing is on; end records err's API
+// span starts an internal span when tracing is on, with opts; end records err's API
 // code (never its message, which may quote the caller) and ends it.
 // Tracing off, ctx is returned as is and end does nothing.
-func (s *Server) span(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, func(error)) {
+func (s *Server) span(ctx context.Context, name string, opts ...trace.SpanStartOption) (context.Context, func(error)) {
 	if s.tracer == nil {
 		return ctx, func(error) {}
 	}
-	ctx, span := s.tracer.Start(ctx, name, trace.WithAttributes(attrs...))
+	ctx, span := s.tracer.Start(ctx, name, opts...)
 	return ctx, func(err error) {
 		if err != nil {
 			code := "internal"
@@ -106,9 +108,30 @@ func (s *Server) span(ctx context.Context, name string, attrs ...attribute.KeyVa
 	}
 }
 
+// startLinks links to the trace a workflow was started in: the span
+// context its start event's header carries (a dead letter's is the
+// failing delivery's attempt). None when the workflow or the context
+// cannot be read: a link is a convenience, never a reason to fail.
+func (s *Server) startLinks(ctx context.Context, workflowID string) []trace.Link {
+	it := s.temporal.GetWorkflowHistory(ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return nil
+	}
+	ev, err := it.Next()
+	if err != nil {
+		return nil
+	}
+	sc := tracing.FromHeader(ev.GetWorkflowExecutionStartedEventAttributes().GetHeader())
+	if !sc.IsValid() {
+		return nil
+	}
+	return []trace.Link{{SpanContext: sc}}
+}
+
 // RedriveDeadLetter asks the dead letter of a delivery ID, if the scope of
 // ctx may see it, to start a fresh run of the delivery, recording the
-// scope's actor and reason; in a hookd.redrive span when tracing is on.
+// scope's actor and reason; in a hookd.redrive span when tracing is on,
+// linked to the trace of the delivery that failed.
 func (s *Server) RedriveDeadLetter(ctx context.Context, id, reason string) error {
 	if err := permit(ctx, authz.Redrive); err != nil {
 		return err
@@ -116,7 +139,8 @@ func (s *Server) RedriveDeadLetter(ctx context.Context, id, reason string) error
 	if s.tracer == nil {
 		return s.redriveDeadLetter(ctx, id, reason)
 	}
-	ctx, end := s.span(ctx, "hookd.redrive", attribute.String("hookd.delivery.id", id))
+	ctx, end := s.span(ctx, "hookd.redrive", trace.WithAttributes(attribute.String("hookd.delivery.id", id)),
+		trace.WithLinks(s.startLinks(ctx, delivery.DeadLetterID(id))...))
 	err := s.redriveDeadLetter(ctx, id, reason)
 	end(err)
 	return err
@@ -133,7 +157,7 @@ func (s *Server) RedriveDeadLetters(ctx context.Context, f DeadLetterFilter, rat
 	if s.tracer == nil {
 		return s.redriveDeadLetters(ctx, f, rate, reason)
 	}
-	ctx, end := s.span(ctx, "hookd.redrive", attribute.Bool("hookd.redrive.bulk", true))
+	ctx, end := s.span(ctx, "hookd.redrive", trace.WithAttributes(attribute.Bool("hookd.redrive.bulk", true)))
 	out, err := s.redriveDeadLetters(ctx, f, rate, reason)
 	if err == nil {
 		trace.SpanFromContext(ctx).SetAttributes(attribute.String("hookd.redrive.job_id", out.JobID), attribute.Int64("hookd.redrive.matched", out.Matched))

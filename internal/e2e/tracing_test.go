@@ -274,3 +274,73 @@ func names(spans []sdktrace.ReadOnlySpan) []string {
 	}
 	return out
 }
+
+// TestTracingRedriveLinksToTheDelivery: a delivery posted in the caller's
+// trace fails for good (400) and waits as a dead letter; its redrive,
+// requested without any trace context, is a hookd.redrive span in a trace
+// of its own that links to the failed delivery's trace, and the redriven
+// run's attempt is in the delivery's trace.
+func TestTracingRedriveLinksToTheDelivery(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	dev := ownDev(t, func(c *app.DevConfig) { c.TracerProvider = tp })
+	api := &apiClient{t: t, dev: dev}
+
+	rcv := newReceiver(t, func(n int, w http.ResponseWriter) {
+		if n == 1 {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	ep := api.createEndpoint(map[string]any{"url": rcv.URL, "event_types": []string{"trace.redriven"}})
+	callerTrace, _ := trace.TraceIDFromHex("5cf92f3577b34da6a3ce929d0e0e4737")
+	eventID := "evt_trace_" + uniq()
+	body := fmt.Sprintf(`{"event_id":%q,"type":"trace.redriven","payload":{}}`, eventID)
+	req, err := http.NewRequest("POST", dev.APIURL+"/v1/events", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+dev.APIKey)
+	req.Header.Set("traceparent", "00-"+callerTrace.String()+"-00f067aa0ba902b7-01")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+
+	id := deliveryIDOf(t, api, eventID, ep.ID)
+	api.waitDeadLetter(id)
+	require.Equal(t, http.StatusAccepted, api.do("POST", "/v1/dead-letters/"+id+"/redrive", map[string]string{"reason": "fixed"}, nil))
+	require.Eventually(t, func() bool {
+		var d deliveryState
+		return api.do("GET", "/v1/deliveries/"+id, nil, &d) == http.StatusOK && d.Status == "delivered"
+	}, 30*time.Second, 100*time.Millisecond)
+
+	var redrive sdktrace.ReadOnlySpan
+	require.Eventually(t, func() bool {
+		for _, s := range rec.Ended() {
+			if s.Name() == "hookd.redrive" && attr(s, "hookd.delivery.id") == id {
+				redrive = s
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 50*time.Millisecond)
+	require.NotEqual(t, callerTrace, redrive.SpanContext().TraceID(), "the redrive is a trace of its own")
+	require.Len(t, redrive.Links(), 1)
+	require.Equal(t, callerTrace, redrive.Links()[0].SpanContext.TraceID(), "linked to the failed delivery's trace")
+
+	// The redriven run is started by the dead letter's workflow, which
+	// lives in the delivery's trace: its attempt is in that trace too, so
+	// one trace holds the delivery's every run.
+	var redriven trace.TraceID
+	require.Eventually(t, func() bool {
+		for _, s := range rec.Ended() {
+			if s.Name() == "POST" && attr(s, "hookd.delivery.id") == id && attr(s, "http.response.status_code") == "200" {
+				redriven = s.SpanContext().TraceID()
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 50*time.Millisecond, "spans: %v", names(rec.Ended()))
+	require.Equal(t, callerTrace, redriven)
+}

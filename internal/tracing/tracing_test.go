@@ -8,9 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/converter"
 )
 
 func TestEnabled(t *testing.T) {
@@ -119,4 +122,19 @@ func TestLogHandler(t *testing.T) {
 	if !strings.Contains(lines[1], "trace_id="+sc.TraceID().String()) || !strings.Contains(lines[1], "span_id="+sc.SpanID().String()) {
 		t.Fatalf("no trace_id/span_id: %s", lines[1])
 	}
+}
+
+// FromHeader reads back what the SDK's interceptor writes into a Temporal
+// header, and is the zero context for a header without it.
+func TestFromHeader(t *testing.T) {
+	tid, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
+	sid, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
+	p, err := converter.GetDefaultDataConverter().ToPayload(map[string]string{"traceparent": "00-" + tid.String() + "-" + sid.String() + "-01"})
+	require.NoError(t, err)
+	sc := FromHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{headerKey: p}})
+	require.True(t, sc.IsValid())
+	require.Equal(t, tid, sc.TraceID())
+	require.Equal(t, sid, sc.SpanID())
+	require.False(t, FromHeader(nil).IsValid())
+	require.False(t, FromHeader(&commonpb.Header{}).IsValid())
 }
