@@ -38,7 +38,10 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int, s
 		return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: turn, DelayReason: delivery.WaitEndpointBusy}
 	}
 	defer release()
-	ep, keys, err := a.load(ctx, req.EndpointID, start)
+	ep, keys, body, err := a.load(ctx, req, start)
+	if errors.Is(err, errExpunged) {
+		return delivery.Attempt{Number: n, Start: start, Outcome: delivery.OutcomeExpunged, Error: err.Error()}
+	}
 	var g gate
 	if err == nil {
 		if g = a.admit(ctx, req, ep, slot, start); !g.allowed {
@@ -54,7 +57,7 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int, s
 		if a.tracer != nil {
 			ctx, span = a.startAttemptSpan(ctx, req, ep, n)
 		}
-		status, retryAfter, err = a.send(ctx, req, ep, keys, n, start)
+		status, retryAfter, err = a.send(ctx, req, body, ep, keys, n, start)
 	}
 	switch {
 	case err != nil:
@@ -109,10 +112,10 @@ type response struct {
 // send signs and POSTs the body, returning the response status, a prefix
 // of its body and its Retry-After header. The endpoint's signing profile
 // sets the signature and identity headers, signed with every key.
-func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.Endpoint, keys [][]byte, n int, now time.Time) (response, string, error) {
+func (a *Activities) send(ctx context.Context, req delivery.Request, body []byte, ep *store.Endpoint, keys [][]byte, n int, now time.Time) (response, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, delivery.AttemptTimeout(req.Timeout))
 	defer cancel()
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader([]byte(req.Body)))
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(body))
 	if err != nil {
 		return response{}, "", errEndpointURL
 	}
@@ -121,7 +124,7 @@ func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.E
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", a.userAgent)
 	ep.Signing.Sign(h, keys, signing.Message{ID: req.DeliveryID, EventID: req.EventID, EventType: req.EventType,
-		Attempt: n, Timestamp: now, Body: []byte(req.Body)})
+		Attempt: n, Timestamp: now, Body: body})
 	if ep.PropagateTrace && a.tracer != nil {
 		tracing.Inject(ctx, h)
 	}
@@ -134,7 +137,7 @@ func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.E
 	}
 	resp, err := client.Do(hr)
 	if err == nil && resp.StatusCode == http.StatusUnauthorized && usesOAuth2(ep) {
-		resp, err = a.retryUnauthorized(ctx, client, hr, ep, resp, []byte(req.Body))
+		resp, err = a.retryUnauthorized(ctx, client, hr, ep, resp, body)
 	}
 	if err != nil {
 		return response{}, "", err
@@ -151,8 +154,8 @@ func (a *Activities) send(ctx context.Context, req delivery.Request, ep *store.E
 	stop := context.AfterFunc(ctx, func() { resp.Body.Close() })
 	defer stop()
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, readCap))
-	return response{code: resp.StatusCode, body: truncate(body)}, resp.Header.Get("Retry-After"), nil
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, readCap))
+	return response{code: resp.StatusCode, body: truncate(answer)}, resp.Header.Get("Retry-After"), nil
 }
 
 var (
@@ -161,30 +164,30 @@ var (
 	errEndpointDeleted = fmt.Errorf("%w: endpoint deleted", ErrRefused)
 )
 
-// load reads the endpoint, its signing profile with it, and the keys of
-// its current secrets under that profile (every valid one while a
-// rotation overlaps).
-func (a *Activities) load(ctx context.Context, endpointID string, now time.Time) (*store.Endpoint, [][]byte, error) {
-	ep, err := a.endpoints.GetEndpoint(ctx, endpointID)
+// load reads the endpoint, its signing profile with it, the keys of its
+// current secrets under that profile (every valid one while a rotation
+// overlaps) and the body to send (eventbody.go).
+func (a *Activities) load(ctx context.Context, req delivery.Request, now time.Time) (*store.Endpoint, [][]byte, []byte, error) {
+	ep, body, err := a.endpointAndBody(ctx, req)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, errEndpointDeleted
+		return nil, nil, nil, errEndpointDeleted
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: load endpoint %s: %w", errInternal, endpointID, err)
+		return nil, nil, nil, err
 	}
-	secrets, err := a.endpoints.Secrets(ctx, endpointID, now)
+	secrets, err := a.endpoints.Secrets(ctx, req.EndpointID, now)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: load secrets of %s: %w", errInternal, endpointID, err)
+		return nil, nil, nil, fmt.Errorf("%w: load secrets of %s: %w", errInternal, req.EndpointID, err)
 	}
 	keys := make([][]byte, 0, len(secrets))
 	for _, sec := range secrets {
 		key, err := ep.Signing.Key(sec.Value)
 		if err != nil {
-			return nil, nil, fmt.Errorf("secret of %s: %w", endpointID, signing.ErrInvalidSecret)
+			return nil, nil, nil, fmt.Errorf("secret of %s: %w", req.EndpointID, signing.ErrInvalidSecret)
 		}
 		keys = append(keys, key)
 	}
-	return ep, keys, nil
+	return ep, keys, body, nil
 }
 
 // truncate keeps at most keepCap bytes of a response body as valid UTF-8.

@@ -31,6 +31,7 @@ type fakeEndpoints struct {
 	writes    int   // UpdateCircuit calls
 	tats      map[string]time.Time
 	reserves  int // ReserveSlot calls
+	eventKeys map[string]store.EventKey
 }
 
 func newFakeEndpoints(t *testing.T, eps ...store.Endpoint) *fakeEndpoints {
@@ -54,6 +55,16 @@ func (f *fakeEndpoints) GetEndpoint(_ context.Context, id string) (*store.Endpoi
 		return nil, store.ErrNotFound
 	}
 	return &ep, nil
+}
+
+func (f *fakeEndpoints) GetEndpointForEvent(ctx context.Context, id, eventID string) (*store.Endpoint, store.EventKey, error) {
+	ep, err := f.GetEndpoint(ctx, id)
+	if err != nil {
+		return nil, store.EventKey{}, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return ep, f.eventKeys[eventID], nil
 }
 
 // ReserveSlot is the store's GCRA in memory (one TAT per endpoint,

@@ -59,6 +59,9 @@ func RunRetry(ctx context.Context, in delivery.RetryInput, attempt func(n int) d
 	}
 	at := attempt(len(in.Prior) + int(activity.GetInfo(ctx).Attempt))
 	verdict := delivery.Judge(at, in.Request.Attempts())
+	if verdict == delivery.VerdictExpunged {
+		return delivery.Result{}, temporal.NewNonRetryableApplicationError(at.Error, delivery.ErrTypeExpunged, nil, timeline)
+	}
 	if verdict == delivery.VerdictWait {
 		// Nothing was sent: complete, so this attempt is not counted, and
 		// let the workflow wait.

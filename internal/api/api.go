@@ -53,6 +53,9 @@ type Config struct {
 	// EagerStart asks Temporal to hand new deliveries straight to the
 	// worker in this process (only with an in-process worker).
 	EagerStart bool
+	// NoEventKeys records events without a data key
+	// (ingest.Publisher.NoEventKeys).
+	NoEventKeys bool
 	// Stats, if set, adds an endpoint's success rates and latencies to its
 	// health.
 	Stats func(ctx context.Context, endpointID string) (any, error)
@@ -194,7 +197,7 @@ func New(cfg Config) (*Server, error) {
 	if s.maxPayload <= 0 {
 		s.maxPayload = DefaultMaxPayload
 	}
-	s.publisher = &ingest.Publisher{Temporal: cfg.Temporal, Endpoints: cfg.Store, Records: cfg.Store, EagerStart: cfg.EagerStart, Logger: s.log, Metrics: cfg.Metrics, Tracer: cfg.Tracer}
+	s.publisher = &ingest.Publisher{Temporal: cfg.Temporal, Endpoints: cfg.Store, Records: cfg.Store, EagerStart: cfg.EagerStart, NoEventKeys: cfg.NoEventKeys, Logger: s.log, Metrics: cfg.Metrics, Tracer: cfg.Tracer}
 	s.events = opevents.NewEmitter(s.publisher, cfg.Store, s.log)
 	s.router = s.routes()
 	return s, nil

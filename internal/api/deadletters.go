@@ -215,7 +215,18 @@ func (s *Server) DeadLetter(ctx context.Context, id string) (DeadLetterView, err
 	if err != nil {
 		return DeadLetterView{}, fromTemporal(err, "read dead letter", "")
 	}
-	return deadLetterOf(s.refOf(info), info.GetStatus(), entry), nil
+	out := deadLetterOf(s.refOf(info), info.GetStatus(), entry)
+	body, _ := s.bodyOf(ctx, entry.Request)
+	out.Payload = payloadOrNull(body)
+	return out, nil
+}
+
+// payloadOrNull is a body as a JSON value: null when there is none.
+func payloadOrNull(body string) json.RawMessage {
+	if body == "" {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(body)
 }
 
 // deadLetter describes the dead letter of a delivery ID, if the scope of

@@ -34,6 +34,7 @@ type fakeStore struct {
 	mu        sync.Mutex
 	endpoints map[string]*store.Endpoint
 	circuits  map[string]circuit.Breaker
+	events    map[string]*store.Event
 }
 
 func (f *fakeStore) Circuit(_ context.Context, id string) (circuit.Breaker, error) {
@@ -83,7 +84,22 @@ func (f *fakeStore) MatchingEndpoints(context.Context, string, string) ([]*store
 
 // ClaimEvent records nothing: every test event is new.
 func (f *fakeStore) ClaimEvent(_ context.Context, ev *store.Event) (*store.Event, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.events == nil {
+		f.events = map[string]*store.Event{}
+	}
+	f.events[ev.ID] = ev
 	return ev, true, nil
+}
+
+func (f *fakeStore) GetEvent(_ context.Context, id string) (*store.Event, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ev, ok := f.events[id]; ok {
+		return ev, nil
+	}
+	return nil, store.ErrNotFound
 }
 
 // fakeTemporal records workflow starts and answers state queries from
@@ -269,8 +285,10 @@ func TestEndpointTestReportsFirstAttempt(t *testing.T) {
 	assert.Equal(t, req.DeliveryID, tc.starts[0].ID)
 	assert.Equal(t, time.Second, req.Timeout)
 	assert.Equal(t, delivery.DefaultSchedule(), req.Schedule)
-	assert.Contains(t, req.Body, `"endpoint_id":"ep_on"`)
-	assert.NotContains(t, req.Body, "example.com", "no URL in workflow input")
+	body, _ := s.bodyOf(context.Background(), req)
+	assert.Contains(t, body, `"endpoint_id":"ep_on"`)
+	assert.NotContains(t, body, "example.com", "no URL in workflow input")
+	assert.Empty(t, req.Body, "the body goes sealed with its event's key")
 	assert.Equal(t, map[string]any{
 		"delivery_id": req.DeliveryID, "event_id": req.EventID, "outcome": "retryable",
 		"status": 503.0, "error_class": "http_5xx", "duration_ms": 12.345,

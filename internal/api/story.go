@@ -21,7 +21,9 @@ type runStory struct {
 	start   time.Time
 	redrive *delivery.Redrive
 	body    string // the payload the run sends
-	res     delivery.Result
+	// expunged says the run's body is sealed with a key no longer held.
+	expunged bool
+	res      delivery.Result
 }
 
 // deliveryRuns lists the runs of a delivery ID oldest first: the first
@@ -59,7 +61,8 @@ func (s *Server) readRun(ctx context.Context, id string, ex *workflowpb.Workflow
 	runID := ex.GetExecution().GetRunId()
 	st := runStory{start: ex.GetStartTime().AsTime()}
 	if req, err := s.runInput(ctx, id, runID); err == nil {
-		st.redrive, st.body = req.Redrive, req.Body
+		st.redrive = req.Redrive
+		st.body, st.expunged = s.bodyOf(ctx, req)
 	} else {
 		s.log.Warn("read delivery run input", "delivery_id", id, "run_id", runID, "error", err)
 	}

@@ -28,6 +28,10 @@ type PayloadConfig struct {
 	// CORSOrigins are the browser origins (a Web UI's) allowed to call the
 	// codec server. hookd dev adds its embedded UI's.
 	CORSOrigins []string
+	// NoEventKeys records events without a data key
+	// (--event-keys=off): their bodies in Temporal are sealed by the
+	// payload codec alone, which an expunge cannot reach.
+	NoEventKeys bool
 }
 
 // PayloadKeysFile is hookd dev's file of payload keys in the data dir:

@@ -260,7 +260,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	if d.guard, err = embedded.GuardDataDir(cfg.DataDir, guardedFiles, cfg.Logger); err != nil {
 		return nil, err
 	}
-	d.parts, err = startParts(d.store, d.Client, d.obs, d.tracer, cfg.Logger)
+	d.parts, err = startParts(d.store, d.Client, d.obs, d.tracer, cfg.Payload.NoEventKeys, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -288,6 +288,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		APIKeys:       []string{d.APIKey},
 		Logger:        cfg.Logger,
 		EagerStart:    true,
+		NoEventKeys:   cfg.Payload.NoEventKeys,
 		Stats:         d.obs.Stats,
 		Hours:         d.store,
 		Metrics:       d.obs.metrics,

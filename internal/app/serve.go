@@ -208,6 +208,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			Logger:    log,
 			// Eager start hands deliveries to the worker in this process.
 			EagerStart:    cfg.Worker,
+			NoEventKeys:   cfg.Payload.NoEventKeys,
 			URLPolicy:     URLPolicy(cfg.AllowCIDRs, nil),
 			Stats:         s.obs.Stats,
 			Hours:         s.store,
@@ -272,7 +273,7 @@ func (s *Serve) connect(ctx context.Context) error {
 	if s.store, err = postgres.Open(ctx, cfg.DatabaseURL, cfg.MasterKey); err != nil {
 		return err
 	}
-	s.parts, err = startParts(s.store, s.Client, s.obs, s.tracer, cfg.Logger)
+	s.parts, err = startParts(s.store, s.Client, s.obs, s.tracer, cfg.Payload.NoEventKeys, cfg.Logger)
 	s.parts.startPruner(cfg.Retention)
 	return err
 }

@@ -33,9 +33,10 @@ type parts struct {
 // startParts builds the emitter of operational events and starts the
 // observability on the store and client, in one lifecycle group; stop
 // stops them.
-func startParts(st *sqlstore.Store, c client.Client, obs *observability, tracer *tracing.Tracer, log *slog.Logger) (parts, error) {
+func startParts(st *sqlstore.Store, c client.Client, obs *observability, tracer *tracing.Tracer, noEventKeys bool, log *slog.Logger) (parts, error) {
+	pub := &ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log, Metrics: obs.metrics, Tracer: tracer, NoEventKeys: noEventKeys}
 	p := parts{bg: lifecycle.New(log), store: st, client: c, obs: obs, tracer: tracer, log: log,
-		events: opevents.NewEmitter(&ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log, Metrics: obs.metrics, Tracer: tracer}, st, log)}
+		events: opevents.NewEmitter(pub, st, log)}
 	return p, obs.start(p.bg, st, c, p.events)
 }
 

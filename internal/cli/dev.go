@@ -41,6 +41,7 @@ func devFlags(fs envFlags, o *devOptions) {
 	metricsSeriesFlag(fs, &o.Observability.MaxEndpointSeries)
 	fs.integer(&o.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries the worker keeps in memory between workflow tasks (bounds memory while many are parked)")
 	fs.level(&o.LogLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
+	fs.offSwitch(&o.Payload.NoEventKeys, "event-keys", "HOOKD_EVENT_KEYS", "seal each event's body in Temporal with the event's own key, which an expunge destroys (on), or with the payload codec alone (off: an expunge cannot reach Temporal's copy)")
 	fs.offSwitch(&o.Payload.Off, "payload-encryption", "HOOKD_PAYLOAD_ENCRYPTION", "encrypt payloads in Temporal (on, with the keys in <data-dir>/payload-keys) or write them in plaintext (off)")
 }
 

@@ -53,6 +53,7 @@ func newServeFlagSet(mode string, f *serveFlags) envFlags {
 	fs.duration(&t.ConnectTimeout, "temporal-connect-timeout", "HOOKD_TEMPORAL_CONNECT_TIMEOUT", 30*time.Second, "how long to keep trying to reach Temporal at start")
 	fs.secret(&c.DatabaseURL, "database-url", "HOOKD_DATABASE_URL", "PostgreSQL URL of the endpoint store (required; its database is created on first start if the user may)")
 	fs.secret(&f.masterKey, "master-key", "HOOKD_MASTER_KEY", "base64 32-byte key encrypting signing secrets, the same in every process (required)")
+	fs.offSwitch(&c.Payload.NoEventKeys, "event-keys", "HOOKD_EVENT_KEYS", "seal each event's body in Temporal with the event's own key, which an expunge destroys (on), or with the payload codec alone (off: an expunge cannot reach Temporal's copy)")
 	fs.offSwitch(&c.Payload.Off, "payload-encryption", "HOOKD_PAYLOAD_ENCRYPTION", "encrypt payloads in Temporal (on) or write them in plaintext (off)")
 	fs.secret(&f.payload.keys, "payload-keys", "HOOKD_PAYLOAD_KEYS", "comma-separated base64 32-byte keys encrypting payloads in Temporal, oldest first, the last encrypting; the same in every process (required unless --payload-encryption=off)")
 	fs.str(&f.allowCIDRs, "allow-cidrs", "HOOKD_ALLOW_CIDRS", "", "comma-separated CIDRs deliveries may reach although private or loopback, over http too")

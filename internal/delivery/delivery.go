@@ -19,6 +19,9 @@ const (
 	StatusDelivered Status = "delivered" // a 2xx was received
 	StatusFailed    Status = "failed"    // a permanent failure stopped it
 	StatusExhausted Status = "exhausted" // every attempt of the schedule failed
+	// StatusExpunged: the event was expunged before the delivery
+	// succeeded; it is not attempted again and not dead-lettered.
+	StatusExpunged Status = "expunged"
 )
 
 // Request is a delivery workflow's input: everything needed to deliver one
@@ -41,6 +44,13 @@ type Request struct {
 	// when it embeds byte for byte, else the string "body"; ingest
 	// guarantees it is valid UTF-8, so it round-trips either way.
 	Body string `json:"body"`
+	// SealedBody is the body sealed with the event's data key
+	// (internal/eventkey), set by ingest instead of Body when the event
+	// has a key: the attempt opens it with the key it reads from the
+	// store, and once the event is expunged no one can. Nil in requests
+	// from before per-event keys (or with them off), whose Body is the
+	// plaintext under the payload codec alone.
+	SealedBody []byte `json:"sealed_body,omitempty"`
 	// Schedule is the delay before each retry; its length fixes the budget.
 	Schedule []time.Duration `json:"schedule"`
 	// Timeout bounds one HTTP attempt.
@@ -140,6 +150,10 @@ const (
 	// the endpoint is disabled or its circuit is open. NextAttempt says
 	// when to ask again and DelayReason why.
 	OutcomeDeferred Outcome = "deferred"
+	// OutcomeExpunged means no request was sent: the event's key is gone
+	// (the event was expunged, or its record pruned), so the sealed body
+	// cannot be opened. The delivery ends expunged.
+	OutcomeExpunged Outcome = "expunged"
 )
 
 // Why a deferred attempt waits (Attempt.DelayReason, Result.WaitReason).

@@ -41,6 +41,10 @@ const (
 	// wake-up that waits on it goes only as fast as the deliveries drain.
 	// Unlike a signal it writes nothing until then.
 	UpdateRecover = "recover"
+	// SignalExpunge tells a delivery its event was expunged: it ends
+	// expunged at once, whatever it waits on. It carries no argument
+	// (who and why stay in the event record, out of history).
+	SignalExpunge = "expunge"
 
 	QueryState = "state"
 	QueryEntry = "entry"
@@ -85,8 +89,17 @@ func StartOptions(req Request, reuse enumspb.WorkflowIdReusePolicy) client.Start
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary:                            req.EventType + " -> " + req.EndpointID,
 		TypedSearchAttributes:                    temporal.NewSearchAttributes(req.searchAttributes()...),
-		Memo:                                     map[string]any{MemoDigest: EventDigest(req.EventType, req.Body)},
+		Memo:                                     req.memo(),
 	}
+}
+
+// memo is a delivery's memo: the digest of its event's body, unless the
+// body is sealed with the event's key (a digest would outlive the key).
+func (r Request) memo() map[string]any {
+	if r.SealedBody != nil {
+		return nil
+	}
+	return map[string]any{MemoDigest: EventDigest(r.EventType, r.Body)}
 }
 
 // Error types the Retry activity fails with; the Delivery workflow maps
@@ -95,6 +108,8 @@ const (
 	ErrTypeRetryable = "retryable"
 	ErrTypePermanent = "permanent"
 	ErrTypeExhausted = "exhausted"
+	// ErrTypeExpunged: the attempt found the event expunged.
+	ErrTypeExpunged = "expunged"
 )
 
 // ErrTypeNotWaiting rejects a recover update sent to a delivery that is

@@ -16,6 +16,9 @@ const (
 	// VerdictRetry: a retryable failure; the next attempt follows after
 	// the attempt's NextDelay.
 	VerdictRetry
+	// VerdictExpunged: the event was expunged; the delivery ends so,
+	// without a dead letter.
+	VerdictExpunged
 )
 
 // Judge says what attempt at means for a delivery allowed attempts in
@@ -25,6 +28,8 @@ func Judge(at Attempt, attempts int) Verdict {
 	switch {
 	case at.Outcome == OutcomeDeferred:
 		return VerdictWait
+	case at.Outcome == OutcomeExpunged:
+		return VerdictExpunged
 	case at.Outcome == OutcomeSuccess:
 		return VerdictDelivered
 	case at.Outcome == OutcomePermanent:

@@ -81,9 +81,11 @@ type requestWire struct {
 // MarshalJSON writes the request with readable durations and payload.
 func (r Request) MarshalJSON() ([]byte, error) {
 	w := requestWire{requestFields: requestFields(r), Schedule: durations(r.Schedule), Timeout: duration(r.Timeout)}
-	if embeddable(r.Body) {
+	switch {
+	case r.SealedBody != nil && r.Body == "": // the sealed body alone
+	case embeddable(r.Body):
 		w.Payload = json.RawMessage(r.Body)
-	} else {
+	default:
 		w.Body = &r.Body
 	}
 	return json.Marshal(w)

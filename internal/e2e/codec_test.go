@@ -80,10 +80,11 @@ func (c *apiClient) deliveryView(id string) deliveryView {
 
 func marker(prefix string) string { return fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()) }
 
-// TestPayloadsEncryptedAtRest runs hookd dev first with encryption off,
-// leaving plaintext histories (one delivery done, one waiting to retry),
-// then on: the old deliveries still read, dedup and finish, and a new
-// event's marker is nowhere in Temporal's files while it arrives intact.
+// TestPayloadsEncryptedAtRest runs hookd dev first with encryption and
+// per-event keys off, leaving plaintext histories (one delivery done, one
+// waiting to retry), then on: the old deliveries still read, dedup and
+// finish, and a new event's marker is nowhere in Temporal's files while
+// it arrives intact.
 func TestPayloadsEncryptedAtRest(t *testing.T) {
 	dir, temporalAddr := t.TempDir(), freeAddr()
 	var down atomic.Bool
@@ -102,7 +103,7 @@ func TestPayloadsEncryptedAtRest(t *testing.T) {
 			running.Stop(context.Background())
 		}
 	})
-	plain := devAt(t, dir, temporalAddr, app.PayloadConfig{Off: true}, "")
+	plain := devAt(t, dir, temporalAddr, app.PayloadConfig{Off: true, NoEventKeys: true}, "")
 	running = plain
 	_, err := os.Stat(filepath.Join(dir, app.PayloadKeysFile))
 	require.ErrorIs(t, err, os.ErrNotExist, "encryption off creates no key")

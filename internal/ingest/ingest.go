@@ -97,6 +97,11 @@ type Publisher struct {
 	Temporal  Starter
 	Endpoints Matcher
 	Records   Records
+	// NoEventKeys records events without a data key: their bodies go
+	// into Temporal under the payload codec alone, where an expunge
+	// cannot reach them. Off (keys on) unless asked for; the benchmark
+	// compares the two.
+	NoEventKeys bool
 	// EagerStart hands new deliveries straight to an in-process worker.
 	EagerStart bool
 	// MaxStarts bounds the delivery starts in flight for one request: one

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/eventkey"
 	"github.com/hookd/hookd/internal/store"
 )
 
@@ -48,11 +49,18 @@ func (b *Batch) publish(ctx context.Context, ev Event, fanOut func(context.Conte
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: match endpoints: %w", ErrUnavailable, err)
 	}
-	rec, claimed, err := b.p.claim(ctx, record(ev, eps, time.Now()))
+	rec, err := b.p.newRecord(ev, eps)
+	if err != nil {
+		return Result{}, err
+	}
+	rec, claimed, err := b.p.claim(ctx, rec)
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if !claimed {
+		if rec.Expunge != nil {
+			return Result{}, fmt.Errorf("%w: event %s was expunged", ErrConflict, ev.ID)
+		}
 		if rec.Digest != delivery.EventDigest(ev.Type, ev.Body) || rec.TenantID != ev.TenantID || rec.TenantIncarnation != ev.TenantIncarnation {
 			return Result{}, fmt.Errorf("%w: event %s", ErrConflict, ev.ID)
 		}
@@ -60,10 +68,17 @@ func (b *Batch) publish(ctx context.Context, ev Event, fanOut func(context.Conte
 			return Result{}, err
 		}
 	}
+	sealed, err := sealBody(rec, ev)
+	if err != nil {
+		return Result{}, err
+	}
 	reqs := make([]delivery.Request, len(eps))
 	for i, ep := range eps {
 		reqs[i] = NewRequest(ev, ep)
 		reqs[i].AcceptedAt = rec.AcceptedAt
+		if sealed != nil {
+			reqs[i].Body, reqs[i].SealedBody = "", sealed
+		}
 	}
 	if err := b.startAll(ctx, reqs); err != nil {
 		return Result{}, err
@@ -79,6 +94,34 @@ func (b *Batch) publish(ctx context.Context, ev Event, fanOut func(context.Conte
 		}
 	}
 	return out, nil
+}
+
+// newRecord is the event record of ev fanned out to eps, accepted now,
+// with a fresh data key unless the publisher records none.
+func (p *Publisher) newRecord(ev Event, eps []*store.Endpoint) (*store.Event, error) {
+	rec := record(ev, eps, time.Now())
+	if p.NoEventKeys {
+		return rec, nil
+	}
+	key, err := eventkey.New()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	rec.DataKey = key
+	return rec, nil
+}
+
+// sealBody seals ev's body once, with its record's data key, for every
+// delivery; nil when the record has no key (recorded without one).
+func sealBody(rec *store.Event, ev Event) ([]byte, error) {
+	if rec.DataKey == nil {
+		return nil, nil
+	}
+	sealed, err := eventkey.Seal(rec.DataKey, ev.ID, ev.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return sealed, nil
 }
 
 // record is the event record of ev fanned out to eps.

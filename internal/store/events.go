@@ -24,6 +24,39 @@ type Event struct {
 	TenantIncarnation string
 	Deliveries        []EventDelivery
 	AcceptedAt        time.Time
+	// DataKey is the event's own random key (eventkey.KeySize bytes),
+	// which seals the body its deliveries carry through Temporal. The
+	// store keeps it wrapped by its master key; nil for an event recorded
+	// without one (before per-event keys, or with them off) and once it
+	// is expunged.
+	DataKey []byte
+	// Expunge says when, by whom and why the event was expunged: its
+	// payload and key destroyed. Nil while it is not.
+	Expunge *Expunge
+}
+
+// Expunge records an event's expunge.
+type Expunge struct {
+	At     time.Time
+	By     string
+	Reason string
+	// Keyless says the event had no data key when it was expunged: its
+	// bodies in Temporal are sealed only by the payload codec's
+	// namespace key.
+	Keyless bool
+}
+
+// EventKey is what an attempt reads of its event with the endpoint
+// (GetEndpointForEvent): the data key, or why there is none.
+type EventKey struct {
+	// Key is the event's data key; nil when Found is false, the event is
+	// expunged or was recorded without one.
+	Key []byte
+	// Found says the event record exists (it is pruned past the dedup
+	// window).
+	Found bool
+	// Expunged says the event was expunged.
+	Expunged bool
 }
 
 // EventDelivery is one delivery an event fanned out to.
@@ -72,6 +105,16 @@ type Events interface {
 	// ("" when there is none), or ErrInvalidCursor. Listed events carry no
 	// Payload: GetEvent reads it.
 	ListEvents(ctx context.Context, f EventFilter, p Page) ([]*Event, string, error)
+	// ExpungeEvent destroys the event's payload and data key, keeps the
+	// rest of its record (a re-post of its ID stays a conflict) and marks
+	// it expunged by by for reason at at. It returns the record, and
+	// false when it was expunged already (which it leaves as it was), or
+	// ErrNotFound.
+	ExpungeEvent(ctx context.Context, id, by, reason string, at time.Time) (*Event, bool, error)
+	// GetEndpointForEvent returns the endpoint, as GetEndpoint does, and
+	// the event's key in the same round trip: the attempt activity's
+	// read. ErrNotFound names a missing endpoint, never a missing event.
+	GetEndpointForEvent(ctx context.Context, endpointID, eventID string) (*Endpoint, EventKey, error)
 	// PruneEvents deletes the events accepted before before and says how
 	// many it deleted.
 	PruneEvents(ctx context.Context, before time.Time) (int64, error)

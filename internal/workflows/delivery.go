@@ -34,7 +34,10 @@ func Delivery(ctx workflow.Context, req delivery.Request) (delivery.Result, erro
 		return w.state, err
 	}
 	w.req.Timeout = delivery.AttemptTimeout(req.Timeout)
-	res, err := w.deliver(ctx, req)
+	res, err := w.deliver(w.onExpunge(ctx), req)
+	if w.expunged {
+		res, err = w.endExpunged(ctx)
+	}
 	// A recover update's handler still waiting for its attempt (the run
 	// continues as new or ends first) completes before the run does.
 	w.ending = true
@@ -58,6 +61,9 @@ func (w *run) deliver(ctx workflow.Context, req delivery.Request) (delivery.Resu
 		if len(req.Schedule) > 0 {
 			first.NextDelay, first.DelayReason = req.Schedule[0], delivery.DelaySchedule
 		}
+	}
+	if w.expungedBy(ctx, first.Outcome) {
+		return w.state, nil
 	}
 	if req.SingleAttempt {
 		return w.once(ctx, first)
@@ -111,6 +117,9 @@ type run struct {
 	// slot is the rate limit's slot the run waits for, if it does: its
 	// wake-up attempt carries it (versionRateSlot).
 	slot *delivery.Slot
+	// expunged says the event was expunged (changeExpunge): the run
+	// ends so, whatever its body returned.
+	expunged bool
 }
 
 // maxHistory bounds a run's history in runs that predate
@@ -222,6 +231,9 @@ func (w *run) retries(ctx workflow.Context) step {
 		if errors.As(err, &appErr) && appErr.Type() == delivery.ErrTypePermanent {
 			status = delivery.StatusFailed
 		}
+		if errors.As(err, &appErr) && appErr.Type() == delivery.ErrTypeExpunged && w.expungedBy(ctx, delivery.OutcomeExpunged) {
+			return step{done: true}
+		}
 		_, err = w.fail(ctx, status)
 		return step{done: true, err: err}
 	}
@@ -266,6 +278,12 @@ func (w *run) recordWake(ctx workflow.Context) error {
 // settle applies the outcome of a local attempt (delivery.Judge).
 func (w *run) settle(ctx workflow.Context, at delivery.Attempt) step {
 	verdict := delivery.Judge(at, w.req.Attempts())
+	if verdict == delivery.VerdictExpunged {
+		if w.expungedBy(ctx, at.Outcome) {
+			return step{done: true}
+		}
+		verdict = delivery.VerdictFailed // a run from before changeExpunge
+	}
 	if verdict == delivery.VerdictWait {
 		w.waitFor(ctx, at.NextAttempt, at.DelayReason)
 		w.slot = at.Slot

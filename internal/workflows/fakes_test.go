@@ -214,6 +214,9 @@ func (f *fakeActivities) attempt(name string, req delivery.Request, n int, held 
 
 	at := delivery.Attempt{Number: n, Start: start, Outcome: f.outcome(req, n)}
 	switch at.Outcome {
+	case delivery.OutcomeExpunged:
+		at.Error = "event expunged"
+		return at
 	case delivery.OutcomeSuccess:
 		at.Status = 200
 	case delivery.OutcomePermanent:
@@ -359,4 +362,12 @@ func newRequest(name string, schedule []time.Duration) delivery.Request {
 		Schedule:   schedule,
 		Timeout:    5 * time.Second,
 	}
+}
+
+// sealedRequest is newRequest with its body sealed, as ingest starts a
+// delivery of an event with a data key (the fakes never open it).
+func sealedRequest(name string, schedule []time.Duration) delivery.Request {
+	req := newRequest(name, schedule)
+	req.Body, req.SealedBody = "", []byte("sealed:"+name)
+	return req
 }

@@ -73,7 +73,7 @@ var histories = []string{
 	histDeliveryDeferred, histDeliveryContinued, histDeliveryContinuedLast, histDeliveryCircuitOpenV0,
 	histDeliveryRecoveredV0, histDeliveryRecovered, histDeliveryReadable, histDeadLetterReadable,
 	histDeliveryWake, histDeliveryWakeRetry, histDeliveryWakeRecovered, histDeliveryWakeUpdated,
-	histDeliveryWakeDurable, histWake,
+	histDeliveryWakeDurable, histWake, histDeliveryExpungedWaiting, histDeliveryExpungedAttempt,
 }
 
 // replay replays a recorded history against the workflows register registers.

@@ -138,3 +138,16 @@ func (w *run) announcesRecovery(ctx workflow.Context) bool {
 func (w *run) durableWake(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeDurableWake, workflow.DefaultVersion, 1) >= 1
 }
+
+// changeExpunge versions how a delivery ends once its event is
+// expunged: from version 1 on, the expunge signal cancels whatever the
+// run waits on, and an attempt that finds the event's key gone
+// (OutcomeExpunged, or the Retry activity's ErrTypeExpunged) ends it;
+// the run then fails as expunged (HookdStatus expunged) without a dead
+// letter. Asked only then, so a delivery never expunged records no
+// marker. At DefaultVersion (a history with the signal but no marker,
+// recorded by a worker that ignored it) the signal changes nothing and
+// an expunged attempt counts as a permanent failure. Old shape: every
+// history without the marker. Version 1: delivery-expunged-waiting,
+// delivery-expunged-attempt.
+const changeExpunge = "expunge"

@@ -22,12 +22,16 @@ import (
 
 // Dialect is SQLite's sqlstore.Dialect. The writer connection's
 // BEGIN IMMEDIATE serialises migrations, so it needs no lock statement.
-var Dialect = sqlstore.Dialect{Name: "sqlite", BlobType: "BLOB"}
+// An expunge checkpoints the write-ahead log and truncates it, so the
+// frames that held the erased row are gone from the -wal file.
+var Dialect = sqlstore.Dialect{Name: "sqlite", BlobType: "BLOB", AfterErase: "PRAGMA wal_checkpoint(TRUNCATE)"}
 
 // pragmas apply to every connection. busy_timeout lets another process's
 // writer finish; synchronous=normal is durable in WAL mode except for the
 // last commits before a power loss; foreign_keys enables the cascade from an
-// endpoint to its secrets.
+// endpoint to its secrets. The writer's secure_delete overwrites what a
+// change frees with zeros, so an expunged payload leaves no copy in the
+// file's free space.
 const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=foreign_keys(1)"
 
 // Open opens (creating it and its directory when missing) the SQLite
@@ -55,7 +59,7 @@ func openDBs(path string) (write, read *sql.DB, err error) {
 	} else if !errors.Is(err, os.ErrExist) {
 		return nil, nil, err
 	}
-	write, err = sql.Open("sqlite", path+"?"+pragmas+"&_txlock=immediate")
+	write, err = sql.Open("sqlite", path+"?"+pragmas+"&_pragma=secure_delete(1)&_txlock=immediate")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -14,4 +14,9 @@ type Dialect struct {
 	// until commit (" FOR UPDATE"); empty where transactions already
 	// serialise writers (SQLite's single writer).
 	LockRow string
+	// AfterErase, when set, runs after an expunge has overwritten an
+	// event's payload and key, to drop the database's own copies of
+	// the old row (SQLite's write-ahead log); empty where nothing can
+	// be done from SQL (PostgreSQL's dead tuples wait for VACUUM).
+	AfterErase string
 }

@@ -13,11 +13,14 @@ import (
 	"github.com/hookd/hookd/internal/store"
 )
 
-// eventColumns is what scanEvent reads; listColumns the same without the
-// payload, which lists leave out.
+// insertColumns are what ClaimEvent writes; eventColumns what scanEvent
+// reads; listColumns the same without the payload and key, which lists
+// leave out.
 const (
-	eventColumns = `event_id, type, digest, payload, tenant_id, accepted_at, tenant_incarnation`
-	listColumns  = `event_id, type, digest, '', tenant_id, accepted_at, tenant_incarnation`
+	insertColumns  = `event_id, type, digest, payload, tenant_id, accepted_at, tenant_incarnation, data_key`
+	expungeColumns = `expunged_at, expunged_by, expunge_reason, expunged_keyless`
+	eventColumns   = insertColumns + `, ` + expungeColumns
+	listColumns    = `event_id, type, digest, '', tenant_id, accepted_at, tenant_incarnation, NULL, ` + expungeColumns
 )
 
 const (
@@ -62,10 +65,14 @@ func (s *Store) claimEvent(ctx context.Context, ev *store.Event) (*store.Event, 
 	if err != nil {
 		return nil, false, err
 	}
+	wrapped, err := s.wrapKey(ev.ID, ev.DataKey)
+	if err != nil {
+		return nil, false, err
+	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO hookd_events (`+eventColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (event_id) DO NOTHING`,
-			ev.ID, ev.Type, ev.Digest, payload, nullIfEmpty(ev.TenantID), ev.AcceptedAt.UnixNano(), ev.TenantIncarnation)
+		res, err := tx.ExecContext(ctx, `INSERT INTO hookd_events (`+insertColumns+`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (event_id) DO NOTHING`,
+			ev.ID, ev.Type, ev.Digest, payload, nullIfEmpty(ev.TenantID), ev.AcceptedAt.UnixNano(), ev.TenantIncarnation, wrapped)
 		if err != nil {
 			return err
 		}
@@ -83,6 +90,11 @@ func (s *Store) claimEvent(ctx context.Context, ev *store.Event) (*store.Event, 
 		return got, false, err
 	}
 	out := *ev
+	out.DataKey = append([]byte(nil), ev.DataKey...)
+	if ev.DataKey == nil {
+		out.DataKey = nil
+	}
+	out.Expunge = nil
 	out.Deliveries = append([]store.EventDelivery(nil), ev.Deliveries...)
 	out.AcceptedAt = fromNanos(ev.AcceptedAt.UnixNano())
 	return &out, true, nil
@@ -131,6 +143,9 @@ func (s *Store) readEvent(ctx context.Context, q querier, id string) (*store.Eve
 		return nil, err
 	}
 	if ev.Payload, err = s.openPayload(id, ev.Payload); err != nil {
+		return nil, err
+	}
+	if ev.DataKey, err = s.unwrapKey(id, ev.DataKey); err != nil {
 		return nil, err
 	}
 	if err := readDeliveries(ctx, q, map[string]*store.Event{id: ev}); err != nil {
@@ -269,16 +284,27 @@ func (s *Store) PruneEvents(ctx context.Context, before time.Time) (int64, error
 	}
 }
 
+// scanEvent reads a row of eventColumns; DataKey is left wrapped.
 func scanEvent(sc scanner) (*store.Event, error) {
 	var (
 		ev       store.Event
 		tenant   sql.NullString
 		accepted int64
+		expunged sql.NullInt64
+		x        store.Expunge
 	)
-	if err := sc.Scan(&ev.ID, &ev.Type, &ev.Digest, &ev.Payload, &tenant, &accepted, &ev.TenantIncarnation); err != nil {
+	if err := sc.Scan(&ev.ID, &ev.Type, &ev.Digest, &ev.Payload, &tenant, &accepted, &ev.TenantIncarnation, &ev.DataKey,
+		&expunged, &x.By, &x.Reason, &x.Keyless); err != nil {
 		return nil, err
 	}
 	ev.TenantID, ev.AcceptedAt = tenant.String, fromNanos(accepted)
+	if len(ev.DataKey) == 0 {
+		ev.DataKey = nil
+	}
+	if expunged.Valid {
+		x.At = fromNanos(expunged.Int64)
+		ev.Expunge = &x
+	}
 	return &ev, nil
 }
 

@@ -279,6 +279,17 @@ var migrations = [][]string{
 		)`,
 		`INSERT INTO hookd_event_type_changes (id, version) VALUES (1, 0)`,
 	},
+	{
+		// Per-event data keys and expunge: an event's key, wrapped by the
+		// master key (NULL for events from before, and once expunged), and
+		// when, by whom and why it was expunged (NULL: it was not).
+		// expunged_keyless says it had no key to destroy.
+		`ALTER TABLE hookd_events ADD COLUMN data_key {blob}`,
+		`ALTER TABLE hookd_events ADD COLUMN expunged_at BIGINT`,
+		`ALTER TABLE hookd_events ADD COLUMN expunged_by TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE hookd_events ADD COLUMN expunge_reason TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE hookd_events ADD COLUMN expunged_keyless BOOLEAN NOT NULL DEFAULT FALSE`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

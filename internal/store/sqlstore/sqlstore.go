@@ -25,6 +25,7 @@ type Store struct {
 	// The reads made per delivery, event or request, prepared once:
 	// parsing the SQL is most of the cost of these queries on SQLite.
 	getEndpoint, getSecrets, endpointsVersion, tenantOfToken, eventTypesVersion *sql.Stmt
+	getEndpointForEvent                                                         *sql.Stmt
 	matches                                                                     matchCache
 }
 
@@ -76,7 +77,7 @@ func (s *Store) init(ctx context.Context, cfg Config) error {
 	for stmt, query := range map[**sql.Stmt]string{
 		&s.getEndpoint: getEndpointSQL, &s.getSecrets: getSecretsSQL,
 		&s.endpointsVersion: endpointsVersionSQL, &s.tenantOfToken: tenantOfTokenSQL,
-		&s.eventTypesVersion: eventTypesVersionSQL,
+		&s.eventTypesVersion: eventTypesVersionSQL, &s.getEndpointForEvent: getEndpointForEventSQL,
 	} {
 		if *stmt, err = s.read.PrepareContext(ctx, query); err != nil {
 			return fmt.Errorf("prepare: %w", err)
@@ -88,7 +89,7 @@ func (s *Store) init(ctx context.Context, cfg Config) error {
 // Close closes the store's connections.
 func (s *Store) Close() error {
 	var errs []error
-	for _, stmt := range []*sql.Stmt{s.getEndpoint, s.getSecrets, s.endpointsVersion, s.tenantOfToken, s.eventTypesVersion} {
+	for _, stmt := range []*sql.Stmt{s.getEndpoint, s.getSecrets, s.endpointsVersion, s.tenantOfToken, s.eventTypesVersion, s.getEndpointForEvent} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())
 		}

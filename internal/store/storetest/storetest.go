@@ -52,6 +52,7 @@ func Run(t *testing.T, open Opener) {
 		{"EventList", testListEvents},
 		{"EventListFilters", testListEventFilters},
 		{"EventPrune", testPruneEvents},
+		{"EventExpunge", testExpunge},
 		{"PropagateTrace", testPropagateTrace},
 		{"SigningProfile", testSigningProfile},
 		{"DisableEndpoint", testDisableEndpoint},

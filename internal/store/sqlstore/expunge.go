@@ -1,0 +1,122 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hookd/hookd/internal/store"
+)
+
+// getEndpointForEventSQL is getEndpointSQL with the event's wrapped key
+// and whether it is expunged (NULL: no such event) in the same row.
+const getEndpointForEventSQL = `SELECT ` + endpointColumns + `, ` + credentialsColumn + `,
+	(SELECT e.data_key FROM hookd_events e WHERE e.event_id = $2),
+	(SELECT e.expunged_at IS NOT NULL FROM hookd_events e WHERE e.event_id = $2)
+	FROM hookd_endpoints WHERE id = $1`
+
+// wrapKey seals an event's data key with the master key, bound to the
+// event ID; nil stays nil (NULL).
+func (s *Store) wrapKey(eventID string, key []byte) ([]byte, error) {
+	if key == nil {
+		return nil, nil
+	}
+	sealed, err := s.box.Seal(key, keyAD(eventID))
+	if err != nil {
+		return nil, fmt.Errorf("wrap data key: %w", err)
+	}
+	return sealed, nil
+}
+
+// unwrapKey is wrapKey's inverse.
+func (s *Store) unwrapKey(eventID string, wrapped []byte) ([]byte, error) {
+	if len(wrapped) == 0 {
+		return nil, nil
+	}
+	key, err := s.box.Open(wrapped, keyAD(eventID))
+	if err != nil {
+		return nil, fmt.Errorf("unwrap data key of event %s: %w", eventID, err)
+	}
+	return key, nil
+}
+
+func keyAD(eventID string) []byte { return []byte("hookd event key\x00" + eventID) }
+
+// GetEndpointForEvent reads the endpoint and the event's key in one
+// query (scalar subqueries on the event's primary key).
+func (s *Store) GetEndpointForEvent(ctx context.Context, endpointID, eventID string) (*store.Endpoint, store.EventKey, error) {
+	var (
+		wrapped  []byte
+		expunged sql.NullBool
+	)
+	ep, err := s.scanEndpointWithCredentials(withExtra{s.getEndpointForEvent.QueryRowContext(ctx, endpointID, eventID), []any{&wrapped, &expunged}})
+	if errors.Is(err, sql.ErrNoRows) {
+		err = store.ErrNotFound
+	}
+	if err != nil {
+		return nil, store.EventKey{}, fmt.Errorf("get endpoint for event: %w", err)
+	}
+	k := store.EventKey{Found: expunged.Valid, Expunged: expunged.Bool}
+	if k.Key, err = s.unwrapKey(eventID, wrapped); err != nil {
+		return nil, store.EventKey{}, err
+	}
+	return ep, k, nil
+}
+
+// withExtra scans a row into the destinations asked for, then extra.
+type withExtra struct {
+	sc    scanner
+	extra []any
+}
+
+func (w withExtra) Scan(dest ...any) error { return w.sc.Scan(append(dest, w.extra...)...) }
+
+// ExpungeEvent overwrites the event's payload, digest and key and marks
+// it expunged, in one transaction; then it runs the dialect's AfterErase.
+func (s *Store) ExpungeEvent(ctx context.Context, id, by, reason string, at time.Time) (*store.Event, bool, error) {
+	var (
+		ev      *store.Event
+		changed bool
+	)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if ev, err = s.readEvent(ctx, tx, id); err != nil {
+			return err
+		}
+		if ev.Expunge != nil {
+			return nil
+		}
+		x := &store.Expunge{At: fromNanos(at.UnixNano()), By: by, Reason: reason, Keyless: ev.DataKey == nil}
+		// Of concurrent expunges (PostgreSQL), the first to update wins;
+		// the others change nothing and read its record again.
+		res, err := tx.ExecContext(ctx, `UPDATE hookd_events SET payload = '', digest = '', data_key = NULL,
+			expunged_at = $2, expunged_by = $3, expunge_reason = $4, expunged_keyless = $5
+			WHERE event_id = $1 AND expunged_at IS NULL`,
+			id, at.UnixNano(), by, reason, x.Keyless)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err == nil {
+				ev, err = s.readEvent(ctx, tx, id)
+			}
+			return err
+		}
+		ev.Payload, ev.Digest, ev.DataKey, ev.Expunge, changed = "", "", nil, x, true
+		return nil
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		err = store.ErrNotFound
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("expunge event %s: %w", id, err)
+	}
+	if changed && s.dialect.AfterErase != "" {
+		if _, err := s.write.ExecContext(ctx, s.dialect.AfterErase); err != nil {
+			return nil, false, fmt.Errorf("expunge event %s: %w", id, err)
+		}
+	}
+	return ev, changed, nil
+}

@@ -1,0 +1,54 @@
+//go:build histories
+
+package workflows_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/workflows"
+)
+
+// TestGenerateExpungeHistories records the two ways a delivery ends
+// expunged (changeExpunge version 1), each with a body sealed by its
+// event's key: the expunge signal cancelling the wait for the next
+// attempt, and a retry that finds the event's key gone.
+//
+//	go test -tags histories ./internal/workflows/ -run TestGenerateExpungeHistories -update
+func TestGenerateExpungeHistories(t *testing.T) {
+	if !*update {
+		t.Skip("run with -update to regenerate testdata/*.json")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ts := newHistoryServer(ctx, t)
+	c := ts.GetDefaultClient()
+	fakes := &fakeActivities{now: time.Now, outcome: func(req delivery.Request, n int) delivery.Outcome {
+		if req.EventID == "evt_expunged_attempt" && n == 2 {
+			return delivery.OutcomeExpunged
+		}
+		return delivery.OutcomeRetryable
+	}, temporal: c, retention: func(delivery.DeadLetter) time.Duration { return time.Hour }}
+	ts.NewWorker(delivery.TaskQueue, func(r worker.Registry) {
+		workflows.Register(r)
+		fakes.register(r)
+	})
+
+	waiting := sealedRequest("expunged_waiting", []time.Duration{time.Hour, time.Hour})
+	run := startDelivery(ctx, t, c, waiting)
+	require.Eventually(t, func() bool { calls, _, _ := fakes.snapshot(); return len(calls) == 1 }, 10*time.Second, 20*time.Millisecond)
+	require.NoError(t, c.SignalWorkflow(ctx, run.GetID(), "", delivery.SignalExpunge, nil))
+	requireFailed(ctx, t, run, delivery.StatusExpunged, 1)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryExpungedWaiting)
+
+	run = startDelivery(ctx, t, c, sealedRequest("expunged_attempt", []time.Duration{time.Second, time.Second}))
+	requireFailed(ctx, t, run, delivery.StatusExpunged, 1)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryExpungedAttempt)
+	_, dead, _ := fakes.snapshot()
+	require.Empty(t, dead, "an expunged delivery is no dead letter")
+}
