@@ -2,15 +2,22 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 )
 
@@ -189,4 +196,105 @@ func TestPortalBrandingThroughTheAPI(t *testing.T) {
 	c.putTenant(reseller)
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/tenants/"+reseller+"/portal-branding", nil, &b))
 	require.Equal(t, "", b["logo"])
+}
+
+// evalIn evaluates a JavaScript expression in b's page.
+func evalIn[T any](b *browser, expr string) T {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr))
+	require.NoError(b.t, err, expr)
+	return v
+}
+
+// prefersDark makes b's page see prefers-color-scheme: dark, or light.
+func (b *browser) prefersDark(dark bool) {
+	b.t.Helper()
+	scheme := "light"
+	if dark {
+		scheme = "dark"
+	}
+	b.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+		return err
+	}))
+}
+
+// The platform's branding in the portal inside its dashboard's iframe,
+// in Chromium: the product name in the header and the page title, the
+// stored SVG logo loaded, the accent colour on the current section, the
+// dark theme's colours, the help link; "auto" follows the viewer's
+// prefers-color-scheme both ways; a reseller tenant's own name and logo
+// URL (its https origin the one the CSP allows) replace the platform's.
+// Screenshots of the embedded overview and endpoint chart at 1280 and
+// 390 px.
+func TestPortalBrandingInBrowser(t *testing.T) {
+	host := hostPage(t)
+	dev := startEmbeddableDev(t, host)
+	c := &apiClient{t: t, dev: dev}
+	require.Equal(t, http.StatusOK, c.do("PUT", "/v1/portal/settings", map[string]any{"product_name": "Acme Webhooks",
+		"logo": dataURL("image/svg+xml", []byte(logoSVG)), "accent_color": "#0a7d5a", "theme": "dark",
+		"support_url": "https://acme.example/help"}, nil))
+	tenant := "brand-b-" + uniq()
+	c.putTenant(tenant)
+	fails := newReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusBadRequest) })
+	failing := c.createEndpoint(map[string]any{"url": fails.URL + "/billing", "tenant_id": tenant, "event_types": []string{"invoice.*"}})
+	ok := newReceiver(t, func(_ int, w http.ResponseWriter) { _, _ = w.Write([]byte(`{"received":true}`)) })
+	orders := c.createEndpoint(map[string]any{"url": ok.URL + "/orders", "tenant_id": tenant, "event_types": []string{"order.*"}})
+	for i := range 6 {
+		c.send(fmt.Sprintf(`{"type":"order.created","tenant_id":%q,"payload":{"order":"ord_%d"}}`, tenant, i))
+	}
+	c.waitDeadLetter(c.send(`{"type":"invoice.failed","tenant_id":"` + tenant + `","payload":{"invoice":"in_1"}}`).Deliveries[0].ID)
+	c.waitAttempts(orders.ID, 6)
+	c.waitAttempts(failing.ID, 1)
+
+	b := newBrowserWith(t, chromedp.Flag("test-third-party-cookie-phaseout", true), chromedp.Flag("ignore-certificate-errors", true))
+	b.open(host + "/?src=" + c.portalLink(tenant))
+	f := b.frame(dev.APIURL + "/portal/login")
+	require.Contains(t, evalIn[string](f, `document.title`), "Acme Webhooks", "the sign-in page is the platform's")
+	f.click(`form[action="/portal/login"] button`)
+	require.Equal(t, "/portal/overview", f.path())
+	require.Equal(t, "Acme Webhooks", f.text(".brand"))
+	require.Equal(t, "Overview · Acme Webhooks", evalIn[string](f, `document.title`))
+	require.Greater(t, evalIn[float64](f, `document.querySelector(".brand img").naturalWidth`), 0.0, "the stored logo loaded")
+	require.Equal(t, "rgb(10, 125, 90)", evalIn[string](f, `getComputedStyle(document.querySelector("nav a[aria-current=page]")).backgroundColor`), "the accent")
+	require.Equal(t, "rgb(255, 255, 255)", evalIn[string](f, `getComputedStyle(document.querySelector("nav a[aria-current=page]")).color`), "white reads on it")
+	require.Equal(t, "rgb(15, 19, 24)", evalIn[string](f, `getComputedStyle(document.documentElement).backgroundColor`), "the dark theme")
+	require.Equal(t, "https://acme.example/help", evalIn[string](f, `document.querySelector("a.help").href`))
+	require.Contains(t, f.text("#attention"), fails.URL)
+	b.shootTop("branded-embedded")
+
+	f.do(chromedp.Navigate(dev.APIURL + "/portal/endpoints/" + orders.ID))
+	f.settle()
+	require.Contains(t, f.text("#charts figcaption"), "6 attempts · 100% succeeded")
+	f.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("charts").scrollIntoView()`))
+	b.shootTop("branded-endpoint-chart")
+
+	// "auto" follows the viewer's preference.
+	require.Equal(t, http.StatusOK, c.do("PUT", "/v1/portal/settings", map[string]any{"product_name": "Acme Webhooks",
+		"logo": dataURL("image/svg+xml", []byte(logoSVG)), "accent_color": "#0a7d5a", "theme": "auto"}, nil))
+	for dark, bg := range map[bool]string{true: "rgb(15, 19, 24)", false: "rgb(246, 247, 249)"} {
+		f.prefersDark(dark)
+		f.do(chromedp.Navigate(dev.APIURL + "/portal/overview"))
+		f.settle()
+		require.Equal(t, bg, evalIn[string](f, `getComputedStyle(document.documentElement).backgroundColor`), "prefers dark: %v", dark)
+	}
+	b.shootTop("branded-auto-light")
+
+	// A reseller's own name and logo URL.
+	cdn := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "image/svg+xml")
+		_, _ = io.WriteString(w, strings.ReplaceAll(logoSVG, "#0a7d5a", "#7c3aed"))
+	}))
+	t.Cleanup(cdn.Close)
+	require.Equal(t, http.StatusOK, c.do("PUT", "/v1/tenants/"+tenant+"/portal-branding",
+		map[string]any{"product_name": "Reseller Hooks", "logo": cdn.URL + "/logo.svg"}, nil))
+	f.do(chromedp.Navigate(dev.APIURL + "/portal/overview"))
+	f.settle()
+	require.Equal(t, "Reseller Hooks", f.text(".brand"))
+	require.Equal(t, cdn.URL+"/logo.svg", evalIn[string](f, `document.querySelector(".brand img").src`))
+	require.Eventually(t, func() bool {
+		return evalIn[float64](f, `document.querySelector(".brand img").naturalWidth`) > 0
+	}, 5*time.Second, 50*time.Millisecond, "the logo URL's origin is allowed")
+	b.shootTop("branded-reseller")
 }
