@@ -3,6 +3,7 @@ package activities
 import (
 	"container/list"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"net/http"
 	"net/url"
@@ -21,6 +22,8 @@ type Egress struct {
 	// Proxy is the egress proxy (ParseEgressProxy); nil: none, every
 	// destination is dialled directly.
 	Proxy *url.URL
+	// proxyRoots verify an https proxy (nil: the system's), for tests.
+	proxyRoots *x509.CertPool
 }
 
 // ErrorClassTLSCertificate is the error class of an attempt whose

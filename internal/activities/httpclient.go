@@ -161,7 +161,7 @@ type clientTLS struct {
 func (e Egress) client(ct clientTLS) *http.Client {
 	d := &dialer{Dialer: net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: e.Guard.control}, tls: ct}
 	if e.Proxy != nil {
-		d.proxy = newProxyDialer(e.Proxy, e.Guard)
+		d.proxy = newProxyDialer(e.Proxy, e.Guard, e.proxyRoots)
 	}
 	return &http.Client{
 		Transport: &http.Transport{

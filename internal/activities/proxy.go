@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -91,14 +92,17 @@ type proxyDialer struct {
 	// forward dials the proxy itself, unguarded: the operator chose it,
 	// and it usually lives on a private network.
 	forward net.Dialer
-	// proxyTLS is the TLS to an https proxy (nil: the system's roots).
+	// proxyTLS is the TLS to an https proxy.
 	proxyTLS *tls.Config
 	lookup   func(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
-func newProxyDialer(u *url.URL, g Guard) *proxyDialer {
+// newProxyDialer returns the dialer through u; roots verify an https
+// proxy (nil: the system's).
+func newProxyDialer(u *url.URL, g Guard, roots *x509.CertPool) *proxyDialer {
 	return &proxyDialer{url: u, guard: g, forward: net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
-		lookup: net.DefaultResolver.LookupNetIP}
+		proxyTLS: &tls.Config{ServerName: u.Hostname(), NextProtos: []string{"http/1.1"}, RootCAs: roots},
+		lookup:   net.DefaultResolver.LookupNetIP}
 }
 
 // dial returns a tunnel to addr (host:port). The host is resolved here
@@ -180,7 +184,7 @@ func (p *proxyDialer) tunnel(ctx context.Context, dst netip.AddrPort) (net.Conn,
 	}
 	_ = conn.SetDeadline(deadline)
 	if p.url.Scheme == "https" {
-		tc := tls.Client(conn, p.tlsConfig())
+		tc := tls.Client(conn, p.proxyTLS)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			conn.Close()
 			return nil, &proxyError{ErrorClassProxy, "egress proxy TLS handshake failed"}
@@ -210,13 +214,6 @@ func (p *proxyDialer) proxyAddr() string {
 		port = map[string]string{"http": "80", "https": "443", "socks5": "1080"}[p.url.Scheme]
 	}
 	return net.JoinHostPort(p.url.Hostname(), port)
-}
-
-func (p *proxyDialer) tlsConfig() *tls.Config {
-	if p.proxyTLS != nil {
-		return p.proxyTLS
-	}
-	return &tls.Config{ServerName: p.url.Hostname(), NextProtos: []string{"http/1.1"}}
 }
 
 // connect asks an HTTP proxy for a tunnel to dst with CONNECT.

@@ -44,16 +44,24 @@ func localhostURL(srv *httptest.Server) string {
 // destination (SNI, Host) and presents the endpoint's client certificate
 // to a receiver of a private CA.
 func TestProxyTunnelsToTheCheckedAddress(t *testing.T) {
-	for _, kind := range []string{"http", "socks5"} {
+	for _, kind := range []string{"http", "https", "socks5"} {
 		t.Run(kind, func(t *testing.T) {
-			proxy := testkit.NewConnectProxy(t, "egress", "pr0xy-pass")
-			if kind == "socks5" {
+			e := Egress{Guard: Guard{AllowLoopback: true}}
+			var proxy *testkit.Proxy
+			switch kind {
+			case "http":
+				proxy = testkit.NewConnectProxy(t, "egress", "pr0xy-pass")
+			case "https":
+				var ca *testkit.CA
+				proxy, ca = testkit.NewTLSConnectProxy(t, "egress", "pr0xy-pass")
+				e.proxyRoots = ca.Pool
+			case "socks5":
 				proxy = testkit.NewSOCKS5Proxy(t, "egress", "pr0xy-pass")
 			}
+			e.Proxy = proxy.URL
 			var got seen
 			recv := testkit.NewMutualTLS(t, got.handler())
 			client := recv.ClientCA.IssueNow(t, "hookd")
-			e := Egress{Guard: Guard{AllowLoopback: true}, Proxy: proxy.URL}
 			c := e.client(clientTLS{roots: recv.ServerCA.Pool, cert: &client.TLS})
 			resp, err := c.Post(localhostURL(recv.Server)+"/hook", "application/json", strings.NewReader("{}"))
 			require.NoError(t, err)
@@ -95,7 +103,8 @@ func TestProxyKeepsTheGuard(t *testing.T) {
 }
 
 // Refused proxy credentials are a retryable attempt error of class
-// proxy_auth naming no credential; an unreachable proxy is class proxy.
+// proxy_auth naming no credential; an unreachable proxy, or an https
+// proxy whose certificate is not trusted, is class proxy.
 func TestProxyFailures(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(srv.Close)
@@ -128,6 +137,13 @@ func TestProxyFailures(t *testing.T) {
 	assert.Equal(t, ErrorClassProxy, class)
 	assert.Equal(t, "egress proxy unreachable: connection refused", msg)
 	assert.NotContains(t, err.Error(), "s3cret")
+
+	untrusted, _ := testkit.NewTLSConnectProxy(t, "", "")
+	_, err = Egress{Guard: Guard{AllowLoopback: true}, Proxy: untrusted.URL}.client(clientTLS{}).Get(srv.URL)
+	_, class, msg = classifyError(err)
+	assert.Equal(t, ErrorClassProxy, class)
+	assert.Equal(t, "egress proxy TLS handshake failed", msg)
+	assert.Empty(t, untrusted.Targets())
 }
 
 func TestParseEgressProxy(t *testing.T) {

@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/binary"
 	"io"
@@ -119,6 +120,22 @@ func NewConnectProxy(t testing.TB, user, password string) *Proxy {
 	t.Cleanup(srv.Close)
 	p.setURL("http", srv.Listener.Addr().String())
 	return p
+}
+
+// NewTLSConnectProxy is NewConnectProxy spoken to over TLS (an https
+// proxy URL), with a certificate for 127.0.0.1 and localhost that the
+// returned CA issued.
+func NewTLSConnectProxy(t testing.TB, user, password string) (*Proxy, *CA) {
+	t.Helper()
+	p := &Proxy{user: user, password: password}
+	ca := NewCA(t, "Proxy CA")
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(p.serveConnect))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{ca.IssueNow(t, "proxy").TLS}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	p.setURL("https", srv.Listener.Addr().String())
+	return p, ca
 }
 
 func (p *Proxy) serveConnect(w http.ResponseWriter, r *http.Request) {
