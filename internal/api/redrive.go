@@ -150,8 +150,6 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusAccepted
 	if out.Matched == 0 {
 		status = http.StatusOK
-	} else {
-		out.Hold = s.heldBy(r.Context(), body.EndpointID)
 	}
 	writeJSON(w, status, out)
 }
@@ -220,6 +218,7 @@ func (s *Server) redriveDeadLetters(ctx context.Context, f DeadLetterFilter, rat
 		return RedriveStarted{}, fromTemporal(err, "start bulk redrive", "")
 	}
 	s.log.InfoContext(ctx, "bulk redrive started", "job_id", job, "matched", out.Matched, "rate", rate, "by", sig.By)
+	out.Hold = s.heldBy(ctx, f.EndpointID)
 	return out, nil
 }
 

@@ -68,7 +68,9 @@ func TestRedriveIntoAnOpenCircuitSaysSo(t *testing.T) {
 // A redrive from the portal into an open circuit says so there: the
 // redriven dead letter is marked as waiting, and a banner names the
 // paused endpoint, when the pause ends and what to do (resume
-// deliveries, with the button a session that may recover gets).
+// deliveries, with the button a session that may recover gets); a bulk
+// redrive of the endpoint's dead letters shows the banner on its job's
+// page.
 func TestPortalRedriveIntoAnOpenCircuitSaysSo(t *testing.T) {
 	t.Parallel()
 	c := newAPI(t)
@@ -76,8 +78,9 @@ func TestPortalRedriveIntoAnOpenCircuitSaysSo(t *testing.T) {
 	c.putTenant(tenant)
 	srv := circuitOpener(t, "heldp.dead")
 	ep := c.createEndpoint(map[string]any{"url": srv.URL, "tenant_id": tenant, "event_types": []string{"heldp.*"}, "retry_schedule": tenSeconds})
-	dead := c.send(`{"type":"heldp.dead","tenant_id":"` + tenant + `","payload":{}}`).Deliveries[0].ID
+	dead := c.send(`{"type":"heldp.dead","tenant_id":"` + tenant + `","payload":{"n":1}}`).Deliveries[0].ID
 	c.waitDeadLetter(dead)
+	c.waitDeadLetter(c.send(`{"type":"heldp.dead","tenant_id":"` + tenant + `","payload":{"n":2}}`).Deliveries[0].ID)
 	var waiting []string
 	for range 3 {
 		waiting = append(waiting, c.send(`{"type":"heldp.down","tenant_id":"` + tenant + `","payload":{}}`).Deliveries[0].ID)
@@ -103,4 +106,11 @@ func TestPortalRedriveIntoAnOpenCircuitSaysSo(t *testing.T) {
 	require.Regexp(t, `when the pause ends at <time datetime="[^"]+">`, page)
 	require.Contains(t, page, `action="/portal/endpoints/`+ep.ID+`/recover"`)
 	require.NotContains(t, page, "/v1/", "no API paths for a customer")
+
+	// All in the filter of that endpoint: the job's page says it too.
+	status, page = portalPage(t, hc, "POST", "/portal/dead-letters/redrive", url.Values{"csrf": {csrf[1]}, "all": {"1"}, "endpoint_id": {ep.ID}})
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, page, "Redrive of all dead letters in the filter")
+	require.Contains(t, page, `id="held-`+ep.ID+`"`)
+	require.Contains(t, page, "These deliveries wait: the endpoint is paused.")
 }
