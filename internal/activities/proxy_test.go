@@ -162,3 +162,27 @@ func TestParseEgressProxy(t *testing.T) {
 	assert.Equal(t, "http://****@proxy.internal:3128", MaskedProxy(u))
 	assert.Equal(t, "socks5://p:1080", MaskedProxy(&url.URL{Scheme: "socks5", Host: "p:1080"}))
 }
+
+// A token request the proxy refuses fails the attempt as the proxy's
+// failure (proxy_auth), not the token endpoint's; the receiver gets
+// nothing. With the credentials right, token and delivery both pass.
+func TestProxyCarriesTokenRequests(t *testing.T) {
+	proxy := testkit.NewConnectProxy(t, "egress", "right-pass")
+	ts := newTokenServer(t, 3600, 0)
+	rc := newHeaderReceiver(t, "Authorization", "Bearer tok-1")
+	a := newTestActivities(newFakeEndpoints(t, oauthEndpoint(rc.URL, ts.URL)), nil, nil)
+	wrong := *proxy.URL
+	wrong.User = url.UserPassword("egress", "wr0ng-pass")
+	a.http = Egress{Guard: Guard{AllowLoopback: true}, Proxy: &wrong}.client(clientTLS{})
+	at := attemptOnce(t, a, "ep_o")
+	assert.Equal(t, delivery.OutcomeRetryable, at.Outcome)
+	assert.Equal(t, ErrorClassProxyAuth, at.ErrorClass)
+	assert.Equal(t, "token request failed: egress proxy refused hookd's credentials (HTTP 407)", at.Error)
+	assert.Zero(t, ts.fetches.Load())
+	assert.Empty(t, rc.requests())
+
+	a.http = Egress{Guard: Guard{AllowLoopback: true}, Proxy: proxy.URL}.client(clientTLS{})
+	at = attemptOnce(t, a, "ep_o")
+	require.Equal(t, delivery.OutcomeSuccess, at.Outcome, "%+v", at)
+	assert.Equal(t, []string{ts.Listener.Addr().String(), rc.Listener.Addr().String()}, proxy.Targets())
+}
