@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/hookd/hookd/internal/embedded"
 )
 
 // httpServers are a process's HTTP servers (API, probes, metrics) with one
@@ -41,7 +43,7 @@ func listen(addr string) (net.Listener, string, error) {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, "", fmt.Errorf("listen on %s: %w", addr, err)
+		return nil, "", embedded.ListenError(addr, err)
 	}
 	return ln, "http://" + ln.Addr().String(), nil
 }

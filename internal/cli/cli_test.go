@@ -255,5 +255,5 @@ func TestReceiverRefusesAPortInUseBeforeItsBanner(t *testing.T) {
 		[]string{"receiver", "--secret", "whsec_" + strings.Repeat("A", 32), "--db", "", "--addr", ln.Addr().String()})
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out.String(), "no banner for a receiver that is not listening")
-	assert.Contains(t, errOut.String(), "listen on "+ln.Addr().String())
+	assert.Equal(t, "hookd: receiver: listen on "+ln.Addr().String()+": address already in use\n", errOut.String())
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/hookd/hookd/internal/embedded"
+
 	"context"
 	"fmt"
 	"io"
@@ -64,7 +66,7 @@ per delivery ID (GET /stats) and can inject failures to try hookd's retries.`,
 func runReceiver(ctx context.Context, cfg reference.Config, stdout io.Writer) error {
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+		return embedded.ListenError(cfg.Addr, err)
 	}
 	r, err := reference.New(cfg)
 	if err != nil {

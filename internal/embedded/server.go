@@ -191,9 +191,21 @@ func CheckFree(addr string) error {
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", addr, err)
+		return ListenError(addr, err)
 	}
 	return l.Close()
+}
+
+// ListenError is a failed listen on addr, naming the address once and the
+// cause ("address already in use", "permission denied"), without the
+// "listen tcp <addr>: bind:" net.Listen wraps it in; errors.Is still finds
+// the cause.
+func ListenError(addr string, err error) error {
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		err = se.Err
+	}
+	return fmt.Errorf("listen on %s: %w", addr, err)
 }
 
 func splitHostPort(addr string) (string, int, error) {
