@@ -78,6 +78,9 @@ type Error struct {
 	Field      string `json:"field,omitempty"`
 	Message    string `json:"message"`
 	Limit      string `json:"limit,omitempty"`
+	// Details say where and why a payload or example fails its event
+	// type's schema.
+	Details []SchemaProblem `json:"details,omitempty"`
 }
 
 func (e *Error) Error() string {

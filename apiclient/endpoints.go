@@ -44,6 +44,9 @@ type Endpoint struct {
 	Signing SigningProfile `json:"signing"`
 	// RateLimit caps the attempts the endpoint receives; nil for none.
 	RateLimit *RateLimit `json:"rate_limit,omitempty"`
+	// Warnings, in the answers to create and update, name the event_types
+	// entries that match no type of the event-type catalog.
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 // RateLimit is an endpoint's rate limit: at most Burst attempts at once

@@ -66,6 +66,10 @@ func TestAnswerTypesMatchTheDocument(t *testing.T) {
 		{Error{}, wire.ErrorDetail{}},
 		{PortalSettings{}, wire.PortalSettings{}},
 		{TenantPortalBranding{}, wire.TenantPortalBranding{}},
+		{EventType{}, wire.CatalogType{}},
+		{EventTypePage{}, wire.EventTypePage{}},
+		{Warning{}, wire.Warning{}},
+		{SchemaProblem{}, wire.SchemaProblem{}},
 	} {
 		ours, doc := reflect.TypeOf(c.ours), reflect.TypeOf(c.doc)
 		if got, want := jsonFields(ours), jsonFields(doc); !slices.Equal(got, want) {

@@ -210,6 +210,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the event-type catalog
+         * @description The catalog's types in name order. Every tenant reads the same
+         *     catalog.
+         */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-types/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event type, e.g. `invoice.paid`. */
+                name: components["schemas"]["EventType"];
+            };
+            cookie?: never;
+        };
+        /** Get an event type */
+        get: operations["getEventType"];
+        /**
+         * Create or replace an event type
+         * @description Creates the type (201) or replaces its description, schema, examples
+         *     and deprecated flag (200); a field left out is empty after a
+         *     replace. The schema must be a valid JSON Schema (draft 2020-12 unless
+         *     its `$schema` names another, no reference outside itself), else 400
+         *     naming `schema`; each example must be an object matching it, else 400
+         *     naming `examples[i]` with the failures in `details`. Types under
+         *     `hookd.` are refused (400 naming `name`). From then on, ingest
+         *     refuses events of the type whose payload fails the schema.
+         */
+        put: operations["putEventType"];
+        post?: never;
+        /**
+         * Delete an event type
+         * @description Removes the type from the catalog; its events are then accepted as
+         *     those of any type the catalog does not have.
+         */
+        delete: operations["deleteEventType"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/endpoints": {
         parameters: {
             query?: never;
@@ -339,8 +396,10 @@ export interface paths {
          *     delivery to follow. A disabled endpoint, or one whose circuit holds
          *     deliveries back, is refused with 409 naming `enabled` or `circuit`;
          *     more than the endpoint's test events per minute, 429 naming the
-         *     limit `test_events_per_endpoint_per_minute`. The body, if any, is an
-         *     empty object.
+         *     limit `test_events_per_endpoint_per_minute`. With `event_type`, the
+         *     test event is of that catalog type and carries its first example as
+         *     the payload (400 naming `event_type` for a type the catalog lacks or
+         *     one without examples).
          */
         post: operations["testEndpoint"];
         delete?: never;
@@ -706,8 +765,10 @@ export interface components {
         Payload: {
             [key: string]: unknown;
         };
-        /** @description An empty object. */
-        Empty: Record<string, never>;
+        TestRequest: {
+            /** @description A type of the event-type catalog whose first example to send; absent for a `hookd.test` event. */
+            event_type?: components["schemas"]["EventType"];
+        };
         /** @description Every error answer. */
         ErrorBody: {
             error: components["schemas"]["ErrorDetail"];
@@ -730,6 +791,60 @@ export interface components {
              * @enum {string}
              */
             limit?: "endpoints_per_tenant" | "test_events_per_endpoint_per_minute" | "requests_per_second_per_token";
+            /** @description Where and why a payload or an example fails its event type's schema, the first failures. */
+            details?: components["schemas"]["SchemaProblem"][];
+        };
+        SchemaProblem: {
+            /**
+             * @description A JSON Pointer into the payload; empty for the whole of it.
+             * @example /amount
+             */
+            pointer: string;
+            /** @example got string, want integer */
+            reason: string;
+        };
+        CatalogType: {
+            name: components["schemas"]["EventType"];
+            description: string;
+            /** @description The JSON Schema its payloads match; absent when it has none. */
+            schema?: {
+                [key: string]: unknown;
+            };
+            /** @description Example payloads, each matching the schema. */
+            examples: {
+                [key: string]: unknown;
+            }[];
+            /** @description Still accepted; shown as deprecated. */
+            deprecated: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        EventTypePut: {
+            description?: string;
+            /** @description A JSON Schema, draft 2020-12 unless `$schema` names another; null or absent for none. At most 64 KiB. */
+            schema?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Example payloads (objects, at most 16 KiB each), each matching the schema. */
+            examples?: {
+                [key: string]: unknown;
+            }[];
+            deprecated?: boolean;
+        };
+        EventTypePage: {
+            data: components["schemas"]["CatalogType"][];
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
+        /** @description Something the request did that is allowed but likely a mistake. */
+        Warning: {
+            /** @example event_types */
+            field: string;
+            /** @example order.shiped */
+            value: string;
+            /** @example matches no type of the event-type catalog */
+            message: string;
         };
         Tenant: {
             id: components["schemas"]["TenantID"];
@@ -928,6 +1043,13 @@ export interface components {
             tls?: components["schemas"]["EndpointTLSView"];
             /** @description The signing secret; only in the answers to create. */
             secret?: string;
+            /**
+             * @description In the answers to create and update only: the `event_types`
+             *     entries that match no type of the event-type catalog (an exact
+             *     name it lacks, a wildcard matching none of its types). They are
+             *     allowed; none are reported while the catalog is empty.
+             */
+            warnings?: components["schemas"]["Warning"][];
         };
         EndpointCreate: {
             /**
@@ -2048,6 +2170,134 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listEventTypes: {
+        parameters: {
+            query?: {
+                /** @description The page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page; none for the first. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of event types. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTypePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getEventType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event type, e.g. `invoice.paid`. */
+                name: components["schemas"]["EventType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event type. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogType"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putEventType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event type, e.g. `invoice.paid`. */
+                name: components["schemas"]["EventType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EventTypePut"];
+            };
+        };
+        responses: {
+            /** @description The type existed and was replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogType"];
+                };
+            };
+            /** @description The type was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogType"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteEventType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event type, e.g. `invoice.paid`. */
+                name: components["schemas"]["EventType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listEndpoints: {
         parameters: {
             query?: {
@@ -2274,7 +2524,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["Empty"];
+                "application/json": components["schemas"]["TestRequest"];
             };
         };
         responses: {

@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/hookd/hookd/internal/authz"
+	"github.com/hookd/hookd/internal/catalog"
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/metrics"
 	"github.com/hookd/hookd/internal/opevents"
@@ -105,6 +106,9 @@ type Config struct {
 	// DefaultSigning is the signing profile of endpoints created without
 	// one; the zero value is Standard Webhooks. New normalizes it.
 	DefaultSigning signing.Profile
+	// RequireEventTypes refuses posted events whose type the event-type
+	// catalog does not have; by default they are accepted.
+	RequireEventTypes bool
 }
 
 // Server serves the API.
@@ -137,6 +141,9 @@ type Server struct {
 	router           chi.Router
 	tracer           *tracing.Tracer // nil: tracing off
 	defaultSigning   signing.Profile
+
+	catalog           *catalog.Catalog
+	requireEventTypes bool
 }
 
 // New validates cfg and returns the API server.
@@ -168,6 +175,9 @@ func New(cfg Config) (*Server, error) {
 		wakeSettle:       wake.Settle,
 		testWait:         MaxTestWait,
 		tracer:           cfg.Tracer,
+
+		catalog:           catalog.New(cfg.Store),
+		requireEventTypes: cfg.RequireEventTypes,
 	}
 	auth, err := authz.NewAuthenticator(cfg.APIKeys, cfg.Store)
 	if err != nil {

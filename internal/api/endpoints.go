@@ -49,6 +49,9 @@ type endpointJSON struct {
 	Signing signing.Profile `json:"signing"`
 	// RateLimit caps the attempts the endpoint receives; null for none.
 	RateLimit *rateLimitJSON `json:"rate_limit"`
+	// Warnings, in the answers of create and update only, name the
+	// event_types entries that match no type of the event-type catalog.
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 func toJSON(ep *store.Endpoint) endpointJSON {
@@ -271,6 +274,7 @@ func (s *Server) CreateEndpoint(ctx context.Context, p EndpointCreate) (Endpoint
 	s.emitEndpoint(ctx, opevents.EndpointCreated, ep, "", nil)
 	out := toJSON(ep)
 	out.Secret = secret
+	out.Warnings = s.typeWarnings(ctx, ep.EventTypes)
 	return out, nil
 }
 
@@ -425,7 +429,9 @@ func (s *Server) UpdateEndpoint(ctx context.Context, id string, p EndpointPatch)
 		// the new limit, or go at once without one.
 		s.wakeHeld(ctx, ep.ID, ep.UpdatedAt, "rate limit changed")
 	}
-	return toJSON(ep), nil
+	out := toJSON(ep)
+	out.Warnings = s.typeWarnings(ctx, ep.EventTypes)
+	return out, nil
 }
 
 // restartFailing gives an endpoint enabled again a whole auto-disable

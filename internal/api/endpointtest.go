@@ -87,11 +87,14 @@ type testOut struct {
 // is not known in time the answer is 202 with outcome "pending"
 // ("circuit_open" when the circuit opened meanwhile and holds it back).
 func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
-	if err := s.decode(w, r, &struct{}{}); err != nil {
+	var body struct {
+		EventType string `json:"event_type"`
+	}
+	if err := s.decode(w, r, &body); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	out, err := s.TestEndpoint(r.Context(), chi.URLParam(r, "id"))
+	out, err := s.TestEndpoint(r.Context(), chi.URLParam(r, "id"), body.EventType)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -104,9 +107,15 @@ func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
 }
 
 // TestEndpoint sends a test event to the endpoint, if the scope of ctx may
-// see it, and returns its first attempt (see testEndpoint).
-func (s *Server) TestEndpoint(ctx context.Context, id string) (TestResult, error) {
+// see it, and returns its first attempt (see testEndpoint): a hookd.test
+// event, or with eventType one of that catalog type carrying its first
+// example.
+func (s *Server) TestEndpoint(ctx context.Context, id, eventType string) (TestResult, error) {
 	if err := permit(ctx, authz.SendTest); err != nil {
+		return TestResult{}, err
+	}
+	example, err := s.testExample(ctx, eventType)
+	if err != nil {
 		return TestResult{}, err
 	}
 	// The route's own deadline, from its start: the wait below gets what
@@ -130,6 +139,9 @@ func (s *Server) TestEndpoint(ctx context.Context, id string) (TestResult, error
 	ev, err := testEvent(ep.ID, s.now().UTC())
 	if err != nil {
 		return TestResult{}, err
+	}
+	if eventType != "" {
+		ev.Type, ev.Body = eventType, example
 	}
 	res, err := s.publisher.PublishTo(ctx, ev, []*store.Endpoint{ep})
 	if err != nil {
@@ -171,6 +183,24 @@ func testEvent(endpointID string, now time.Time) (ingest.Event, error) {
 		return ingest.Event{}, fmt.Errorf("encode test event: %w", err)
 	}
 	return ingest.Event{ID: delivery.NewID(delivery.PrefixTestEvent), Type: TestEventType, Body: string(body), SingleAttempt: true}, nil
+}
+
+// testExample is the first example of a catalog type, compact, for a
+// test event of that type; "" for no type.
+func (s *Server) testExample(ctx context.Context, eventType string) (string, error) {
+	if eventType == "" {
+		return "", nil
+	}
+	e, err := s.catalog.Lookup(ctx, eventType)
+	switch {
+	case err != nil:
+		return "", err
+	case e == nil:
+		return "", invalid("event_type", "no such type in the event-type catalog")
+	case len(e.Examples) == 0:
+		return "", invalid("event_type", "the catalog type %q has no example to send", eventType)
+	}
+	return string(compact(e.Examples[0])), nil
 }
 
 // firstAttempt polls the delivery workflow's state query until it holds

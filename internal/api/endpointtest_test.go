@@ -37,6 +37,13 @@ type fakeStore struct {
 	events    map[string]*store.Event
 }
 
+// EventTypesVersion and ListEventTypes are an empty event-type catalog.
+func (f *fakeStore) EventTypesVersion(context.Context) (int64, error) { return 0, nil }
+
+func (f *fakeStore) ListEventTypes(context.Context, store.Page) ([]*store.EventType, string, error) {
+	return nil, "", nil
+}
+
 func (f *fakeStore) Circuit(_ context.Context, id string) (circuit.Breaker, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+
+	"github.com/hookd/hookd/internal/catalog"
 )
 
 // Error codes, each answered with one HTTP status.
@@ -43,6 +45,9 @@ type Error struct {
 	Message string `json:"message"`
 	// Limit names the quota (Limits) a 409 or 429 is about.
 	Limit string `json:"limit,omitempty"`
+	// Details are where and why a payload or example fails its event
+	// type's schema, the first failures.
+	Details []catalog.Problem `json:"details,omitempty"`
 }
 
 func (e *Error) Error() string {

@@ -102,9 +102,13 @@ func (s *Server) validateEvent(in eventIn, idempotencyKey string) (ingest.Event,
 }
 
 // ingest publishes a validated event within its request's batch and maps
-// the publisher's errors to API errors. An event for a tenant that does
-// not exist starts nothing.
+// the publisher's errors to API errors. An event the event-type catalog
+// refuses (checkCatalog), or for a tenant that does not exist, starts
+// nothing and is not recorded.
 func (s *Server) ingest(ctx context.Context, b *ingest.Batch, ev ingest.Event) (ingest.Result, error) {
+	if err := s.checkCatalog(ctx, ev); err != nil {
+		return ingest.Result{}, err
+	}
 	if ev.TenantID != "" {
 		t, err := s.store.GetTenant(ctx, ev.TenantID)
 		if errors.Is(err, store.ErrNotFound) {

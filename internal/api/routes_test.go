@@ -60,7 +60,7 @@ func TestRouteAccessIsEnforcedBeforeHandlers(t *testing.T) {
 		walked++
 		access, ok := declared[method+" "+route]
 		require.True(t, ok, "%s %s is served but not declared", method, route)
-		path := strings.NewReplacer("{id}", "x", "{job}", "x").Replace(route)
+		path := strings.NewReplacer("{id}", "x", "{job}", "x", "{name}", "x").Replace(route)
 		if access == authz.Public {
 			require.Equal(t, http.StatusOK, call(method, path, ""), "%s %s is public", method, route)
 			return nil

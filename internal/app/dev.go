@@ -71,6 +71,9 @@ type DevConfig struct {
 	// DefaultSigning is the signing profile of endpoints created without
 	// one (normalized); the zero value is Standard Webhooks.
 	DefaultSigning signing.Profile
+	// RequireEventTypes refuses posted events whose type the event-type
+	// catalog does not have.
+	RequireEventTypes bool
 	// EgressProxy, when set, is the forward proxy every attempt and
 	// token request leaves through (activities.ParseEgressProxy).
 	EgressProxy *url.URL
@@ -303,6 +306,8 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		Limits:           cfg.Limits,
 		DefaultSigning:   cfg.DefaultSigning,
 		Tracer:           d.tracer,
+
+		RequireEventTypes: cfg.RequireEventTypes,
 	})
 	if err != nil {
 		return nil, err

@@ -85,6 +85,9 @@ type ServeConfig struct {
 	// DefaultSigning is the signing profile of endpoints created without
 	// one (normalized); the zero value is Standard Webhooks.
 	DefaultSigning signing.Profile
+	// RequireEventTypes refuses posted events whose type the event-type
+	// catalog does not have.
+	RequireEventTypes bool
 	// MetricsEndpointSeries bounds the endpoints the metrics label one by
 	// one (zero: metrics.DefaultMaxEndpointSeries; negative: no bound).
 	MetricsEndpointSeries int
@@ -222,6 +225,8 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			Limits:         cfg.Limits,
 			DefaultSigning: cfg.DefaultSigning,
 			Tracer:         s.tracer,
+
+			RequireEventTypes: cfg.RequireEventTypes,
 		})
 		if err != nil {
 			return nil, err

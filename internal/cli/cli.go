@@ -141,7 +141,7 @@ func (e *clientEnv) rootCommand() *cobra.Command {
 		c.GroupID = "run"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{tenantsCommand(e), endpointsCommand(e), sendCommand(e), eventsCommand(e), deliveriesCommand(e), dlqCommand(e), portalCommand(e)} {
+	for _, c := range []*cobra.Command{tenantsCommand(e), eventTypesCommand(e), endpointsCommand(e), sendCommand(e), eventsCommand(e), deliveriesCommand(e), dlqCommand(e), portalCommand(e)} {
 		c.GroupID = "client"
 		root.AddCommand(c)
 	}

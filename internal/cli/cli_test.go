@@ -159,6 +159,10 @@ func TestJSONOnEveryClientCommand(t *testing.T) {
 	f.on("GET /v1/tenants/{id}", 200, tenantJSON)
 	f.on("DELETE /v1/tenants/{id}", 204, "")
 	f.on("POST /v1/tenants/{id}/tokens", 201, `{"token":"htk_x","tenant_id":"acme","expires_at":"2026-12-01T10:00:00Z"}`)
+	f.on("PUT /v1/event-types/{name}", 201, eventTypeJSON)
+	f.on("GET /v1/event-types", 200, `{"data":[]}`)
+	f.on("GET /v1/event-types/{name}", 200, eventTypeJSON)
+	f.on("DELETE /v1/event-types/{name}", 204, "")
 	f.on("POST /v1/tenants/{id}/portal", 201, `{"url":"https://h/portal/login?t=hpl_x","tenant_id":"acme","expires_at":"2026-12-01T10:00:00Z","session_ttl":"24h0m0s","capabilities":{}}`)
 	f.on("GET /v1/portal/settings", 200, `{"product_name":"","logo":"","accent_color":"","theme":"light","support_url":""}`)
 	f.on("PUT /v1/portal/settings", 200, `{"product_name":"","logo":"","accent_color":"","theme":"dark","support_url":""}`)
@@ -186,6 +190,10 @@ func TestJSONOnEveryClientCommand(t *testing.T) {
 		"portal settings set":  {"--theme", "dark"},
 		"portal branding show": {"acme"},
 		"portal branding set":  {"acme", "--product-name", "R"},
+		"event-types put":      {"invoice.paid"},
+		"event-types list":     nil,
+		"event-types get":      {"invoice.paid"},
+		"event-types delete":   {"invoice.paid"},
 		"events list":          nil,
 		"events get":           {"evt_1"},
 		"dlq list":             nil,

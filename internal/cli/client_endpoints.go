@@ -198,6 +198,12 @@ func printEndpoint(e *clientEnv, ep *apiclient.Endpoint) {
 	if ep.Secret != "" {
 		fmt.Fprintln(e.stdout, "\nThe signing secret is shown only now: store it with the receiver.")
 	}
+	if len(ep.Warnings) > 0 {
+		fmt.Fprintln(e.stdout)
+	}
+	for _, w := range ep.Warnings {
+		fmt.Fprintf(e.stdout, "Warning: %s entry %q %s.\n", w.Field, w.Value, w.Message)
+	}
 }
 
 // rateLine is a rate limit in one line ("" for none).

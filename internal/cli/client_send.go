@@ -66,16 +66,22 @@ func readPayload(v string) (json.RawMessage, error) {
 	if v == "" {
 		return nil, usagef("--payload is required: a JSON object, or @file.json")
 	}
+	return readObject("payload", v)
+}
+
+// readObject reads the JSON object a flag gives inline or, as @file,
+// from a file.
+func readObject(flag, v string) (json.RawMessage, error) {
 	b := []byte(v)
 	if file, ok := strings.CutPrefix(v, "@"); ok {
 		var err error
 		if b, err = os.ReadFile(file); err != nil {
-			return nil, fmt.Errorf("read --payload: %w", err)
+			return nil, fmt.Errorf("read --%s: %w", flag, err)
 		}
 	}
 	b = bytes.TrimSpace(b)
 	if !json.Valid(b) || len(b) == 0 || b[0] != '{' {
-		return nil, usagef("--payload must be a JSON object")
+		return nil, usagef("--%s must be a JSON object", flag)
 	}
 	return b, nil
 }

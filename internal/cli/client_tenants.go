@@ -42,11 +42,7 @@ func tenantsPut(e *clientEnv) *cobra.Command {
 			}
 			t, created, err := c.PutTenant(ctx, args[0], in)
 			return answer(e, t, err, func(e *clientEnv, t *apiclient.Tenant) {
-				verb := "Updated"
-				if created {
-					verb = "Created"
-				}
-				fmt.Fprintf(e.stdout, "%s tenant %s.\n\n", verb, t.ID)
+				fmt.Fprintf(e.stdout, "%s tenant %s.\n\n", createdOrUpdated(created), t.ID)
 				printTenant(e, t)
 			})
 		}),
@@ -54,6 +50,14 @@ func tenantsPut(e *clientEnv) *cobra.Command {
 	cmd.Flags().StringVar(&in.Name, "name", "", "the tenant's display name")
 	cmd.Flags().Var(&metadata, "metadata", "key=value metadata (repeatable); a put replaces all of it")
 	return cmd
+}
+
+// createdOrUpdated is what a put did, as its answer says.
+func createdOrUpdated(created bool) string {
+	if created {
+		return "Created"
+	}
+	return "Updated"
 }
 
 // keyValues reads key=value flags; none is nil.

@@ -37,6 +37,7 @@ func devFlags(fs envFlags, o *devOptions) {
 	autoDisableFlag(fs, &o.AutoDisableAfter)
 	limitFlags(fs, &o.Limits)
 	defaultSigningFlag(fs, &o.DefaultSigning)
+	requireEventTypesFlag(fs, &o.RequireEventTypes)
 	egressProxyFlag(fs, &o.egressProxy)
 	metricsSeriesFlag(fs, &o.Observability.MaxEndpointSeries)
 	fs.integer(&o.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries the worker keeps in memory between workflow tasks (bounds memory while many are parked)")

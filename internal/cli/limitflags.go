@@ -25,3 +25,10 @@ func metricsSeriesFlag(fs envFlags, n *int) {
 	fs.integer(n, "metrics-endpoint-series", "HOOKD_METRICS_ENDPOINT_SERIES", metrics.DefaultMaxEndpointSeries,
 		`endpoints the metrics label one by one; attempts of the others count under endpoint_id="other" (negative: no bound)`)
 }
+
+// requireEventTypesFlag defines --require-event-types (hookd dev, api and
+// serve): refuse posted events of types the event-type catalog lacks.
+func requireEventTypesFlag(fs envFlags, p *bool) {
+	fs.boolean(p, "require-event-types", "HOOKD_REQUIRE_EVENT_TYPES", false,
+		"refuse (400 naming type) posted events whose type the event-type catalog (/v1/event-types) does not have; by default they are accepted")
+}

@@ -82,6 +82,7 @@ func newServeFlagSet(mode string, f *serveFlags) envFlags {
 		fs.secret(&f.apiKeys, "api-keys", "HOOKD_API_KEYS", "comma-separated API bearer tokens (at least one required)")
 		limitFlags(fs, &c.Limits)
 		defaultSigningFlag(fs, &c.DefaultSigning)
+		requireEventTypesFlag(fs, &c.RequireEventTypes)
 		fs.str(&c.PublicURL, "public-url", "HOOKD_PUBLIC_URL", "", "base URL of the API as browsers reach it (https://hooks.example.com), for portal sign-in links (default: the --http-addr URL)")
 		portalFrameFlag(fs, &f.frameAncestors)
 		fs.str(&f.trustedProxies, "trusted-proxies", "HOOKD_TRUSTED_PROXIES", "", "comma-separated CIDRs of load balancers whose X-Forwarded-For names the client failed authentications are throttled by")

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -18,6 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/hookd/hookd/internal/api"
+	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/authz"
 )
 
@@ -113,9 +115,28 @@ func (t *contractTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	return resp, nil
 }
 
-// isSharedAPI reports whether req goes to the shared hookd's /v1.
+// isSharedAPI reports whether req goes to the /v1 of the shared hookd,
+// or of a hookd of a test's own started by checkedDev.
 func isSharedAPI(req *http.Request) bool {
-	return shared != nil && req.URL.Scheme+"://"+req.URL.Host == shared.APIURL && strings.HasPrefix(req.URL.Path, "/v1/")
+	if !strings.HasPrefix(req.URL.Path, "/v1/") {
+		return false
+	}
+	base := req.URL.Scheme + "://" + req.URL.Host
+	_, checked := checkedDevs.Load(base)
+	return checked || shared != nil && base == shared.APIURL
+}
+
+// checkedDevs are the API URLs of the hookd devs of tests' own whose
+// exchanges are checked too.
+var checkedDevs sync.Map
+
+// checkedDev is ownDev with its API held to the document like the
+// shared hookd's.
+func checkedDev(t *testing.T, set func(*app.DevConfig)) *app.Dev {
+	dev := ownDev(t, set)
+	checkedDevs.Store(dev.APIURL, true)
+	t.Cleanup(func() { checkedDevs.Delete(dev.APIURL) })
+	return dev
 }
 
 func bodyOf(b []byte) io.ReadCloser {

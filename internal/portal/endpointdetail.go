@@ -81,7 +81,7 @@ func (p *Portal) rotateSecret(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Portal) testEndpoint(w http.ResponseWriter, r *http.Request) {
-	res, err := p.api.TestEndpoint(r.Context(), chi.URLParam(r, "id"))
+	res, err := p.api.TestEndpoint(r.Context(), chi.URLParam(r, "id"), "")
 	if err != nil {
 		p.actionFailed(w, r, err)
 		return

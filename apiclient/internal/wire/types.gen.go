@@ -565,6 +565,27 @@ type BulkRedriveRequest struct {
 	Until *time.Time `json:"until,omitempty"`
 }
 
+// CatalogType defines model for CatalogType.
+type CatalogType struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Deprecated Still accepted; shown as deprecated.
+	Deprecated  bool   `json:"deprecated"`
+	Description string `json:"description"`
+
+	// Examples Example payloads, each matching the schema.
+	Examples []map[string]interface{} `json:"examples"`
+
+	// Name An event type; `hookd.` types are hookd's own.
+	//
+	// Example: order.created
+	Name EventType `json:"name"`
+
+	// Schema The JSON Schema its payloads match; absent when it has none.
+	Schema    *map[string]interface{} `json:"schema,omitempty"`
+	UpdatedAt time.Time               `json:"updated_at"`
+}
+
 // ContentFilter A CEL expression over `type`, `tenant_id`, `event_id` and `payload` (the event's JSON object) that must yield true for the endpoint to receive an event its types match. Checked when set (a syntax or type error is 400 naming `filter`, with CEL's message and position); `null` or `""` removes it.
 //
 // Example: payload.amount > 1000 && payload.currency == "EUR"
@@ -811,9 +832,6 @@ type DeliveryStatus string
 // Example: 30s
 type Duration = string
 
-// Empty An empty object.
-type Empty = map[string]interface{}
-
 // EndedPortalSessions defines model for EndedPortalSessions.
 type EndedPortalSessions struct {
 	// Ended How many sessions were ended.
@@ -888,6 +906,12 @@ type Endpoint struct {
 
 	// URL Where deliveries are POSTed.
 	URL string `json:"url"`
+
+	// Warnings In the answers to create and update only: the `event_types`
+	// entries that match no type of the event-type catalog (an exact
+	// name it lacks, a wildcard matching none of its types). They are
+	// allowed; none are reported while the catalog is empty.
+	Warnings *[]Warning `json:"warnings,omitempty"`
 }
 
 // EndpointDisabledReason Why a disabled endpoint is: `manual` (the API, the CLI or the portal), `auto` (no successful attempt for the auto-disable period while attempts kept failing) or `gone` (its receiver answered 410 Gone). Absent while it is enabled.
@@ -1112,6 +1136,9 @@ type ErrorDetail struct {
 	// Code What went wrong; it fixes the HTTP status (see the table at the top).
 	Code ErrorDetailCode `json:"code"`
 
+	// Details Where and why a payload or an example fails its event type's schema, the first failures.
+	Details *[]SchemaProblem `json:"details,omitempty"`
+
 	// Field The request field at fault (a body field, query parameter or header), when there is one.
 	//
 	// Example: event_id
@@ -1267,6 +1294,26 @@ type EventType = string
 //
 // Example: order.*
 type EventTypeFilter = string
+
+// EventTypePage defines model for EventTypePage.
+type EventTypePage struct {
+	Data []CatalogType `json:"data"`
+
+	// NextCursor The cursor of the next page; absent on the last.
+	NextCursor *NextCursor `json:"next_cursor,omitempty"`
+}
+
+// EventTypePut defines model for EventTypePut.
+type EventTypePut struct {
+	Deprecated  *bool   `json:"deprecated,omitempty"`
+	Description *string `json:"description,omitempty"`
+
+	// Examples Example payloads (objects, at most 16 KiB each), each matching the schema.
+	Examples *[]map[string]interface{} `json:"examples,omitempty"`
+
+	// Schema A JSON Schema, draft 2020-12 unless `$schema` names another; null or absent for none. At most 64 KiB.
+	Schema *map[string]interface{} `json:"schema,omitempty"`
+}
 
 // HeldBy Set when the redriven deliveries will wait instead of attempting at once: the endpoint's circuit is open until held_until. Recover the endpoint (POST /v1/endpoints/{id}/recover) to send them now.
 type HeldBy string
@@ -1561,6 +1608,17 @@ type RotatedSecret struct {
 // SafeValue A filter value of 1 to 255 characters of `A-Z a-z 0-9 . _ : * -`.
 type SafeValue = string
 
+// SchemaProblem defines model for SchemaProblem.
+type SchemaProblem struct {
+	// Pointer A JSON Pointer into the payload; empty for the whole of it.
+	//
+	// Example: /amount
+	Pointer string `json:"pointer"`
+
+	// Reason Example: got string, want integer
+	Reason string `json:"reason"`
+}
+
 // SecretRotate defines model for SecretRotate.
 type SecretRotate struct {
 	// Overlap How long the older secrets keep signing, 0s to 720h; 24h by default.
@@ -1722,6 +1780,12 @@ type TenantTokenCreate struct {
 	ExpiresIn *Duration `json:"expires_in,omitempty"`
 }
 
+// TestRequest defines model for TestRequest.
+type TestRequest struct {
+	// EventType A type of the event-type catalog whose first example to send; absent for a `hookd.test` event.
+	EventType *EventType `json:"event_type,omitempty"`
+}
+
 // TestResult defines model for TestResult.
 type TestResult struct {
 	// DeliveryID A delivery's ID, derived from the event's and the endpoint's; also the `webhook-id` a receiver sees.
@@ -1785,6 +1849,18 @@ type TimelineEntryKind string
 
 // TimelineEntryOutcome defines model for TimelineEntry.Outcome.
 type TimelineEntryOutcome string
+
+// Warning Something the request did that is allowed but likely a mistake.
+type Warning struct {
+	// Field Example: event_types
+	Field string `json:"field"`
+
+	// Message Example: matches no type of the event-type catalog
+	Message string `json:"message"`
+
+	// Value Example: order.shiped
+	Value string `json:"value"`
+}
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -1926,6 +2002,15 @@ type ListEndpointsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListEventTypesParams defines parameters for ListEventTypes.
+type ListEventTypesParams struct {
+	// Limit The page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page; none for the first.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
 	// Type An exact type, a prefix wildcard such as `order.*`, or `*`.
@@ -1984,7 +2069,10 @@ type RecoverEndpointJSONRequestBody = RecoverRequest
 type RotateEndpointSecretJSONRequestBody = SecretRotate
 
 // TestEndpointJSONRequestBody defines body for TestEndpoint for application/json ContentType.
-type TestEndpointJSONRequestBody = Empty
+type TestEndpointJSONRequestBody = TestRequest
+
+// PutEventTypeJSONRequestBody defines body for PutEventType for application/json ContentType.
+type PutEventTypeJSONRequestBody = EventTypePut
 
 // SendEventJSONRequestBody defines body for SendEvent for application/json ContentType.
 type SendEventJSONRequestBody = EventCreate

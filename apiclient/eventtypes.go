@@ -1,0 +1,81 @@
+package apiclient
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// EventType is a type of the platform's event-type catalog: what its
+// events carry, the JSON Schema their payloads match (nil for none) and
+// examples.
+type EventType struct {
+	Raw
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	Schema      json.RawMessage   `json:"schema,omitempty"`
+	Examples    []json.RawMessage `json:"examples"`
+	Deprecated  bool              `json:"deprecated"`
+	CreatedAt   time.Time         `json:"created_at"`
+	UpdatedAt   time.Time         `json:"updated_at"`
+}
+
+// EventTypeInput is the body of an event-type put: it replaces every
+// field. Schema nil is none.
+type EventTypeInput struct {
+	Description string            `json:"description,omitempty"`
+	Schema      json.RawMessage   `json:"schema,omitempty"`
+	Examples    []json.RawMessage `json:"examples,omitempty"`
+	Deprecated  bool              `json:"deprecated,omitempty"`
+}
+
+// EventTypePage is one page of the catalog, in name order.
+type EventTypePage struct {
+	Raw
+	Data       []EventType `json:"data"`
+	NextCursor string      `json:"next_cursor,omitempty"`
+}
+
+// Warning is something a request did that the API allowed but that is
+// likely a mistake: an endpoint's event_types entry matching no type of
+// the catalog.
+type Warning struct {
+	Field   string `json:"field"`
+	Value   string `json:"value"`
+	Message string `json:"message"`
+}
+
+// SchemaProblem is one way a payload fails its type's schema: a JSON
+// Pointer into it ("" for the whole) and why.
+type SchemaProblem struct {
+	Pointer string `json:"pointer"`
+	Reason  string `json:"reason"`
+}
+
+func eventTypePath(name string) string { return "/v1/event-types/" + url.PathEscape(name) }
+
+// PutEventType creates the type or replaces it (platform API key only),
+// and says whether it created it.
+func (c *Client) PutEventType(ctx context.Context, name string, in EventTypeInput) (*EventType, bool, error) {
+	t, status, err := callStatus[EventType](ctx, c, http.MethodPut, eventTypePath(name), nil, in)
+	return t, status == http.StatusCreated, err
+}
+
+// GetEventType returns one type of the catalog.
+func (c *Client) GetEventType(ctx context.Context, name string) (*EventType, error) {
+	return call[EventType](ctx, c, http.MethodGet, eventTypePath(name), nil, nil)
+}
+
+// ListEventTypes returns one page of the catalog.
+func (c *Client) ListEventTypes(ctx context.Context, p Page) (*EventTypePage, error) {
+	return call[EventTypePage](ctx, c, http.MethodGet, "/v1/event-types", p.values(), nil)
+}
+
+// DeleteEventType removes a type from the catalog (platform API key
+// only).
+func (c *Client) DeleteEventType(ctx context.Context, name string) error {
+	_, err := c.do(ctx, http.MethodDelete, eventTypePath(name), nil, nil)
+	return err
+}
