@@ -144,6 +144,23 @@ func TestAPIClientContract(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 	require.Equal(t, "expires_in", apiErr.Field)
 
+	// The portal's settings, put back as they are (the shared hookd's
+	// other tests see hookd's own look), and the tenant's branding.
+	settings, err := c.GetPortalSettings(ctx)
+	require.NoError(t, err)
+	_, err = c.PutPortalSettings(ctx, *strictly(t, settings))
+	require.NoError(t, err)
+	branding, err := c.PutTenantPortalBranding(ctx, tenantID, apiclient.TenantPortalBranding{ProductName: "Contract Hooks",
+		Logo: apiclient.LogoDataURL("image/svg+xml", []byte(logoSVG))})
+	require.NoError(t, err)
+	require.Equal(t, tenantID, strictly(t, branding).TenantID)
+	branding, err = c.GetTenantPortalBranding(ctx, tenantID)
+	require.NoError(t, err)
+	require.Equal(t, apiclient.LogoDataURL("image/svg+xml", []byte(logoSVG)), strictly(t, branding).Logo)
+	_, err = c.PutPortalSettings(ctx, apiclient.PortalSettings{Theme: "sepia"})
+	require.ErrorAs(t, err, &apiErr)
+	require.Equal(t, "theme", apiErr.Field)
+
 	revoked, err := c.RevokeTenantTokens(ctx, tenantID)
 	require.NoError(t, err)
 	require.Equal(t, 1, strictly(t, revoked).Revoked)
