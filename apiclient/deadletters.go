@@ -36,6 +36,9 @@ type DeadLetter struct {
 	LastAttemptAt  time.Time       `json:"last_attempt_at,omitzero"`
 	Timeline       []Attempt       `json:"timeline"`
 	Payload        json.RawMessage `json:"payload"`
+	// PayloadExpunged says Payload is null because the event was
+	// expunged.
+	PayloadExpunged bool `json:"payload_expunged,omitempty"`
 }
 
 // DeadLetterPage is one page of dead letters.

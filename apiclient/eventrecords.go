@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/hookd/hookd/apiclient/internal/wire"
 )
 
 // EventRecord is an accepted event as hookd recorded it: the payload (only
@@ -18,10 +20,18 @@ type EventRecord struct {
 	Payload    json.RawMessage `json:"payload,omitempty"`
 	AcceptedAt time.Time       `json:"accepted_at"`
 	Deliveries []EventDelivery `json:"deliveries"`
+	// ExpungedAt, ExpungedBy and ExpungeReason say when, by whom and why
+	// the event was expunged (nil, "" while it is not); TemporalCopy what
+	// is left of its body in Temporal: "unreadable", or
+	// "namespace_key_only" for an event recorded without a data key.
+	ExpungedAt    *time.Time `json:"expunged_at,omitempty"`
+	ExpungedBy    string     `json:"expunged_by,omitempty"`
+	ExpungeReason string     `json:"expunge_reason,omitempty"`
+	TemporalCopy  string     `json:"temporal_copy,omitempty"`
 }
 
 // EventDelivery is one delivery of a recorded event. Status (only from
-// GetEvent) is pending, delivered, failed, exhausted, or not_started for a
+// GetEvent) is pending, delivered, failed, exhausted, expunged, or not_started for a
 // start lost to a crash, which posting the event again completes.
 type EventDelivery struct {
 	ID         string `json:"id"`
@@ -58,6 +68,13 @@ func (f EventFilter) values(v url.Values) url.Values {
 		}
 	}
 	return v
+}
+
+// ExpungeEvent expunges a recorded event for reason: its payload and data
+// key are destroyed, its deliveries not yet delivered end expunged and
+// its dead letters are removed. It returns the expunged record.
+func (c *Client) ExpungeEvent(ctx context.Context, id, reason string) (*EventRecord, error) {
+	return call[EventRecord](ctx, c, http.MethodPost, "/v1/events/"+url.PathEscape(id)+"/expunge", nil, wire.ExpungeRequest{Reason: reason})
 }
 
 // GetEvent returns a recorded event with its payload and its deliveries'

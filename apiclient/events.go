@@ -42,7 +42,7 @@ type Delivery struct {
 	EventType     string     `json:"event_type"`
 	EndpointID    string     `json:"endpoint_id"`
 	TenantID      string     `json:"tenant_id,omitempty"`
-	Status        string     `json:"status"`   // the current run's: pending, delivered, failed or exhausted
+	Status        string     `json:"status"`   // the current run's: pending, delivered, failed, exhausted or expunged
 	Attempts      int        `json:"attempts"` // of every run
 	Runs          int        `json:"runs"`     // the first, then one per redrive
 	LastStatus    int        `json:"last_status,omitempty"`
@@ -53,8 +53,10 @@ type Delivery struct {
 	// Timeline holds every run's attempts, each redrive between the runs.
 	Timeline []Attempt `json:"timeline"`
 	Redrive  *Redrive  `json:"redrive,omitempty"` // who started the current run
-	// Payload is the event's payload, as every attempt sends it.
-	Payload json.RawMessage `json:"payload,omitempty"`
+	// Payload is the event's payload, as every attempt sends it;
+	// PayloadExpunged says there is none: the event was expunged.
+	Payload         json.RawMessage `json:"payload,omitempty"`
+	PayloadExpunged bool            `json:"payload_expunged,omitempty"`
 }
 
 // Attempt is one HTTP attempt of a delivery; in a delivery's timeline,

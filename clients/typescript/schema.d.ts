@@ -514,6 +514,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/{id}/expunge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's ID. */
+                id: components["schemas"]["EventID"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expunge an event
+         * @description Erases the event's payload everywhere hookd wrote it: the store
+         *     destroys the payload and the event's data key, which sealed every
+         *     copy of the body in Temporal's history, so none can be opened again
+         *     (docs/data-lifecycle.md). The record's ID, type, tenant, times and
+         *     fan-out stay, so a re-post of the ID is still 409 until the dedup
+         *     window ends. Deliveries not yet delivered end `expunged` (not
+         *     attempted again, not dead letters); dead letters of the event are
+         *     removed and cannot be redriven. `hookd.event.expunged` is emitted.
+         *     An event recorded without a data key (before per-event keys, or
+         *     with `--event-keys=off`) says `temporal_copy: namespace_key_only`:
+         *     its copy in Temporal is sealed only by the namespace's payload key.
+         *     Expunging again answers the same record and ends whatever a first
+         *     call left under way. A tenant token expunges its own events only.
+         */
+        post: operations["expungeEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/deliveries": {
         parameters: {
             query?: never;
@@ -686,7 +721,8 @@ export interface paths {
          * Redrive one dead letter
          * @description Starts a fresh run of the delivery with the same delivery ID
          *     (`webhook-id`) and event ID, a new attempt budget and the endpoint's
-         *     current secret, recording who asked and why.
+         *     current secret, recording who asked and why. The dead letter of an
+         *     expunged event is 409: its payload is destroyed.
          */
         post: operations["redriveDeadLetter"];
         delete?: never;
@@ -1366,6 +1402,27 @@ export interface components {
             /** Format: date-time */
             accepted_at: string;
             deliveries: components["schemas"]["EventRecordDelivery"][];
+            /**
+             * Format: date-time
+             * @description When the event was expunged; absent while it is not.
+             */
+            expunged_at?: string;
+            /** @description Who expunged it (the credential's name, never the credential). */
+            expunged_by?: string;
+            /** @description Why it was expunged. */
+            expunge_reason?: string;
+            /**
+             * @description For an expunged event, what is left of its body in Temporal's
+             *     history: `unreadable` (sealed with the event's destroyed key) or
+             *     `namespace_key_only` (recorded without a key: sealed only by
+             *     the payload codec's namespace key).
+             * @enum {string}
+             */
+            temporal_copy?: "unreadable" | "namespace_key_only";
+        };
+        ExpungeRequest: {
+            /** @description Why, recorded with who asked. */
+            reason: string;
         };
         EventRecordDelivery: {
             id: components["schemas"]["DeliveryID"];
@@ -1374,7 +1431,7 @@ export interface components {
              * @description Only from `GET /v1/events/{id}`; `not_started` is a start lost to a crash, which posting the event again completes.
              * @enum {string}
              */
-            status?: "pending" | "delivered" | "failed" | "exhausted" | "terminated" | "timed_out" | "canceled" | "not_started";
+            status?: "pending" | "delivered" | "failed" | "exhausted" | "expunged" | "terminated" | "timed_out" | "canceled" | "not_started";
         };
         EventPage: {
             data: components["schemas"]["EventRecord"][];
@@ -1383,11 +1440,12 @@ export interface components {
         /**
          * @description `pending`: attempts remain; `delivered`: a 2xx was received;
          *     `failed`: a permanent failure (a 4xx other than 408 and 429) stopped
-         *     it; `exhausted`: every attempt of the schedule failed. A run an
-         *     operator ended in Temporal is `terminated`, `timed_out` or `canceled`.
+         *     it; `exhausted`: every attempt of the schedule failed; `expunged`:
+         *     its event was expunged before it was delivered. A run an operator
+         *     ended in Temporal is `terminated`, `timed_out` or `canceled`.
          * @enum {string}
          */
-        DeliveryStatus: "pending" | "delivered" | "failed" | "exhausted" | "terminated" | "timed_out" | "canceled";
+        DeliveryStatus: "pending" | "delivered" | "failed" | "exhausted" | "expunged" | "terminated" | "timed_out" | "canceled";
         DeliveryRow: {
             id: components["schemas"]["DeliveryID"];
             event_id: components["schemas"]["EventID"];
@@ -1450,6 +1508,8 @@ export interface components {
             redrive?: components["schemas"]["Redrive"];
             /** @description The payload, as every attempt sends it. */
             payload?: components["schemas"]["Payload"];
+            /** @description The event was expunged: there is no payload to show. */
+            payload_expunged?: boolean;
         };
         Attempt: {
             /** @description 1-based within its run. */
@@ -1556,6 +1616,8 @@ export interface components {
             payload: {
                 [key: string]: unknown;
             } | null;
+            /** @description The event was expunged: the payload is null. */
+            payload_expunged?: boolean;
         };
         DeadLetterSummary: {
             /**
@@ -2725,6 +2787,40 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    expungeEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's ID. */
+                id: components["schemas"]["EventID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExpungeRequest"];
+            };
+        };
+        responses: {
+            /** @description The expunged event, with each delivery's status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listDeliveries: {
         parameters: {
             query?: {
@@ -2995,6 +3091,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];

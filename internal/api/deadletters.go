@@ -46,6 +46,9 @@ type deadLetterOut struct {
 	LastAttempt  time.Time       `json:"last_attempt_at,omitzero"`
 	Timeline     []attemptOut    `json:"timeline"`
 	Payload      json.RawMessage `json:"payload"`
+	// PayloadExpunged says the payload is null because the event was
+	// expunged.
+	PayloadExpunged bool `json:"payload_expunged,omitempty"`
 }
 
 var safeValue = regexp.MustCompile(`^[A-Za-z0-9._:*-]{1,255}$`)
@@ -216,8 +219,8 @@ func (s *Server) DeadLetter(ctx context.Context, id string) (DeadLetterView, err
 		return DeadLetterView{}, fromTemporal(err, "read dead letter", "")
 	}
 	out := deadLetterOf(s.refOf(info), info.GetStatus(), entry)
-	body, _ := s.bodyOf(ctx, entry.Request)
-	out.Payload = payloadOrNull(body)
+	body, expunged := s.bodyOf(ctx, entry.Request)
+	out.Payload, out.PayloadExpunged = payloadOrNull(body), expunged
 	return out, nil
 }
 

@@ -41,8 +41,10 @@ type deliveryOut struct {
 	Timeline  []timelineEntry `json:"timeline"`
 	// Redrive is who started the current run, if a redrive did.
 	Redrive *delivery.Redrive `json:"redrive,omitempty"`
-	// Payload is the event's payload, as every attempt sends it.
-	Payload json.RawMessage `json:"payload,omitempty"`
+	// Payload is the event's payload, as every attempt sends it;
+	// PayloadExpunged says there is none to show: the event was expunged.
+	Payload         json.RawMessage `json:"payload,omitempty"`
+	PayloadExpunged bool            `json:"payload_expunged,omitempty"`
 }
 
 func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request) {

@@ -11,18 +11,19 @@ import (
 
 // bodyOf is the body a delivery request carries, as the API shows it: the
 // plaintext of a request from before per-event keys, or the sealed body
-// opened with its event's key from the store. expunged says the key is
-// gone (the event expunged, or its record pruned): there is no body to
-// show.
+// opened with its event's key from the store. expunged says the event
+// was expunged, or the key is gone with its pruned record: there is no
+// body to show.
 func (s *Server) bodyOf(ctx context.Context, req delivery.Request) (body string, expunged bool) {
-	if req.SealedBody == nil {
-		return req.Body, false
-	}
 	ev, err := s.store.GetEvent(ctx, req.EventID)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && ev.DataKey == nil) {
+	switch {
+	case err == nil && ev.Expunge != nil: // a plaintext body too is not shown
 		return "", true
-	}
-	if err != nil {
+	case req.SealedBody == nil:
+		return req.Body, false
+	case errors.Is(err, store.ErrNotFound) || (err == nil && ev.DataKey == nil):
+		return "", true
+	case err != nil:
 		s.log.Warn("read event key", "event_id", req.EventID, "error", err)
 		return "", false
 	}

@@ -24,6 +24,13 @@ type eventOut struct {
 	Payload    json.RawMessage    `json:"payload,omitempty"`
 	AcceptedAt time.Time          `json:"accepted_at"`
 	Deliveries []eventDeliveryOut `json:"deliveries"`
+	// ExpungedAt, ExpungedBy and ExpungeReason say when, by whom and
+	// why the event was expunged; TemporalCopy what is left of its body
+	// in Temporal's history (copyUnreadable, copyNamespaceKey).
+	ExpungedAt    *time.Time `json:"expunged_at,omitempty"`
+	ExpungedBy    string     `json:"expunged_by,omitempty"`
+	ExpungeReason string     `json:"expunge_reason,omitempty"`
+	TemporalCopy  string     `json:"temporal_copy,omitempty"`
 }
 
 // eventDeliveryOut is one delivery an event fanned out to: the shape of
@@ -50,6 +57,7 @@ func eventOf(ev *store.Event) eventOut {
 	for i, d := range ev.Deliveries {
 		out.Deliveries[i] = eventDeliveryOut{ID: d.ID, EndpointID: d.EndpointID}
 	}
+	expungeOf(ev, &out)
 	return out
 }
 
@@ -64,6 +72,7 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	expungedStatuses(ev, out.Deliveries)
 	writeJSON(w, http.StatusOK, out)
 }
 

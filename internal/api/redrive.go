@@ -107,11 +107,15 @@ func (s *Server) heldBy(ctx context.Context, endpointID string) Hold {
 
 // redriveDeadLetter is RedriveDeadLetter without its span.
 func (s *Server) redriveDeadLetter(ctx context.Context, id, reason string) error {
-	if _, err := s.deadLetter(ctx, id); err != nil {
+	info, err := s.deadLetter(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := s.refuseExpunged(ctx, s.refOf(info).EventID); err != nil {
 		return err
 	}
 	sig := delivery.RedriveSignal{By: authz.FromContext(ctx).Actor(), Reason: reason}
-	err := s.temporal.SignalWorkflow(ctx, delivery.DeadLetterID(id), "", delivery.SignalRedrive, sig)
+	err = s.temporal.SignalWorkflow(ctx, delivery.DeadLetterID(id), "", delivery.SignalRedrive, sig)
 	if err != nil {
 		return fromTemporal(err, "signal redrive", "no waiting dead letter with this delivery ID")
 	}

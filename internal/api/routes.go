@@ -57,6 +57,7 @@ func (s *Server) v1Routes() []Route {
 		{"POST", "/events/batch", platform, s.postEventBatch},
 		{"GET", "/events", tenant, s.listEvents},
 		{"GET", "/events/{id}", tenant, s.getEvent},
+		{"POST", "/events/{id}/expunge", tenant, s.expungeEvent},
 		{"GET", "/deliveries", tenant, s.listDeliveries},
 		{"GET", "/deliveries/{id}", tenant, s.getDelivery},
 		{"GET", "/dead-letters", tenant, s.listDeadLetters},

@@ -127,6 +127,10 @@ func tell(runs []runStory) deliveryOut {
 	}
 	current := runs[len(runs)-1]
 	out.Status, out.Redrive = current.res.Status, current.redrive
+	if current.expunged && out.Status != delivery.StatusDelivered {
+		out.Status = delivery.StatusExpunged
+	}
+	out.PayloadExpunged = current.expunged
 	if json.Valid([]byte(current.body)) {
 		out.Payload = json.RawMessage(current.body)
 	}

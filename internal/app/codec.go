@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hookd/hookd/internal/codec"
+	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/store/secretbox"
 )
 
@@ -88,6 +90,24 @@ type codecServerOptions struct {
 	// trustedOrigins may call the codec without the API key: hookd dev's
 	// embedded Web UI, when both it and the API listen on loopback only.
 	trustedOrigins []string
+	// eventKeys opens event bodies sealed with their event's key in what
+	// /decode answers (nil: shown sealed).
+	eventKeys codec.EventKeys
+}
+
+// storeEventKeys reads events' data keys from the endpoint store for the
+// codec server: a missing record is expunged (gone past the dedup window).
+func storeEventKeys(st store.Events) codec.EventKeys {
+	return func(ctx context.Context, eventID string) ([]byte, bool, error) {
+		ev, err := st.GetEvent(ctx, eventID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return nil, true, nil
+		case err != nil:
+			return nil, false, err
+		}
+		return ev.DataKey, ev.Expunge != nil, nil
+	}
 }
 
 // withCodecServer serves Temporal's codec protocol at codec.Path beside
@@ -98,6 +118,7 @@ func withCodecServer(next http.Handler, o codecServerOptions) (http.Handler, err
 		Keys:         o.payload.Keys,
 		Encrypt:      !o.payload.Off,
 		Namespace:    o.namespace,
+		EventKeys:    o.eventKeys,
 		AllowOrigins: slices.Concat(o.payload.CORSOrigins, o.trustedOrigins),
 		Authorize: func(next http.Handler) http.Handler {
 			withKey := o.requireKey(next)

@@ -319,7 +319,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 	}
 	d.Portal = pt
 	return withCodecServer(withDataDirGuard(d.obs.withMetrics(withUI, h), d.guard), codecServerOptions{
-		payload: cfg.Payload, namespace: cfg.Namespace, requireKey: h.RequireAPIKey,
+		payload: cfg.Payload, namespace: cfg.Namespace, requireKey: h.RequireAPIKey, eventKeys: storeEventKeys(d.store),
 		trustedOrigins: loopbackUIOrigins(cfg.UIAddr, strings.TrimPrefix(d.APIURL, "http://")),
 	})
 }

@@ -236,7 +236,7 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 			return nil, err
 		}
 		handler, err = withCodecServer(s.probes(withUI), codecServerOptions{
-			payload: cfg.Payload, namespace: cfg.Temporal.Namespace, requireKey: h.RequireAPIKey})
+			payload: cfg.Payload, namespace: cfg.Temporal.Namespace, requireKey: h.RequireAPIKey, eventKeys: storeEventKeys(s.store)})
 		if err != nil {
 			return nil, err
 		}

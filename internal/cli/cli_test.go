@@ -147,6 +147,7 @@ func TestJSONOnEveryClientCommand(t *testing.T) {
 	f.on("GET /v1/deliveries/{id}", 200, `{"id":"dlv_1","status":"delivered","timeline":[]}`)
 	f.on("GET /v1/events", 200, `{"data":[]}`)
 	f.on("GET /v1/events/{id}", 200, `{"event_id":"evt_1","type":"order.created","payload":{},"deliveries":[]}`)
+	f.on("POST /v1/events/{id}/expunge", 200, `{"event_id":"evt_1","type":"order.created","deliveries":[],"expunged_at":"2026-12-01T10:00:00Z","expunged_by":"platform","expunge_reason":"erasure","temporal_copy":"unreadable"}`)
 	f.on("GET /v1/dead-letters", 200, `{"data":[]}`)
 	f.on("GET /v1/dead-letters/summary", 200, `{"total":0,"groups":[]}`)
 	f.on("GET /v1/dead-letters/{id}", 200, `{"id":"dlv_1","timeline":[],"payload":{}}`)
@@ -196,6 +197,7 @@ func TestJSONOnEveryClientCommand(t *testing.T) {
 		"event-types delete":   {"invoice.paid"},
 		"events list":          nil,
 		"events get":           {"evt_1"},
+		"events expunge":       {"evt_1", "--reason", "erasure"},
 		"dlq list":             nil,
 		"dlq summary":          nil,
 		"dlq show":             {"dlv_1"},

@@ -15,7 +15,25 @@ import (
 func eventsCommand(e *clientEnv) *cobra.Command {
 	get := showOne(e, "get EVENT_ID", "show a recorded event: its deliveries' status and its payload", "event ID", (*apiclient.Client).GetEvent, printEvent)
 	get.Aliases = []string{"show"}
-	return e.clientGroup("events", "list recorded events, show one with its deliveries", eventsList(e), get)
+	return e.clientGroup("events", "list recorded events, show one with its deliveries, expunge one", eventsList(e), get, eventsExpunge(e))
+}
+
+func eventsExpunge(e *clientEnv) *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "expunge EVENT_ID --reason R",
+		Short: "erase an event's payload everywhere: destroy it and its key, end its deliveries, remove its dead letters",
+		Args:  oneArg("event ID"),
+		RunE: e.call(func(ctx context.Context, c *apiclient.Client, _ *cobra.Command, args []string) error {
+			if reason == "" {
+				return usagef("--reason is required: why the event is expunged")
+			}
+			ev, err := c.ExpungeEvent(ctx, args[0], reason)
+			return answer(e, ev, err, printEvent)
+		}),
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why (required), recorded with who expunged it")
+	return cmd
 }
 
 func eventsList(e *clientEnv) *cobra.Command {
@@ -64,8 +82,12 @@ func eventsList(e *clientEnv) *cobra.Command {
 }
 
 func printEvent(e *clientEnv, ev *apiclient.EventRecord) {
+	expunged := ""
+	if ev.ExpungedAt != nil {
+		expunged = stamp(*ev.ExpungedAt) + " by " + ev.ExpungedBy + ": " + ev.ExpungeReason
+	}
 	fields(e.stdout, "Event", ev.EventID, "Type", ev.Type,
-		"Accepted", stamp(ev.AcceptedAt)+" ("+ago(e.now(), ev.AcceptedAt)+" ago)")
+		"Accepted", stamp(ev.AcceptedAt)+" ("+ago(e.now(), ev.AcceptedAt)+" ago)", "Expunged", expunged)
 	fmt.Fprintln(e.stdout)
 	if len(ev.Deliveries) == 0 {
 		fmt.Fprintln(e.stdout, "No endpoint was subscribed: no deliveries.")
@@ -77,5 +99,12 @@ func printEvent(e *clientEnv, ev *apiclient.EventRecord) {
 		tw.Flush()
 	}
 	fmt.Fprintln(e.stdout, "\nPayload:")
-	printJSON(e.stdout, ev.Payload)
+	switch {
+	case ev.ExpungedAt == nil:
+		printJSON(e.stdout, ev.Payload)
+	case ev.TemporalCopy == "namespace_key_only":
+		fmt.Fprintln(e.stdout, "expunged. The event had no data key: its copy in Temporal's history is sealed only with the namespace's payload key.")
+	default:
+		fmt.Fprintln(e.stdout, "expunged. Its key is destroyed: no copy, in the store or in Temporal's history, can be opened.")
+	}
 }

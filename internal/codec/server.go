@@ -31,6 +31,10 @@ type HandlerOptions struct {
 	// next for an authorized request and answers anything else itself.
 	// Required.
 	Authorize func(next http.Handler) http.Handler
+	// EventKeys, when set, opens the bodies sealed with their event's
+	// key in what /decode answers, and marks the expunged ones
+	// (eventBodies).
+	EventKeys EventKeys
 }
 
 // NewHandler serves the codec protocol at Path+"/encode" and
@@ -42,7 +46,7 @@ func NewHandler(opts HandlerOptions) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &handler{opts: opts, def: converter.NewPayloadCodecHTTPHandler(def)}
+	h := &handler{opts: opts, def: converter.NewPayloadCodecHTTPHandler(codecs(opts, def)...)}
 	mux := http.NewServeMux()
 	codec := opts.Authorize(http.HandlerFunc(h.serveCodec))
 	for _, op := range []string{"/encode", "/decode"} {
@@ -79,7 +83,16 @@ func (h *handler) serveCodec(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	converter.NewPayloadCodecHTTPHandler(c).ServeHTTP(w, r)
+	converter.NewPayloadCodecHTTPHandler(codecs(h.opts, c)...).ServeHTTP(w, r)
+}
+
+// codecs are the codec protocol's steps, decoded in order: the payload
+// codec, then the event bodies when opts has EventKeys.
+func codecs(opts HandlerOptions, c *Codec) []converter.PayloadCodec {
+	if opts.EventKeys == nil {
+		return []converter.PayloadCodec{c}
+	}
+	return []converter.PayloadCodec{c, eventBodies{keys: opts.EventKeys}}
 }
 
 // cors adds the CORS response headers for an allowed origin.

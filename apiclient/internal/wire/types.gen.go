@@ -71,6 +71,7 @@ const (
 	DeliveryStatusCanceled   DeliveryStatus = "canceled"
 	DeliveryStatusDelivered  DeliveryStatus = "delivered"
 	DeliveryStatusExhausted  DeliveryStatus = "exhausted"
+	DeliveryStatusExpunged   DeliveryStatus = "expunged"
 	DeliveryStatusFailed     DeliveryStatus = "failed"
 	DeliveryStatusPending    DeliveryStatus = "pending"
 	DeliveryStatusTerminated DeliveryStatus = "terminated"
@@ -85,6 +86,8 @@ func (e DeliveryStatus) Valid() bool {
 	case DeliveryStatusDelivered:
 		return true
 	case DeliveryStatusExhausted:
+		return true
+	case DeliveryStatusExpunged:
 		return true
 	case DeliveryStatusFailed:
 		return true
@@ -225,11 +228,30 @@ func (e ErrorDetailLimit) Valid() bool {
 	}
 }
 
+// Defines values for EventRecordTemporalCopy.
+const (
+	NamespaceKeyOnly EventRecordTemporalCopy = "namespace_key_only"
+	Unreadable       EventRecordTemporalCopy = "unreadable"
+)
+
+// Valid indicates whether the value is a known member of the EventRecordTemporalCopy enum.
+func (e EventRecordTemporalCopy) Valid() bool {
+	switch e {
+	case NamespaceKeyOnly:
+		return true
+	case Unreadable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EventRecordDeliveryStatus.
 const (
 	EventRecordDeliveryStatusCanceled   EventRecordDeliveryStatus = "canceled"
 	EventRecordDeliveryStatusDelivered  EventRecordDeliveryStatus = "delivered"
 	EventRecordDeliveryStatusExhausted  EventRecordDeliveryStatus = "exhausted"
+	EventRecordDeliveryStatusExpunged   EventRecordDeliveryStatus = "expunged"
 	EventRecordDeliveryStatusFailed     EventRecordDeliveryStatus = "failed"
 	EventRecordDeliveryStatusNotStarted EventRecordDeliveryStatus = "not_started"
 	EventRecordDeliveryStatusPending    EventRecordDeliveryStatus = "pending"
@@ -245,6 +267,8 @@ func (e EventRecordDeliveryStatus) Valid() bool {
 	case EventRecordDeliveryStatusDelivered:
 		return true
 	case EventRecordDeliveryStatusExhausted:
+		return true
+	case EventRecordDeliveryStatusExpunged:
 		return true
 	case EventRecordDeliveryStatusFailed:
 		return true
@@ -623,6 +647,9 @@ type DeadLetter struct {
 	// Payload The payload, as every attempt sent it; null if the dead letter holds none.
 	Payload *map[string]interface{} `json:"payload"`
 
+	// PayloadExpunged The event was expunged: the payload is null.
+	PayloadExpunged *bool `json:"payload_expunged,omitempty"`
+
 	// Reason `failed`: a permanent failure; `exhausted`: every attempt of the schedule failed.
 	Reason DeadLetterReason `json:"reason"`
 
@@ -741,6 +768,9 @@ type Delivery struct {
 	// Payload The payload, as every attempt sends it.
 	Payload *Payload `json:"payload,omitempty"`
 
+	// PayloadExpunged The event was expunged: there is no payload to show.
+	PayloadExpunged *bool `json:"payload_expunged,omitempty"`
+
 	// Redrive Who redrove a delivery, why and when.
 	Redrive *Redrive `json:"redrive,omitempty"`
 
@@ -823,8 +853,9 @@ type DeliveryRow struct {
 
 // DeliveryStatus `pending`: attempts remain; `delivered`: a 2xx was received;
 // `failed`: a permanent failure (a 4xx other than 408 and 429) stopped
-// it; `exhausted`: every attempt of the schedule failed. A run an
-// operator ended in Temporal is `terminated`, `timed_out` or `canceled`.
+// it; `exhausted`: every attempt of the schedule failed; `expunged`:
+// its event was expunged before it was delivered. A run an operator
+// ended in Temporal is `terminated`, `timed_out` or `canceled`.
 type DeliveryStatus string
 
 // Duration A Go duration, such as `30s`, `1.5s`, `2m0s` or `1h30m`.
@@ -1252,8 +1283,23 @@ type EventRecord struct {
 	// Example: evt_1001
 	EventID EventID `json:"event_id"`
 
+	// ExpungeReason Why it was expunged.
+	ExpungeReason *string `json:"expunge_reason,omitempty"`
+
+	// ExpungedAt When the event was expunged; absent while it is not.
+	ExpungedAt *time.Time `json:"expunged_at,omitempty"`
+
+	// ExpungedBy Who expunged it (the credential's name, never the credential).
+	ExpungedBy *string `json:"expunged_by,omitempty"`
+
 	// Payload Only from `GET /v1/events/{id}`.
 	Payload *Payload `json:"payload,omitempty"`
+
+	// TemporalCopy For an expunged event, what is left of its body in Temporal's
+	// history: `unreadable` (sealed with the event's destroyed key) or
+	// `namespace_key_only` (recorded without a key: sealed only by
+	// the payload codec's namespace key).
+	TemporalCopy *EventRecordTemporalCopy `json:"temporal_copy,omitempty"`
 
 	// TenantID A tenant's ID, the platform's own for its customer.
 	//
@@ -1265,6 +1311,12 @@ type EventRecord struct {
 	// Example: order.created
 	Type EventType `json:"type"`
 }
+
+// EventRecordTemporalCopy For an expunged event, what is left of its body in Temporal's
+// history: `unreadable` (sealed with the event's destroyed key) or
+// `namespace_key_only` (recorded without a key: sealed only by
+// the payload codec's namespace key).
+type EventRecordTemporalCopy string
 
 // EventRecordDelivery defines model for EventRecordDelivery.
 type EventRecordDelivery struct {
@@ -1313,6 +1365,12 @@ type EventTypePut struct {
 
 	// Schema A JSON Schema, draft 2020-12 unless `$schema` names another; null or absent for none. At most 64 KiB.
 	Schema *map[string]interface{} `json:"schema,omitempty"`
+}
+
+// ExpungeRequest defines model for ExpungeRequest.
+type ExpungeRequest struct {
+	// Reason Why, recorded with who asked.
+	Reason string `json:"reason"`
 }
 
 // HeldBy Set when the redriven deliveries will wait instead of attempting at once: the endpoint's circuit is open until held_until. Recover the endpoint (POST /v1/endpoints/{id}/recover) to send them now.
@@ -2079,6 +2137,9 @@ type SendEventJSONRequestBody = EventCreate
 
 // SendEventBatchJSONRequestBody defines body for SendEventBatch for application/json ContentType.
 type SendEventBatchJSONRequestBody = EventBatch
+
+// ExpungeEventJSONRequestBody defines body for ExpungeEvent for application/json ContentType.
+type ExpungeEventJSONRequestBody = ExpungeRequest
 
 // PutPortalSettingsJSONRequestBody defines body for PutPortalSettings for application/json ContentType.
 type PutPortalSettingsJSONRequestBody = PortalSettings
