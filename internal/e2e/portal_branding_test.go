@@ -269,6 +269,12 @@ func TestPortalBrandingInBrowser(t *testing.T) {
 	require.Contains(t, f.text("#charts figcaption"), "6 attempts · 100% succeeded")
 	f.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("charts").scrollIntoView()`))
 	b.shootTop("branded-endpoint-chart")
+	for _, pg := range []string{"dead-letters", "endpoints/new"} {
+		f.do(chromedp.Navigate(dev.APIURL + "/portal/" + pg))
+		f.settle()
+		require.Equal(t, "rgb(15, 19, 24)", evalIn[string](f, `getComputedStyle(document.documentElement).backgroundColor`), pg)
+		b.shootTop("branded-" + strings.ReplaceAll(pg, "/", "-"))
+	}
 
 	// "auto" follows the viewer's preference.
 	require.Equal(t, http.StatusOK, c.do("PUT", "/v1/portal/settings", map[string]any{"product_name": "Acme Webhooks",
