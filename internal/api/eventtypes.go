@@ -226,8 +226,22 @@ func (s *Server) typeWarnings(ctx context.Context, eventTypes []string) []Warnin
 	return out
 }
 
-// EventTypeNames are the names of the catalog's types, sorted: what the
-// portal offers an endpoint to subscribe to.
-func (s *Server) EventTypeNames(ctx context.Context) ([]string, error) {
-	return s.catalog.Names(ctx)
+// Catalog returns every type of the catalog, sorted by name, from the
+// process's cache: what the portal shows and offers to subscribe to.
+func (s *Server) Catalog(ctx context.Context) ([]EventTypeView, error) {
+	entries, err := s.catalog.Types(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]EventTypeView, len(entries))
+	for i, e := range entries {
+		out[i] = eventTypeOut(e.EventType)
+	}
+	return out, nil
+}
+
+// EventTypeWarnings names the entries of event_types that match no type
+// of the catalog, as create and update answers do.
+func (s *Server) EventTypeWarnings(ctx context.Context, eventTypes []string) []Warning {
+	return s.typeWarnings(ctx, eventTypes)
 }

@@ -174,18 +174,18 @@ func (c *Catalog) Lookup(ctx context.Context, name string) (*Entry, error) {
 	return types[name], nil
 }
 
-// Names returns the names of every type, sorted.
-func (c *Catalog) Names(ctx context.Context) ([]string, error) {
+// Types returns every type, sorted by name.
+func (c *Catalog) Types(ctx context.Context) ([]*Entry, error) {
 	types, err := c.current(ctx)
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(types))
-	for n := range types {
-		names = append(names, n)
+	out := make([]*Entry, 0, len(types))
+	for _, e := range types {
+		out = append(out, e)
 	}
-	slices.Sort(names)
-	return names, nil
+	slices.SortFunc(out, func(a, b *Entry) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }
 
 // CheckEvent checks an event posted by a client against its type: a

@@ -124,9 +124,12 @@ func TestCatalogCachesUntilAChange(t *testing.T) {
 	src.version++
 	src.types = []*store.EventType{{Name: "invoice.paid", Deprecated: true}}
 	require.NoError(t, c.CheckEvent(ctx, "invoice.paid", []byte(`{"amount":-1}`), true), "deprecated and schemaless: accepted")
-	names, err := c.Names(ctx)
+	src.version++
+	src.types = append(src.types, &store.EventType{Name: "a.first"})
+	all, err := c.Types(ctx)
 	require.NoError(t, err)
-	require.Equal(t, []string{"invoice.paid"}, names)
+	require.Len(t, all, 2)
+	require.Equal(t, "a.first", all[0].Name, "sorted by name")
 }
 
 func TestUnmatched(t *testing.T) {

@@ -163,7 +163,7 @@ func (b *browser) shoot(name string) {
 				.map(a => a.textContent.trim()).join(",");
 		})()`))
 		require.NoError(b.t, err)
-		require.Equal(b.t, "Overview,Endpoints,Deliveries,Dead letters", nav, "%s at %s width: the navigation bar, in view", name, v.name)
+		require.Equal(b.t, "Overview,Endpoints,Deliveries,Dead letters,Event types", nav, "%s at %s width: the navigation bar, in view", name, v.name)
 		overflow, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > document.documentElement.clientWidth`))
 		require.NoError(b.t, err)
 		require.False(b.t, overflow, "%s at %s width: nothing wider than the screen", name, v.name)

@@ -65,7 +65,7 @@ func TestPortalInBrowser(t *testing.T) {
 	b.submit(`form[action="/portal/login"] button`)
 	require.Equal(t, "/portal/overview", b.path(), "the button signs in and lands on the Overview")
 	require.Equal(t, "Overview", b.text("h1"))
-	require.Equal(t, "Overview Endpoints Deliveries Dead letters", strings.Join(strings.Fields(b.text("nav")), " "))
+	require.Equal(t, "Overview Endpoints Deliveries Dead letters Event types", strings.Join(strings.Fields(b.text("nav")), " "))
 	b.shoot("overview")
 	b.open(shared.APIURL + "/portal/")
 	require.Equal(t, "Endpoints", b.text("h1"))
@@ -81,7 +81,7 @@ func TestPortalInBrowser(t *testing.T) {
 			break
 		}
 	}
-	require.Equal(t, []string{"Skip to content", "Webhooks", "Overview", "Endpoints", "Deliveries", "Dead letters", "Sign out", "New endpoint"}, focused)
+	require.Equal(t, []string{"Skip to content", "Webhooks", "Overview", "Endpoints", "Deliveries", "Dead letters", "Event types", "Sign out", "New endpoint"}, focused)
 	_, err := chromedp.Run(b.ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.KeyEvent("\r")))
 	require.NoError(t, err)
 	require.Equal(t, "New endpoint", b.text("h1"))

@@ -19,6 +19,13 @@ type endpointPage struct {
 	Overlaps []overlap
 	// Charts are its last 24 hours and 7 days, hour by hour.
 	Charts []series
+	// Warnings name its event types that match no catalog type;
+	// TestTypes are the catalog types a test event can carry an example
+	// of.
+	Warnings  []api.Warning
+	TestTypes []string
+	// TestType is the type the test just sent, "" for hookd.test.
+	TestType string
 }
 
 // overlap is a choice of how long a rotated-out secret stays valid.
@@ -53,6 +60,8 @@ func (p *Portal) showEndpointPage(w http.ResponseWriter, r *http.Request, page e
 		return
 	}
 	page.Overlaps = overlaps
+	page.Warnings = p.api.EventTypeWarnings(ctx, ep.EventTypes)
+	page.TestTypes = p.withExamples(ctx)
 	v.Section, v.Data = "endpoints", page
 	p.renderView(w, r, http.StatusOK, "endpoint", v)
 }
@@ -81,12 +90,13 @@ func (p *Portal) rotateSecret(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Portal) testEndpoint(w http.ResponseWriter, r *http.Request) {
-	res, err := p.api.TestEndpoint(r.Context(), chi.URLParam(r, "id"), "")
+	eventType := r.PostFormValue("event_type")
+	res, err := p.api.TestEndpoint(r.Context(), chi.URLParam(r, "id"), eventType)
 	if err != nil {
 		p.actionFailed(w, r, err)
 		return
 	}
-	p.showEndpointPage(w, r, endpointPage{Test: &res}, view{})
+	p.showEndpointPage(w, r, endpointPage{Test: &res, TestType: eventType}, view{})
 }
 
 // recoverEndpoint is the customer's "my endpoint is fixed": the API's

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,6 +91,11 @@ type endpointForm struct {
 	Filter, ExampleType, ExamplePayload, FilterResult string
 	// PropagateTrace sends the receiver each attempt's trace context.
 	PropagateTrace bool
+	// Catalog are the event-type catalog's types to tick, Picked those
+	// ticked; picks are the ticked names as posted.
+	Catalog []catalogPick
+	Picked  map[string]bool
+	picks   []string
 }
 
 func formOf(ep api.EndpointView) endpointForm {
@@ -103,7 +109,8 @@ func readForm(r *http.Request) endpointForm {
 		Description: r.PostFormValue("description"), RetrySchedule: r.PostFormValue("retry_schedule"),
 		Timeout: strings.TrimSpace(r.PostFormValue("timeout")),
 		Filter:  strings.TrimSpace(r.PostFormValue("filter")), ExampleType: strings.TrimSpace(r.PostFormValue("example_type")),
-		ExamplePayload: r.PostFormValue("example_payload"), PropagateTrace: r.PostFormValue("propagate_trace") == "true"}
+		ExamplePayload: r.PostFormValue("example_payload"), PropagateTrace: r.PostFormValue("propagate_trace") == "true",
+		picks: r.PostForm["event_type_pick"]}
 }
 
 // patch is the form as the API's patch. An empty schedule or timeout
@@ -117,7 +124,12 @@ func (f endpointForm) patch() api.EndpointPatch {
 
 // basePatch is patch without the headers and auth.
 func (f endpointForm) basePatch() api.EndpointPatch {
-	types := fieldsOf(f.EventTypes)
+	var types []string
+	for _, t := range append(f.picked(), fieldsOf(f.EventTypes)...) {
+		if !slices.Contains(types, t) {
+			types = append(types, t)
+		}
+	}
 	schedule := fieldsOf(f.RetrySchedule)
 	if len(schedule) == 0 {
 		for _, d := range delivery.DefaultSchedule() {
@@ -127,6 +139,21 @@ func (f endpointForm) basePatch() api.EndpointPatch {
 	timeout := cmp.Or(f.Timeout, delivery.DefaultTimeout.String())
 	return api.EndpointPatch{URL: &f.URL, Description: &f.Description, EventTypes: &types, RetrySchedule: &schedule, Timeout: &timeout,
 		Filter: api.ClearableString{Set: true, Value: f.Filter}, PropagateTrace: &f.PropagateTrace}
+}
+
+// picked are the catalog's types ticked: as posted, or as fillCatalog
+// found them, in the catalog's order.
+func (f endpointForm) picked() []string {
+	if f.Picked == nil {
+		return f.picks
+	}
+	var out []string
+	for _, c := range f.Catalog {
+		if f.Picked[c.Name] {
+			out = append(out, c.Name)
+		}
+	}
+	return out
 }
 
 // fieldsOf splits a list typed with commas or spaces.
@@ -164,6 +191,7 @@ func (p *Portal) showForm(w http.ResponseWriter, r *http.Request, f endpointForm
 		}
 	}
 	f.DefaultSchedule, f.DefaultTimeout = defaultSchedule(), delivery.DefaultTimeout.String()
+	p.fillCatalog(r.Context(), &f)
 	v.Data = f
 	p.renderView(w, r, http.StatusBadRequest, "endpointform", v)
 }
@@ -177,9 +205,10 @@ func defaultSchedule() string {
 }
 
 func (p *Portal) newEndpoint(w http.ResponseWriter, r *http.Request) {
-	p.renderView(w, r, http.StatusOK, "endpointform", view{Section: "endpoints",
-		Data: endpointForm{DefaultSchedule: defaultSchedule(), DefaultTimeout: delivery.DefaultTimeout.String(),
-			signingForm: signingFormOf(p.api.DefaultSigning())}})
+	f := endpointForm{DefaultSchedule: defaultSchedule(), DefaultTimeout: delivery.DefaultTimeout.String(),
+		signingForm: signingFormOf(p.api.DefaultSigning())}
+	p.fillCatalog(r.Context(), &f)
+	p.renderView(w, r, http.StatusOK, "endpointform", view{Section: "endpoints", Data: f})
 }
 
 func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
@@ -217,6 +246,7 @@ func (p *Portal) editEndpoint(w http.ResponseWriter, r *http.Request) {
 	}
 	f := formOf(ep)
 	f.DefaultSchedule, f.DefaultTimeout = defaultSchedule(), delivery.DefaultTimeout.String()
+	p.fillCatalog(r.Context(), &f)
 	p.renderView(w, r, http.StatusOK, "endpointform", view{Section: "endpoints", Data: f})
 }
 

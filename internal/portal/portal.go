@@ -110,6 +110,7 @@ func (p *Portal) routes() chi.Router {
 		r.Get(Prefix+"/deliveries", p.listDeliveries)
 		r.Get(Prefix+"/deliveries/{id}", p.showDelivery)
 		r.Get(Prefix+"/dead-letters", p.listDeadLetters)
+		r.Get(Prefix+"/event-types", p.listEventTypes)
 		r.Get(Prefix+"/dead-letters/redrive/{job}", p.redriveJob)
 		r.Get(Prefix+"/endpoints/{id}", p.showEndpoint)
 		// What changes something, or reveals a secret, needs its

@@ -384,6 +384,10 @@ func TestTemplatesRenderTheirData(t *testing.T) {
 		{"redrivejob", redriveJobPage{Held: []heldEndpoint{{ID: "ep_1", URL: "https://x.example", Hold: held}}}},
 		{"overview", &overview{}}, {"overview", &overview{Charts: testCharts(), Attention: []attention{{Day: testCharts()[0]}}, Endpoints: 1}},
 		{"endpoint", endpointPage{Charts: testCharts()}},
+		{"endpoint", endpointPage{Warnings: []api.Warning{{Value: "x"}}, TestTypes: []string{"a.b"}}},
+		{"endpointform", endpointForm{Catalog: []catalogPick{{Name: "a.b", Deprecated: true}}, Picked: map[string]bool{"a.b": true}}},
+		{"eventtypes", eventTypesPage{}},
+		{"eventtypes", eventTypesPage{Next: "?cursor=x", Types: []eventTypeView{{Properties: []schemaRow{{}}, SchemaJSON: "{}", Examples: []string{"{}", "{}"}}}}},
 	} {
 		pages[c.page] = true
 		rec := httptest.NewRecorder()

@@ -164,6 +164,8 @@ func seeOther(w http.ResponseWriter, r *http.Request, to string) {
 }
 
 var funcs = template.FuncMap{
+	// inc is i+1: the number of the i-th item, counted from one.
+	"inc": func(i int) int { return i + 1 },
 	// disabledReason says in words why an endpoint is disabled.
 	"disabledReason": func(reason string) string {
 		switch reason {
