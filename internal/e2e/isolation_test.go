@@ -60,6 +60,12 @@ var isolationCases = map[string][]isoRequest{
 	"POST /v1/dead-letters/{id}/redrive":      {{body: map[string]any{"reason": "hijack"}, want: 404}},
 	"GET /v1/dead-letters/redrive/{job}":      {{want: 404, own: 200}},
 	"GET /v1/openapi.json":                    {{want: 200}}, // public: the same document for everyone
+	// The event-type catalog is the platform's, one for every tenant:
+	// tenants read it and change nothing; it holds nothing of B's.
+	"GET /v1/event-types":           {{want: 200}},
+	"GET /v1/event-types/{name}":    {{want: 404}},
+	"PUT /v1/event-types/{name}":    {{body: map[string]any{"description": "hijacked"}, want: 403}},
+	"DELETE /v1/event-types/{name}": {{want: 403}},
 	"GET /v1/endpoints": {
 		{query: "?tenant_id={b}", want: 404, own: 200},
 	},
@@ -196,6 +202,7 @@ func (f *isoFixture) path(t *testing.T, pattern string) string {
 		"/v1/dead-letters/{id}":          f.b.deadLetter,
 		"/v1/dead-letters/redrive/{job}": f.b.job,
 		"/v1/events/{id}":                f.b.eventID,
+		"/v1/event-types/{name}":         f.b.eventPrefix + ".created",
 	}
 	segs := strings.Split(pattern, "/")
 	for i, seg := range segs {

@@ -346,6 +346,7 @@ var portalIsolationCases = map[string]string{
 // in the path or query, and why they cannot reach another tenant's.
 var portalOwnRoutes = map[string]string{
 	"GET /portal/assets/*":              "embedded files",
+	"GET /portal/event-types":           "the platform's event-type catalog, the same for every tenant",
 	"GET /portal/login":                 "a sign-in link's page: consumes nothing, names no tenant",
 	"POST /portal/login":                "a sign-in link names its tenant only through its stored hash",
 	"POST /portal/logout":               "ends the session itself",
