@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/hookd/hookd/internal/keyring"
 )
 
@@ -34,14 +36,44 @@ func New() ([]byte, error) {
 	return key, nil
 }
 
+// Inside the ciphertext, a first byte says how the body is stored. A
+// sealed body is incompressible, so the body is compressed here, before
+// sealing, where the payload codec's compression would come too late.
+const (
+	formatRaw  byte = 1 // the body's bytes
+	formatZstd byte = 2 // zstd of the body
+)
+
+// minCompress is the smallest body worth trying to compress; maxBody
+// bounds a decompressed one (far above any event's), so a forged body
+// cannot exhaust memory.
+const (
+	minCompress = 128
+	maxBody     = 16 << 20
+)
+
+// The zstd coders keep no state between EncodeAll/DecodeAll calls and are
+// safe for concurrent use; their constructors fail only on invalid options.
+var (
+	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	zdec, _ = zstd.NewReader(nil, zstd.WithDecoderMaxMemory(maxBody))
+)
+
 // Seal encrypts the body of event eventID with key (AES-256-GCM), bound
-// to the event ID so a sealed body copied to another event does not open.
+// to the event ID so a sealed body copied to another event does not open;
+// the body is compressed first when that makes it smaller.
 func Seal(key []byte, eventID, body string) ([]byte, error) {
 	ring, err := ringOf(key)
 	if err != nil {
 		return nil, err
 	}
-	out, err := ring.Seal(nil, []byte(body), additional(eventID))
+	plain := append([]byte{formatRaw}, body...)
+	if len(body) >= minCompress {
+		if z := zenc.EncodeAll([]byte(body), []byte{formatZstd}); len(z) < len(plain) {
+			plain = z
+		}
+	}
+	out, err := ring.Seal(nil, plain, additional(eventID))
 	if err != nil {
 		return nil, fmt.Errorf("eventkey: seal: %w", err)
 	}
@@ -55,10 +87,21 @@ func Open(key []byte, eventID string, sealed []byte) (string, error) {
 		return "", err
 	}
 	plain, err := ring.Open(keyID, sealed, additional(eventID))
-	if err != nil {
+	if err != nil || len(plain) == 0 {
 		return "", ErrOpen
 	}
-	return string(plain), nil
+	switch plain[0] {
+	case formatRaw:
+		return string(plain[1:]), nil
+	case formatZstd:
+		body, err := zdec.DecodeAll(plain[1:], nil)
+		if err != nil {
+			return "", ErrOpen
+		}
+		return string(body), nil
+	default:
+		return "", ErrOpen
+	}
 }
 
 func ringOf(key []byte) (*keyring.Ring[int], error) {
