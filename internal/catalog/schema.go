@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -41,8 +42,9 @@ func (noLoader) Load(string) (any, error) {
 	return nil, errors.New("references outside the schema are not supported")
 }
 
-// CompileSchema compiles a JSON Schema document, draft 2020-12 unless it
-// names another draft in $schema. References ($ref) must stay within the
+// CompileSchema compiles a JSON Schema document, an object (the boolean
+// schemas true and false are refused: a type without a schema takes any
+// payload), draft 2020-12 unless it names another draft in $schema. References ($ref) must stay within the
 // document. The error says what is wrong, safe to show whoever wrote it.
 func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
@@ -50,9 +52,7 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
 	if _, ok := doc.(map[string]any); !ok {
-		if _, ok := doc.(bool); !ok {
-			return nil, errors.New("must be a JSON object (or true or false)")
-		}
+		return nil, errors.New("must be a JSON object")
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -73,9 +73,7 @@ func cleanMessage(err error) string {
 	var se *jsonschema.SchemaValidationError
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &se) && errors.As(se.Err, &ve) {
-		var p []Problem // the metaschema's findings, pointing into the schema
-		leaves(ve, &p)
-		return joinProblems(p)
+		return joinProblems(firstProblems(ve)) // the metaschema's findings, pointing into the schema
 	}
 	msg := strings.ReplaceAll(err.Error(), schemaURL, "")
 	msg = strings.ReplaceAll(msg, `"#`, `"`)
@@ -97,15 +95,26 @@ func (s *Schema) Validate(payload []byte) []Problem {
 	if !errors.As(err, &ve) {
 		return []Problem{{Reason: err.Error()}}
 	}
-	var out []Problem
-	leaves(ve, &out)
-	return out
+	return firstProblems(ve)
 }
 
-// leaves appends the innermost failures of e, in order, up to
-// maxProblems: those name the value at fault.
+// firstProblems are the innermost failures of e, which name the values at
+// fault, the first maxProblems in pointer order: the validator visits
+// properties in no fixed order, so the same payload always gets the same
+// answer only once they are sorted.
+func firstProblems(e *jsonschema.ValidationError) []Problem {
+	var all []Problem
+	leaves(e, &all)
+	slices.SortStableFunc(all, func(a, b Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
+	return all[:min(len(all), maxProblems)]
+}
+
+// maxLeaves bounds the failures firstProblems sorts.
+const maxLeaves = 1000
+
+// leaves appends the innermost failures of e, up to maxLeaves.
 func leaves(e *jsonschema.ValidationError, out *[]Problem) {
-	if len(*out) >= maxProblems {
+	if len(*out) >= maxLeaves {
 		return
 	}
 	if len(e.Causes) == 0 {
