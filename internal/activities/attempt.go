@@ -25,7 +25,8 @@ const (
 )
 
 // attempt makes attempt number n of req and decides what comes next;
-// slot is the rate limit's slot a woken delivery holds, if any. It never
+// slot is the rate limit's slot a woken delivery holds, if any (an
+// attempt deferred before it reaches the limit hands it back). It never
 // returns the endpoint's URL or secrets, not even inside errors.
 func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int, slot *delivery.Slot) delivery.Attempt {
 	start := a.now()
@@ -35,7 +36,9 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int, s
 		if first {
 			a.log.Info("endpoint has its share of attempts in flight; deferring the rest", "endpoint_id", req.EndpointID, "share", a.shares.limit)
 		}
-		return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: turn, DelayReason: delivery.WaitEndpointBusy}
+		// A woken delivery keeps the rate limit's slot it holds: it is
+		// not reserved again behind the queue when its turn comes.
+		return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: turn, DelayReason: delivery.WaitEndpointBusy, Slot: slot}
 	}
 	defer release()
 	ep, keys, body, err := a.load(ctx, req, start)

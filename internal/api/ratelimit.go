@@ -98,3 +98,18 @@ func rateLimitChanged(before, after *store.RateLimit) bool {
 	}
 	return before.PerSecond != after.PerSecond || before.Burst != after.Burst
 }
+
+// RateLimitOf is the patch setting a limit of perSecond a second with
+// burst as typed (an empty burst: 1), or removing the limit when
+// perSecond is empty; its validation names rate_limit.per_second and
+// rate_limit.burst. The portal's form sends it.
+func RateLimitOf(perSecond, burst string) RateLimitPatch {
+	if perSecond == "" {
+		return RateLimitPatch{Set: true}
+	}
+	in := &rateLimitInput{PerSecond: (*json.Number)(&perSecond)}
+	if burst != "" {
+		in.Burst = (*json.Number)(&burst)
+	}
+	return RateLimitPatch{Set: true, Value: in}
+}

@@ -86,6 +86,7 @@ type endpointForm struct {
 	DefaultSchedule, DefaultTimeout string
 	credentialForm
 	signingForm
+	rateLimitForm
 	// Filter is the content filter; ExampleType and ExamplePayload the
 	// event "test this filter" tries it on, and FilterResult the outcome.
 	Filter, ExampleType, ExamplePayload, FilterResult string
@@ -99,13 +100,13 @@ type endpointForm struct {
 }
 
 func formOf(ep api.EndpointView) endpointForm {
-	return endpointForm{credentialForm: credentialFormOf(ep), signingForm: signingFormOf(ep.Signing), ID: ep.ID, URL: ep.URL, EventTypes: strings.Join(ep.EventTypes, ", "),
+	return endpointForm{credentialForm: credentialFormOf(ep), signingForm: signingFormOf(ep.Signing), rateLimitForm: rateLimitFormOf(ep), ID: ep.ID, URL: ep.URL, EventTypes: strings.Join(ep.EventTypes, ", "),
 		Description: ep.Description, RetrySchedule: strings.Join(ep.RetrySchedule, ", "), Timeout: ep.Timeout,
 		Filter: ep.Filter, PropagateTrace: ep.PropagateTrace}
 }
 
 func readForm(r *http.Request) endpointForm {
-	return endpointForm{credentialForm: readCredentialForm(r), signingForm: readSigningForm(r), URL: strings.TrimSpace(r.PostFormValue("url")), EventTypes: r.PostFormValue("event_types"),
+	return endpointForm{credentialForm: readCredentialForm(r), signingForm: readSigningForm(r), rateLimitForm: readRateLimitForm(r), URL: strings.TrimSpace(r.PostFormValue("url")), EventTypes: r.PostFormValue("event_types"),
 		Description: r.PostFormValue("description"), RetrySchedule: r.PostFormValue("retry_schedule"),
 		Timeout: strings.TrimSpace(r.PostFormValue("timeout")),
 		Filter:  strings.TrimSpace(r.PostFormValue("filter")), ExampleType: strings.TrimSpace(r.PostFormValue("example_type")),
@@ -119,6 +120,7 @@ func (f endpointForm) patch() api.EndpointPatch {
 	p := f.basePatch()
 	f.credentialForm.patch(&p)
 	f.signingForm.patch(&p)
+	f.rateLimitForm.patch(&p)
 	return p
 }
 
@@ -166,7 +168,7 @@ var formFields = map[string]bool{"tls_client_certificate": true, "tls_client_key
 	"filter": true, "example_payload": true,
 	"signing_scheme": true, "signing_header": true, "signing_prefix": true, "signing_encoding": true, "signing_content": true,
 	"signing_timestamp_header": true, "signing_delivery_id_header": true, "signing_event_id_header": true,
-	"signing_event_type_header": true, "signing_attempt_header": true}
+	"signing_event_type_header": true, "signing_attempt_header": true, "rate_per_second": true, "rate_burst": true}
 
 // showForm renders the form again with err, the API's validation error,
 // and every other field's (api.Server.EndpointErrors), each next to its
@@ -180,7 +182,7 @@ func (p *Portal) showForm(w http.ResponseWriter, r *http.Request, f endpointForm
 	v := view{Section: "endpoints"}
 	f.Errors = map[string]string{}
 	for _, fe := range append([]*api.Error{e}, p.api.EndpointErrors(f.patch())...) {
-		fe = signingError(credentialError(fe))
+		fe = rateLimitError(signingError(credentialError(fe)))
 		switch {
 		case formFields[fe.Field]:
 			if f.Errors[fe.Field] == "" {
@@ -230,6 +232,7 @@ func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	in.Filter = patch.Filter
 	in.Signing = patch.Signing
 	in.PropagateTrace = patch.PropagateTrace
+	in.RateLimit = patch.RateLimit
 	ep, err := p.api.CreateEndpoint(r.Context(), in)
 	if err != nil {
 		p.showForm(w, r, f, err)
