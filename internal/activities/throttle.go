@@ -15,9 +15,13 @@ import (
 // trip through Temporal, and is well below an interval at 20 a second.
 const MaxInlineWait = 25 * time.Millisecond
 
-// MaxPace bounds how long an attempt whose slot has come waits for this
-// worker's own spacing (pacer); past it, it goes.
-const MaxPace = time.Second
+// MaxPace bounds how long an attempt whose slot has come waits in place
+// for this worker's own spacing (pacer); a longer wait is a timer's. It
+// is short: a waiting attempt holds one of its endpoint's share of the
+// worker's attempts in flight, and a bunch held for long would defer the
+// next deliveries as "endpoint busy", whose turns come slower than the
+// limit's.
+const MaxPace = MaxInlineWait
 
 // throttle gives an attempt to ep its slot under the endpoint's rate
 // limit, if it has one: none costs nothing. A delivery woken for a slot it
@@ -27,8 +31,10 @@ const MaxPace = time.Second
 // write (store.RateLimits.ReserveSlot). wait reports that the attempt
 // waits, g saying until when; a slot within MaxInlineWait is slept out
 // here instead. An attempt whose slot has come then waits for the
-// worker's pacer, up to MaxPace. A store that cannot reserve lets the attempt through: a
-// store hiccup must not stop deliveries.
+// worker's pacer, up to MaxPace in place, or on a timer to the turn the
+// pacer names, keeping its slot, to ask again then.
+// A store that cannot reserve lets the attempt through: a store hiccup
+// must not stop deliveries.
 func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *delivery.Slot, now time.Time) (g gate, wait bool) {
 	l := ep.RateLimit
 	if l == nil {
@@ -51,7 +57,13 @@ func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *del
 	if ahead > 0 {
 		now = slot.At
 	}
-	_ = sleep(ctx, min(a.pace.wait(ep.ID, *l, now), MaxPace))
+	d, ok := a.pace.wait(ep.ID, *l, now, MaxPace)
+	if !ok {
+		// A bunch late past its slots: the rest wait on a timer, keeping
+		// the slot they hold, and ask the pacer again when it ends.
+		return gate{wait: now.Add(d), reason: delivery.WaitRateLimit, slot: &delivery.Slot{At: slot.At, Since: slot.Since}}, true
+	}
+	_ = sleep(ctx, d)
 	return gate{}, false
 }
 
@@ -75,9 +87,9 @@ func sleep(ctx context.Context, d time.Duration) error {
 // sum over every worker at the limit on average; but deliveries whose
 // timers fire late (a busy worker) would all find their slots passed and
 // go together, more than a burst at once. The pacer keeps a GCRA of its
-// own per endpoint, in memory, and holds such a bunch back to one slot an
-// interval: no store write, and nothing to wait for when timers are on
-// time.
+// own per endpoint, in memory, and spaces such a bunch out: each waits up
+// to MaxPace in place; the rest wait on a timer and ask again.
+// No store write, and nothing to wait for when timers are on time.
 type pacer struct {
 	mu  sync.Mutex
 	tat map[string]paced
@@ -93,9 +105,9 @@ type paced struct {
 // longer paces.
 const pacerSweep = 1024
 
-// wait takes the endpoint's next slot in this worker at now under l and
-// returns how long until it starts.
-func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time) time.Duration {
+// wait returns how long until the endpoint's next slot in this worker at
+// now under l starts, and takes it if that is at most most (ok).
+func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time, most time.Duration) (time.Duration, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.tat == nil {
@@ -113,6 +125,10 @@ func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time) time.D
 		e = paced{tat: now, since: l.Since}
 	}
 	e.tat = e.tat.Add(l.Interval())
+	d := l.SlotAt(e.tat, now).Sub(now)
+	if d > most {
+		return d, false
+	}
 	p.tat[endpointID] = e
-	return l.SlotAt(e.tat, now).Sub(now)
+	return d, true
 }

@@ -91,21 +91,54 @@ func TestThrottleInline(t *testing.T) {
 }
 
 // The pacer spaces a bunch that goes together (timers fired late) to the
-// limit: a burst at once, then one an interval; a limit changed since, or
-// a quiet spell, starts it again.
+// limit: a burst at once, then one an interval, up to the most it may
+// wait; past that it takes no slot. A limit changed since, or a quiet
+// spell, starts it again.
 func TestPacer(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	l := store.RateLimit{PerSecond: 10, Burst: 2, Since: now.Add(-time.Hour)}
 	var p pacer
+	wait := func(id string, l store.RateLimit, at time.Time) time.Duration {
+		d, ok := p.wait(id, l, at, 250*time.Millisecond)
+		require.True(t, ok)
+		return d
+	}
 	var waits []time.Duration
 	for range 4 {
-		waits = append(waits, p.wait("ep_1", l, now))
+		waits = append(waits, wait("ep_1", l, now))
 	}
 	assert.Equal(t, []time.Duration{0, 0, 100 * time.Millisecond, 200 * time.Millisecond}, waits)
-	assert.Zero(t, p.wait("ep_2", l, now), "each endpoint its own")
-	assert.Equal(t, 200*time.Millisecond, p.wait("ep_1", l, now.Add(100*time.Millisecond)))
-	assert.Zero(t, p.wait("ep_1", l, now.Add(time.Second)), "quiet since")
+	d, ok := p.wait("ep_1", l, now, 250*time.Millisecond)
+	assert.False(t, ok, "300 ms is past the most")
+	assert.Equal(t, 300*time.Millisecond, d)
+	assert.Equal(t, 200*time.Millisecond, wait("ep_1", l, now.Add(100*time.Millisecond)), "the refused took no slot")
+	assert.Zero(t, wait("ep_2", l, now), "each endpoint its own")
+	assert.Zero(t, wait("ep_1", l, now.Add(time.Second)), "quiet since")
 	changed := l
 	changed.Since = now
-	assert.Zero(t, p.wait("ep_2", changed, now), "a new limit starts again")
+	assert.Zero(t, wait("ep_2", changed, now), "a new limit starts again")
+}
+
+// A bunch woken late past its slots goes a burst at once; the rest wait
+// on timers, keeping the slots they hold, and ask the pacer again.
+func TestThrottlePacesALateBunch(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	since := now.Add(-time.Hour)
+	limited := store.Endpoint{ID: "ep_1", Enabled: true, RateLimit: &store.RateLimit{PerSecond: 10, Burst: 2, Since: since}}
+	eps := newFakeEndpoints(t, limited)
+	a := newTestActivities(eps, nil, func() time.Time { return now })
+	ctx := context.Background()
+	past := &delivery.Slot{At: now.Add(-time.Second), Since: since}
+	var waits []time.Duration
+	for range 4 {
+		g, wait := a.throttle(ctx, &limited, past, now)
+		if wait {
+			assert.Equal(t, past.At, g.slot.At, "it keeps its slot")
+			waits = append(waits, g.wait.Sub(now))
+		}
+	}
+	assert.Equal(t, []time.Duration{100 * time.Millisecond, 100 * time.Millisecond}, waits, "a burst of 2 went; the pacer's next turn")
+	assert.Zero(t, eps.reserves, "nothing reserved in the store")
+	_, wait := a.throttle(ctx, &limited, past, now.Add(100*time.Millisecond))
+	assert.False(t, wait, "asked again at its turn, it goes")
 }

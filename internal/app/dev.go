@@ -328,6 +328,10 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 // payload codec applied), for reading payloads from raw histories.
 func (d *Dev) DataConverter() converter.DataConverter { return d.codec.DataConverter() }
 
+// StoreWrites returns how many rows the store has written since it
+// opened (sqlstore.Store.WrittenRows), for the benchmark.
+func (d *Dev) StoreWrites(ctx context.Context) (int64, error) { return d.store.WrittenRows(ctx) }
+
 // Wait blocks until ctx is done or the API server fails.
 func (d *Dev) Wait(ctx context.Context) error { return d.http.wait(ctx) }
 

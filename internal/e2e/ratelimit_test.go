@@ -233,26 +233,46 @@ func TestRateLimitChangeAppliesToWaiting(t *testing.T) {
 	}
 }
 
-// Test events take the limit too: a second test right after the first,
-// at 1/s, is not sent; it ends unsent, saying "rate limit".
+// Test events take the limit too: of three tests at once at 1/s, the
+// ones sent arrive a second apart and each of the others answers 202,
+// outcome "deferred", "rate limit", and ends unsent.
 func TestRateLimitCoversTestEvents(t *testing.T) {
 	t.Parallel()
+	const n = 3
 	api := newAPI(t)
 	rc, url := newCapped(t, 0)
 	ep := api.createEndpoint(map[string]any{"url": url, "event_types": []string{"never.sent." + uniq()},
 		"rate_limit": map[string]int{"per_second": 1}})
-	var first, second testResult
-	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/test", nil, &first))
-	require.Equal(t, "success", first.Outcome)
-	require.Equal(t, http.StatusAccepted, api.do("POST", "/v1/endpoints/"+ep.ID+"/test", nil, &second))
-	require.Equal(t, "deferred", second.Outcome)
-	require.Equal(t, "rate limit", second.Error)
-	d := api.waitDelivery(second.DeliveryID, 5*time.Second)
-	require.Equal(t, "failed", d.Status)
-	require.Zero(t, d.Attempts)
-	time.Sleep(1500 * time.Millisecond) // past its slot
+	var (
+		wg      sync.WaitGroup
+		results [n]testResult
+		codes   [n]int
+	)
+	for i := range n {
+		wg.Go(func() { codes[i] = api.do("POST", "/v1/endpoints/"+ep.ID+"/test", nil, &results[i]) })
+	}
+	wg.Wait()
+	sent := 0
+	for i, res := range results {
+		if codes[i] == http.StatusOK {
+			require.Equal(t, "success", res.Outcome)
+			sent++
+			continue
+		}
+		require.Equal(t, http.StatusAccepted, codes[i])
+		require.Equal(t, "deferred", res.Outcome)
+		require.Equal(t, "rate limit", res.Error)
+		d := api.waitDelivery(res.DeliveryID, 5*time.Second)
+		require.Equal(t, "failed", d.Status)
+		require.Zero(t, d.Attempts, "not sent")
+	}
+	require.Less(t, sent, n, "three tests at once at 1/s all went")
+	time.Sleep(1500 * time.Millisecond) // past every slot
 	at, _, _ := rc.seen()
-	require.Len(t, at, 1, "the second test was sent")
+	require.Len(t, at, sent, "a deferred test was sent")
+	for i := 1; i < len(at); i++ {
+		require.GreaterOrEqual(t, at[i].Sub(at[i-1]), 950*time.Millisecond, "1/s")
+	}
 }
 
 // lastSlot checks the deliveries that wait: pending, for "rate limit",
@@ -300,7 +320,7 @@ func TestRateLimitKeepsRetryAfter(t *testing.T) {
 
 // 200 dead letters redriven at once to an endpoint limited to 20/s with
 // burst 2 arrive at the limit: no more than 2 in a 20 ms window (bar the
-// stalls of a busy process, below), 20/s (+5%, -20%), each once in one
+// stalls of a busy process, below), 20/s (+5%, -30%), each once in one
 // attempt.
 func TestRedriveToLimitedEndpoint(t *testing.T) {
 	const n, perSecond, burst = 200, 20, 2
@@ -325,7 +345,7 @@ func TestRedriveToLimitedEndpoint(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, api.do("POST", "/v1/dead-letters/redrive", map[string]any{"endpoint_id": ep.ID, "rate": 1000}, &job))
 	require.Equal(t, n, job.Matched)
 	stalls := watchStalls(t)
-	rc.delivered(t, n, 30*time.Second)
+	rc.delivered(t, n, 60*time.Second)
 	at, _, ok := rc.seen()
 	excess, most, excused := overBurst(at, 20*time.Millisecond, burst, stalls.stalled)
 	span := at[len(at)-1].Sub(at[0])
@@ -342,7 +362,7 @@ func TestRedriveToLimitedEndpoint(t *testing.T) {
 	require.LessOrEqual(t, excess, n/20, "arrivals over the burst in their 20 ms window, not after a stall")
 	require.LessOrEqual(t, most, 3*burst, "arrivals in a 20 ms window")
 	require.LessOrEqual(t, rate, perSecond*1.05, "the rate over the redrive")
-	require.GreaterOrEqual(t, rate, perSecond*0.8, "the rate over the redrive (stalls of a busy machine slow it)")
+	require.GreaterOrEqual(t, rate, perSecond*0.7, "the rate over the redrive (late timers on a busy machine slow it: each worker spaces its sends from the last it made)")
 	require.Len(t, ok, n)
 	for id, count := range ok {
 		require.Equal(t, 1, count, "webhook-id %s", id)

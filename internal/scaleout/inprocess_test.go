@@ -27,33 +27,7 @@ func TestServeInProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Temporal and PostgreSQL; skipped with -short")
 	}
-	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	temporalAddr := testkit.FreeAddr(t)
-	srv, err := embedded.Start(embedded.Options{DataDir: filepath.Join(t.TempDir(), "temporal"), FrontendAddr: temporalAddr,
-		Namespace: "default", Logger: logger, LogLevel: slog.LevelError, SearchAttributes: delivery.SearchAttributes()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	key, err := secretbox.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	payloadKey, err := secretbox.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := app.ServeConfig{
-		Temporal:    app.TemporalConfig{Address: temporalAddr, Namespace: "default"},
-		DatabaseURL: pgtest.Start(t),
-		MasterKey:   key,
-		Payload:     app.PayloadConfig{Keys: [][]byte{payloadKey}},
-		APIKeys:     []string{randomToken()},
-		HTTPAddr:    "127.0.0.1:0",
-		AllowCIDRs:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
-		Retention:   namespace.DefaultRetention, // the dedup window; the embedded namespace keeps 24h (hookd warns)
-		Logger:      logger,
-	}
+	cfg := inProcessConfig(t)
 	ctx := context.Background()
 	start := func(api, worker bool) *app.Serve {
 		c := cfg
@@ -144,6 +118,40 @@ func TestServeInProcess(t *testing.T) {
 	if _, err := http.Get(url + "/healthz"); err == nil {
 		t.Error("API still accepts connections after Stop")
 	}
+}
+
+// inProcessConfig starts an embedded Temporal server and a PostgreSQL for
+// the test and returns the ServeConfig of a serve wiring on them (API
+// and Worker not set).
+func inProcessConfig(t *testing.T) app.ServeConfig {
+	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	temporalAddr := testkit.FreeAddr(t)
+	srv, err := embedded.Start(embedded.Options{DataDir: filepath.Join(t.TempDir(), "temporal"), FrontendAddr: temporalAddr,
+		Namespace: "default", Logger: logger, LogLevel: slog.LevelError, SearchAttributes: delivery.SearchAttributes()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	key, err := secretbox.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	payloadKey, err := secretbox.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := app.ServeConfig{
+		Temporal:    app.TemporalConfig{Address: temporalAddr, Namespace: "default"},
+		DatabaseURL: pgtest.Start(t),
+		MasterKey:   key,
+		Payload:     app.PayloadConfig{Keys: [][]byte{payloadKey}},
+		APIKeys:     []string{randomToken()},
+		HTTPAddr:    "127.0.0.1:0",
+		AllowCIDRs:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		Retention:   namespace.DefaultRetention, // the dedup window; the embedded namespace keeps 24h (hookd warns)
+		Logger:      logger,
+	}
+	return cfg
 }
 
 func get(t *testing.T, url string) int {

@@ -24,7 +24,7 @@ import (
 // BEGIN IMMEDIATE serialises migrations, so it needs no lock statement.
 // An expunge checkpoints the write-ahead log and truncates it, so the
 // frames that held the erased row are gone from the -wal file.
-var Dialect = sqlstore.Dialect{Name: "sqlite", BlobType: "BLOB", AfterErase: "PRAGMA wal_checkpoint(TRUNCATE)"}
+var Dialect = sqlstore.Dialect{Name: "sqlite", BlobType: "BLOB", AfterErase: "PRAGMA wal_checkpoint(TRUNCATE)", WrittenRows: "SELECT total_changes()"}
 
 // pragmas apply to every connection. busy_timeout lets another process's
 // writer finish; synchronous=normal is durable in WAL mode except for the

@@ -19,4 +19,8 @@ type Dialect struct {
 	// the old row (SQLite's write-ahead log); empty where nothing can
 	// be done from SQL (PostgreSQL's dead tuples wait for VACUUM).
 	AfterErase string
+	// WrittenRows, when set, is a query of the rows the store's writer
+	// connection has written since it opened (WrittenRows): SQLite's
+	// total_changes(), where the store has one writer connection.
+	WrittenRows string
 }

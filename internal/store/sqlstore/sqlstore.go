@@ -125,3 +125,17 @@ func ignoreDone(err error) error {
 	}
 	return err
 }
+
+// WrittenRows returns how many rows the store's writer connection has
+// inserted, updated or deleted since it opened, where the dialect can say
+// (Dialect.WrittenRows): what a benchmark counts store writes with.
+func (s *Store) WrittenRows(ctx context.Context) (int64, error) {
+	if s.dialect.WrittenRows == "" {
+		return 0, fmt.Errorf("%s: written rows: not counted", s.dialect.Name)
+	}
+	var n int64
+	if err := s.write.QueryRowContext(ctx, s.dialect.WrittenRows).Scan(&n); err != nil {
+		return 0, fmt.Errorf("%s: written rows: %w", s.dialect.Name, err)
+	}
+	return n, nil
+}

@@ -147,6 +147,9 @@ func report(w io.Writer, r Result) {
 			kv(w, "CPU ms per held delivery per minute", fmt.Sprintf("%.2f", float64(hd.Usage.CPU)/float64(time.Millisecond)/float64(hd.N)/hd.Usage.Wall.Minutes()))
 		}
 	}
+	if t := h.Throttle; t != nil {
+		reportThrottle(w, *t)
+	}
 	if s := r.Shapes; s != nil {
 		reportShapes(w, *s)
 	}

@@ -60,6 +60,10 @@ type Config struct {
 	HeldN        int
 	HeldWindow   time.Duration
 	DisabledPoll time.Duration
+	// ThrottleN events go to an endpoint limited to ThrottleRate/s with
+	// burst ThrottleBurst beside ThrottleN to an unlimited one
+	// (ThrottleResult); zero (the default) skips it.
+	ThrottleN, ThrottleRate, ThrottleBurst int
 	// StormRecover starts the drain with an operator's recover of the
 	// endpoint (the API) instead of waiting for the circuit's next probe.
 	StormRecover bool
@@ -135,6 +139,11 @@ func (c Config) withDefaults() (Config, error) {
 	fill(&c.StormN, d.StormN)
 	fill(&c.StormHealthyN, d.StormHealthyN)
 	c.HeldN = max(c.HeldN, 0)
+	c.ThrottleN = max(c.ThrottleN, 0)
+	if c.ThrottleRate <= 0 {
+		c.ThrottleRate = 50
+	}
+	c.ThrottleBurst = min(max(c.ThrottleBurst, 1), c.ThrottleRate)
 	if c.HeldWindow <= 0 {
 		c.HeldWindow = 90 * time.Second
 	}

@@ -22,6 +22,7 @@ type receiver struct {
 	srv  *http.Server
 	down atomic.Bool
 	fail atomic.Int64 // 503s answered
+	ok   atomic.Int64 // 200s answered, duplicates included
 
 	mu    sync.Mutex
 	first map[string]time.Time // event ID -> first 2xx
@@ -61,8 +62,12 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		delete(rc.missing, id)
 	}
 	rc.mu.Unlock()
+	rc.ok.Add(1)
 	w.WriteHeader(http.StatusOK)
 }
+
+// requests is how many requests the receiver has answered 200.
+func (rc *receiver) requests() int { return int(rc.ok.Load()) }
 
 // received returns how many of ids arrived and when each did.
 func (rc *receiver) received(ids []string) (int, []time.Time) {

@@ -16,6 +16,7 @@ type HookdResult struct {
 	History        HistoryResult
 	Storm          *StormResult
 	Held           *HeldResult
+	Throttle       *ThrottleResult
 }
 
 const eventType = "bench.order.paid"
@@ -84,6 +85,13 @@ func runHookd(ctx context.Context, cfg Config) (HookdResult, error) {
 		}
 		storm, err := runStorm(ctx, cfg, h, healthy)
 		res.Storm = &storm
+		if err != nil {
+			return res, err
+		}
+	}
+	if cfg.ThrottleN > 0 {
+		t, err := runThrottle(ctx, cfg, h)
+		res.Throttle = &t
 		if err != nil {
 			return res, err
 		}

@@ -1,0 +1,224 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+)
+
+// ThrottleResult is the rate-limit phase: ThrottleN events to an endpoint
+// limited to ThrottleRate/s (burst ThrottleBurst) beside an unlimited
+// endpoint receiving ThrottleN at the same time, the unlimited endpoint
+// alone before and after (interleaved, as other work on the machine
+// drifts), and the cost of a throttled delivery against an unthrottled
+// one arriving at the same pace.
+type ThrottleResult struct {
+	N, PerSecond, Burst int
+	// Alone and AloneAgain are the unlimited endpoint by itself, before
+	// and after Together.
+	Alone, AloneAgain LoadResult
+	// Together is both at once: Unlimited's and Limited's deliveries.
+	Unlimited, Limited LoadResult
+	// Of Limited's arrivals: the most in any 20 ms window, the fewest and
+	// most in a whole second after the first, and the rate from the
+	// burst's end to the last.
+	MaxIn20ms, MinPerSecond, MaxPerSecond int
+	LimitedRate                           float64
+	// Duplicates are requests beyond an event's first, at both receivers
+	// of Together; LimitedRequests every request the limited receiver
+	// answered; MaxAttempts the most attempts of a sample of its
+	// deliveries as hookd counts them.
+	Duplicates, LimitedRequests, MaxAttempts int
+	// Paced is the unlimited endpoint receiving N posted at PerSecond;
+	// Throttled the limited one receiving N posted at once: the same
+	// deliveries at the same pace, without and with the limiter.
+	Paced, Throttled LoadResult
+	// Writes are the store's rows written per delivery in each phase.
+	AloneWrites, PacedWrites, ThrottledWrites float64
+
+	limitedIDs []string // Together's limited events
+}
+
+const (
+	throttledType   = "bench.throttled"
+	unthrottledType = "bench.unthrottled"
+	// throttleSample is how many limited deliveries' attempts are read.
+	throttleSample = 50
+)
+
+// runThrottle runs the rate-limit phase on h.
+func runThrottle(ctx context.Context, cfg Config, h *hookdTarget) (ThrottleResult, error) {
+	res := ThrottleResult{N: cfg.ThrottleN, PerSecond: cfg.ThrottleRate, Burst: cfg.ThrottleBurst}
+	free, err := startReceiver()
+	if err != nil {
+		return res, err
+	}
+	defer free.close()
+	limited, err := startReceiver()
+	if err != nil {
+		return res, err
+	}
+	defer limited.close()
+	if _, err := h.createEndpoint(ctx, free.URL, unthrottledType, nil); err != nil {
+		return res, err
+	}
+	limitedID, err := h.createLimitedEndpoint(ctx, limited.URL, throttledType, cfg.ThrottleRate, cfg.ThrottleBurst)
+	if err != nil {
+		return res, err
+	}
+	spec := func(name string, rate float64, limit bool) loadSpec {
+		t, prefix := unthrottledType, "free"
+		if limit {
+			t, prefix = throttledType, "limited"
+		}
+		return loadSpec{name: "hookd throttle " + name, ids: eventIDs(prefix+" "+name, cfg.ThrottleN), start: h.apiStarter(t), rate: rate, clients: cfg.Clients, batch: cfg.Batch}
+	}
+	measured := func(name string, rc *receiver, s loadSpec, writes *float64) (LoadResult, error) {
+		settle(ctx)
+		before, err := h.dev.StoreWrites(ctx)
+		if err != nil {
+			return LoadResult{}, err
+		}
+		r, err := runLoad(ctx, cfg, rc, s)
+		after, werr := h.dev.StoreWrites(ctx)
+		if err == nil {
+			err = werr
+		}
+		if writes != nil && r.N > 0 {
+			*writes = float64(after-before) / float64(r.N)
+		}
+		return r, err
+	}
+	if res.Alone, err = measured("alone", free, spec("alone", 0, false), &res.AloneWrites); err != nil {
+		return res, err
+	}
+	if err := res.together(ctx, cfg, free, limited, spec("together", 0, false), spec("together", 0, true)); err != nil {
+		return res, err
+	}
+	if res.MaxAttempts, err = h.maxAttempts(ctx, deliveryIDs(res.limitedIDs, limitedID)); err != nil {
+		return res, err
+	}
+	if res.AloneAgain, err = measured("alone again", free, spec("alone again", 0, false), nil); err != nil {
+		return res, err
+	}
+	if res.Paced, err = measured("paced", free, spec("paced", float64(cfg.ThrottleRate), false), &res.PacedWrites); err != nil {
+		return res, err
+	}
+	res.Throttled, err = measured("throttled", limited, spec("throttled", 0, true), &res.ThrottledWrites)
+	return res, err
+}
+
+// together posts both specs at once, half the clients each, and measures
+// the limited receiver's arrivals.
+func (res *ThrottleResult) together(ctx context.Context, cfg Config, free, limited *receiver, fs, ls loadSpec) error {
+	settle(ctx)
+	fs.clients, ls.clients = max(1, cfg.Clients/2), max(1, cfg.Clients/2)
+	freeBefore, limitedBefore := free.requests(), limited.requests()
+	var (
+		wg         sync.WaitGroup
+		ferr, lerr error
+	)
+	wg.Go(func() { res.Unlimited, ferr = runLoad(ctx, cfg, free, fs) })
+	wg.Go(func() { res.Limited, lerr = runLoad(ctx, cfg, limited, ls) })
+	wg.Wait()
+	if ferr != nil || lerr != nil {
+		return fmt.Errorf("throttle together: %w", errors.Join(ferr, lerr))
+	}
+	res.limitedIDs = ls.ids
+	res.LimitedRequests = limited.requests() - limitedBefore
+	res.Duplicates = res.LimitedRequests - len(ls.ids) + free.requests() - freeBefore - len(fs.ids)
+	_, at := limited.received(ls.ids)
+	res.spacing(at)
+	return nil
+}
+
+// spacing computes the limited arrivals' window and per-second figures.
+func (res *ThrottleResult) spacing(at []time.Time) {
+	sort.Slice(at, func(i, j int) bool { return at[i].Before(at[j]) })
+	if len(at) < 2 || at[0].IsZero() {
+		return
+	}
+	lo := 0
+	for hi := range at {
+		for at[hi].Sub(at[lo]) >= 20*time.Millisecond {
+			lo++
+		}
+		res.MaxIn20ms = max(res.MaxIn20ms, hi-lo+1)
+	}
+	// Whole seconds after the first, the burst's, and before the last,
+	// partial one.
+	perSecond := map[int]int{}
+	for _, t := range at {
+		perSecond[int(t.Sub(at[0])/time.Second)]++
+	}
+	whole := int(at[len(at)-1].Sub(at[0]) / time.Second)
+	res.MinPerSecond = len(at)
+	for s := 1; s < whole; s++ {
+		res.MinPerSecond, res.MaxPerSecond = min(res.MinPerSecond, perSecond[s]), max(res.MaxPerSecond, perSecond[s])
+	}
+	if whole < 2 {
+		res.MinPerSecond = 0
+	}
+	if n := len(at) - res.Burst; n > 0 {
+		res.LimitedRate = float64(n) / at[len(at)-1].Sub(at[res.Burst-1]).Seconds()
+	}
+}
+
+// createLimitedEndpoint subscribes url to eventType with a rate limit and
+// returns the endpoint ID.
+func (h *hookdTarget) createLimitedEndpoint(ctx context.Context, url, eventType string, perSecond, burst int) (string, error) {
+	body := map[string]any{"url": url, "event_types": []string{eventType}, "rate_limit": map[string]int{"per_second": perSecond, "burst": burst}}
+	var ep struct {
+		ID string `json:"id"`
+	}
+	if err := h.call(ctx, http.MethodPost, "/v1/endpoints", body, &ep, http.StatusCreated); err != nil {
+		return "", fmt.Errorf("create limited endpoint: %w", err)
+	}
+	return ep.ID, nil
+}
+
+// maxAttempts reads a sample of the deliveries through the API and
+// returns the most attempts one of them made.
+func (h *hookdTarget) maxAttempts(ctx context.Context, ids []string) (int, error) {
+	most := 0
+	step := max(1, len(ids)/throttleSample)
+	for i := 0; i < len(ids); i += step {
+		var d struct {
+			Attempts int `json:"attempts"`
+		}
+		if err := h.call(ctx, http.MethodGet, "/v1/deliveries/"+ids[i], nil, &d, http.StatusOK); err != nil {
+			return most, fmt.Errorf("throttle: read delivery: %w", err)
+		}
+		most = max(most, d.Attempts)
+	}
+	return most, nil
+}
+
+// reportThrottle writes the rate-limit phase.
+func reportThrottle(w io.Writer, t ThrottleResult) {
+	fmt.Fprintf(w, "\nrate limit: %d events to an endpoint limited to %d/s (burst %d) beside an unlimited endpoint receiving %d at the same time\n\n", t.N, t.PerSecond, t.Burst, t.N)
+	fmt.Fprintf(w, "| %-44s | %-22s |\n| --- | --- |\n", "measure", "hookd")
+	kv(w, "limited: most arrivals in any 20 ms", fmt.Sprintf("%d (burst %d)", t.MaxIn20ms, t.Burst))
+	kv(w, "limited: arrivals per whole second", fmt.Sprintf("%d-%d (limit %d)", t.MinPerSecond, t.MaxPerSecond, t.PerSecond))
+	kv(w, "limited: rate after the burst", fmt.Sprintf("%.2f/s (%+.1f%%)", t.LimitedRate, 100*(t.LimitedRate/float64(t.PerSecond)-1)))
+	kv(w, "limited: requests / most attempts (sampled)", fmt.Sprintf("%d for %d events / %d", t.LimitedRequests, t.N, t.MaxAttempts))
+	kv(w, "duplicates (both receivers)", fmt.Sprint(t.Duplicates))
+	finish := func(r LoadResult) time.Duration {
+		if r.Rate <= 0 {
+			return 0
+		}
+		return time.Duration(float64(r.N) / r.Rate * float64(time.Second)).Round(time.Millisecond)
+	}
+	kv(w, "unlimited: finish alone / together / alone", fmt.Sprintf("%s / %s / %s", finish(t.Alone), finish(t.Unlimited), finish(t.AloneAgain)))
+	kv(w, "unlimited together vs mean alone", fmt.Sprintf("%+.1f%%", 100*(float64(finish(t.Unlimited))/(float64(finish(t.Alone)+finish(t.AloneAgain))/2)-1)))
+	per, thr := cpuPerDelivery(t.Paced), cpuPerDelivery(t.Throttled)
+	kv(w, fmt.Sprintf("CPU ms per delivery at %d/s: unthrottled", t.PerSecond), cpuPer(t.Paced))
+	kv(w, fmt.Sprintf("CPU ms per delivery at %d/s: throttled", t.PerSecond), fmt.Sprintf("%s (%.2fx)", cpuPer(t.Throttled), ratioOf(thr, per)))
+	kv(w, "store rows written per delivery: unlimited", fmt.Sprintf("%.2f saturated, %.2f paced", t.AloneWrites, t.PacedWrites))
+	kv(w, "store rows written per delivery: throttled", fmt.Sprintf("%.2f (%+.2f)", t.ThrottledWrites, t.ThrottledWrites-t.PacedWrites))
+}
