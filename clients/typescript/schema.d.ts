@@ -65,9 +65,37 @@ export interface paths {
          * Delete a tenant
          * @description Deletes the tenant, its endpoints and its tokens, and ends its portal
          *     sessions. Pending deliveries to its endpoints fail as "endpoint
-         *     deleted" at their next attempt.
+         *     deleted" at their next attempt. Every event the tenant left is then
+         *     expunged in the background, as `POST /v1/events/{id}/expunge` does
+         *     (reason `tenant deleted`), by a job Temporal runs to the end across
+         *     restarts; `GET /v1/tenants/{id}/expunge` shows its progress.
          */
         delete: operations["deleteTenant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{id}/expunge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's ID, the platform's own. */
+                id: components["parameters"]["TenantIDPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Progress of a deleted tenant's expunge
+         * @description The background job that expunges every event a deleted tenant left:
+         *     `running` with the events expunged so far, then `completed`. 404
+         *     for a tenant never deleted.
+         */
+        get: operations["getTenantExpunge"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1420,6 +1448,25 @@ export interface components {
              */
             temporal_copy?: "unreadable" | "namespace_key_only";
         };
+        TenantExpunge: {
+            tenant_id: components["schemas"]["TenantID"];
+            /** @enum {string} */
+            state: "running" | "completed" | "failed";
+            /**
+             * Format: int64
+             * @description Events the job expunged.
+             */
+            expunged: number;
+            /**
+             * Format: int64
+             * @description Events expunged before it reached them.
+             */
+            already_expunged: number;
+            /** Format: date-time */
+            started_at: string;
+            /** Format: date-time */
+            closed_at?: string;
+        };
         ExpungeRequest: {
             /** @description Why, recorded with who asked. */
             reason: string;
@@ -1969,12 +2016,41 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
+            /** @description Deleted; its events are being expunged. */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTenantExpunge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's ID, the platform's own. */
+                id: components["parameters"]["TenantIDPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's progress. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantExpunge"];
+                };
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -68,6 +68,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.Var(dynamicFlag{&o.cfg.TemporalTuning.Dynamic}, "temporal-dynamic", "override a Temporal dynamic-config key of the embedded server, key=value (repeatable; value: bool, integer, duration or string)")
 	fs.BoolVar(&o.cfg.Tracing, "tracing", false, "run hookd with tracing on, every span sampled and discarded by the exporter, to measure what tracing costs (default: off)")
 	fs.BoolVar(&o.cfg.PlaintextPayloads, "plaintext-payloads", false, "run hookd with --payload-encryption=off (default: payloads encrypted), to measure what encryption costs")
+	fs.BoolVar(&o.cfg.NoEventKeys, "no-event-keys", false, "run hookd with --event-keys=off (default: each event's body sealed with its own key), to measure what per-event keys cost")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", d.Timeout, "bound on each wait for deliveries")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of hookd's saturation phase to this file")
 	fs.StringVar(&o.fanoutProfile, "fanout-cpuprofile", "", "write a CPU profile of hookd's fan-out phase to this file")

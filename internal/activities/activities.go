@@ -12,6 +12,7 @@ import (
 
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/expunge"
 	"github.com/hookd/hookd/internal/metrics"
 	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store"
@@ -56,6 +57,8 @@ type Activities struct {
 	tokens              tokenCache      // OAuth 2.0 tokens of this worker
 	clients             *endpointClients
 	tracer              *tracing.Tracer // nil: tracing off
+	records             EventRecords    // nil: no tenant expunge
+	expunger            *expunge.Expunger
 }
 
 // Events emits hookd's operational events (opevents.Emitter): recorded
@@ -111,6 +114,9 @@ type Config struct {
 	// Tracer traces each HTTP attempt as a client span; nil is tracing
 	// off.
 	Tracer *tracing.Tracer
+	// Records are the event records a deleted tenant's expunge job
+	// expunges (ExpungePage); nil leaves that activity unable to run.
+	Records EventRecords
 }
 
 // New returns the activities.
@@ -123,7 +129,7 @@ func New(cfg Config) *Activities {
 	if httpClient == nil {
 		httpClient = cfg.Egress.client(clientTLS{})
 	}
-	return &Activities{
+	a := &Activities{
 		endpoints: cfg.Endpoints,
 		http:      httpClient,
 		clients:   newEndpointClients(cfg.Egress, maxEndpointClients),
@@ -144,5 +150,14 @@ func New(cfg Config) *Activities {
 		circuitSleep:        cmp.Or(cfg.CircuitSleep, DefaultCircuitSleep),
 		wakeSettle:          wake.Settle,
 		tracer:              cfg.Tracer,
+		records:             cfg.Records,
 	}
+	if cfg.Records != nil {
+		var events expunge.Emitter
+		if cfg.Events != nil {
+			events = cfg.Events
+		}
+		a.expunger = expunge.New(cfg.Records, cfg.Temporal, events, logger)
+	}
+	return a
 }

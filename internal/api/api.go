@@ -24,6 +24,7 @@ import (
 
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/catalog"
+	"github.com/hookd/hookd/internal/expunge"
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/metrics"
 	"github.com/hookd/hookd/internal/opevents"
@@ -122,6 +123,7 @@ type Server struct {
 	maxPayload int64
 	publisher  *ingest.Publisher
 	events     *opevents.Emitter
+	expunger   *expunge.Expunger
 	urlPolicy  func(string) error
 	dc         converter.DataConverter
 	stats      func(context.Context, string) (any, error)
@@ -209,6 +211,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.publisher = &ingest.Publisher{Temporal: cfg.Temporal, Endpoints: cfg.Store, Records: cfg.Store, EagerStart: cfg.EagerStart, NoEventKeys: cfg.NoEventKeys, Logger: s.log, Metrics: cfg.Metrics, Tracer: cfg.Tracer}
 	s.events = opevents.NewEmitter(s.publisher, cfg.Store, s.log)
+	s.expunger = expunge.New(cfg.Store, cfg.Temporal, s.events, s.log)
 	s.router = s.routes()
 	return s, nil
 }

@@ -10,11 +10,9 @@ import (
 	"github.com/go-chi/chi/v5"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/delivery"
-	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store"
 )
 
@@ -53,14 +51,12 @@ func (s *Server) expungeEvent(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// ExpungeEvent expunges the event, if the scope of ctx may see it, by the
-// scope's actor for reason: the store destroys its payload and key (its
-// ID, type, tenant, times and fan-out stay, so a re-post is still a
-// conflict), its deliveries still under way end expunged and its dead
-// letters are removed (endDeliveries); hookd.event.expunged is emitted
-// once. Expunging again changes nothing in the store and ends whatever a
-// first attempt left under way. In a hookd.event.expunge span when
-// tracing is on, linked to its deliveries' traces.
+// ExpungeEvent expunges the event (package expunge), if the scope of ctx
+// may see it, by the scope's actor for reason: its ID, type, tenant,
+// times and fan-out stay, so a re-post is still a conflict. Expunging
+// again changes nothing in the store and ends whatever a first attempt
+// left under way. In a hookd.event.expunge span when tracing is on,
+// linked to its deliveries' traces.
 func (s *Server) ExpungeEvent(ctx context.Context, id, reason string) (eventOut, error) {
 	ev, err := s.event(ctx, id)
 	if err != nil {
@@ -74,19 +70,12 @@ func (s *Server) ExpungeEvent(ctx context.Context, id, reason string) (eventOut,
 }
 
 func (s *Server) expunge(ctx context.Context, ev *store.Event, reason string) (eventOut, error) {
-	by := authz.FromContext(ctx).Actor()
-	ev, changed, err := s.store.ExpungeEvent(ctx, ev.ID, by, reason, s.now().UTC())
-	if err != nil {
+	ev, _, err := s.expunger.Expunge(ctx, ev.ID, authz.FromContext(ctx).Actor(), reason, s.now().UTC())
+	switch {
+	case errors.Is(err, store.ErrNotFound):
 		return eventOut{}, notFound(err, "event")
-	}
-	if changed {
-		s.log.Info("event expunged", "event_id", ev.ID, "tenant_id", ev.TenantID, "by", by, "deliveries", len(ev.Deliveries), "keyless", ev.Expunge.Keyless)
-		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opevents.Timeout)
-		_ = s.events.Emit(ectx, opevents.ExpungedEvent(ev.ID, ev.TenantID, ev.TenantIncarnation, by, reason, ev.Expunge.At))
-		cancel()
-	}
-	if err := s.endDeliveries(ctx, ev); err != nil {
-		return eventOut{}, err
+	case err != nil:
+		return eventOut{}, fmt.Errorf("%w: %w", errUnavailable, err)
 	}
 	out := eventOf(ev)
 	if err := s.deliveryStatuses(ctx, out.Deliveries); err != nil {
@@ -94,30 +83,6 @@ func (s *Server) expunge(ctx context.Context, ev *store.Event, reason string) (e
 	}
 	expungedStatuses(ev, out.Deliveries)
 	return out, nil
-}
-
-// endDeliveries ends what an expunged event left in Temporal: each
-// delivery still running gets the expunge signal (it ends expunged, not
-// attempted again), and each dead letter is terminated (removed from the
-// queue, never redriven). What is done already (a closed run, no dead
-// letter) is skipped.
-func (s *Server) endDeliveries(ctx context.Context, ev *store.Event) error {
-	var g errgroup.Group
-	g.SetLimit(describeConcurrency)
-	for _, d := range ev.Deliveries {
-		g.Go(func() error {
-			err := s.temporal.SignalWorkflow(ctx, d.ID, "", delivery.SignalExpunge, nil)
-			if err != nil && !temporalNotFound(err) {
-				return fromTemporal(err, "signal delivery "+d.ID, "")
-			}
-			err = s.temporal.TerminateWorkflow(ctx, delivery.DeadLetterID(d.ID), "", "event expunged")
-			if err != nil && !temporalNotFound(err) {
-				return fromTemporal(err, "remove dead letter of "+d.ID, "")
-			}
-			return nil
-		})
-	}
-	return g.Wait()
 }
 
 // expungedStatuses shows the deliveries of an expunged event that never

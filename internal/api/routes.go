@@ -32,6 +32,7 @@ func (s *Server) v1Routes() []Route {
 		{"GET", "/tenants", platform, s.listTenants},
 		{"GET", "/tenants/{id}", platform, s.getTenant},
 		{"DELETE", "/tenants/{id}", platform, s.deleteTenant},
+		{"GET", "/tenants/{id}/expunge", platform, s.tenantExpunge},
 		{"POST", "/tenants/{id}/tokens", platform, s.createTenantToken},
 		{"DELETE", "/tenants/{id}/tokens", platform, s.revokeTenantTokens},
 		{"POST", "/tenants/{id}/portal", platform, s.createPortalLink},

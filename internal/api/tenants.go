@@ -136,16 +136,6 @@ func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) {
 // deleteTenant deletes the tenant, its endpoints and its tokens. Pending
 // deliveries to its endpoints fail as "endpoint deleted" at their next
 // attempt, as after any endpoint's deletion.
-func (s *Server) deleteTenant(w http.ResponseWriter, r *http.Request) {
-	id := chi.URLParam(r, "id")
-	if err := s.store.DeleteTenant(r.Context(), id); err != nil {
-		s.writeError(w, r, notFound(err, "tenant"))
-		return
-	}
-	s.log.Info("tenant deleted", "tenant_id", id, "by", scope(r).Actor())
-	w.WriteHeader(http.StatusNoContent)
-}
-
 // createTenantToken issues a token that acts for the tenant, valid for
 // expires_in (default 24h). Only its hash is stored: the answer is the
 // only time the token is shown.

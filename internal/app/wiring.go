@@ -61,7 +61,7 @@ func (p parts) stop(ctx context.Context) error {
 // activities completes cfg with the store, the client and the hooks, and
 // returns the activities.
 func (p parts) activities(cfg activities.Config) *activities.Activities {
-	cfg.Endpoints, cfg.Temporal, cfg.Logger = p.store, p.client, p.log
+	cfg.Endpoints, cfg.Records, cfg.Temporal, cfg.Logger = p.store, p.store, p.client, p.log
 	cfg.Events, cfg.Observe, cfg.Metrics = p.events, p.obs.Observe, p.obs.metrics
 	cfg.Tracer = p.tracer
 	return activities.New(cfg)

@@ -75,6 +75,9 @@ var isolationCases = map[string][]isoRequest{
 		{query: "?event_id={b.event}", want: 404, own: 200},
 	},
 	"GET /v1/events/{id}": {{want: 404, own: 200}},
+	// B's own token would expunge the fixture's event: no own case.
+	"POST /v1/events/{id}/expunge": {{body: map[string]any{"reason": "hijack"}, want: 404}},
+	"GET /v1/tenants/{id}/expunge": {{want: 403}},
 	"GET /v1/events": {
 		{query: "?tenant_id={b}", want: 404, own: 200},
 		{query: "?endpoint_id={b.ok}", want: 404, own: 200},

@@ -33,6 +33,7 @@ func TestTenantReCreatedSeesNothingOfTheDeleted(t *testing.T) {
 	require.Equal(t, http.StatusOK, first.do("GET", "/v1/deliveries/"+delivered.Deliveries[0].ID, nil, nil))
 
 	require.Equal(t, http.StatusNoContent, c.do("DELETE", "/v1/tenants/"+id, nil, nil))
+	c.waitTenantExpunged(id)
 	c.putTenant(id)
 	next := c.asTenant(c.tenantToken(id, "1h"))
 

@@ -82,9 +82,13 @@ type Tenants interface {
 	// next page ("" when there is none).
 	ListTenants(ctx context.Context, p Page) ([]*Tenant, string, error)
 	// DeleteTenant removes the tenant, its endpoints (with their secrets
-	// and circuits), its tokens and its event records (with their
-	// payloads), or returns ErrNotFound.
+	// and circuits) and its tokens, or returns ErrNotFound. Its event
+	// records stay for its expunge job (package expunge), which ends with
+	// DeleteTenantEvents.
 	DeleteTenant(ctx context.Context, id string) error
+	// DeleteTenantEvents deletes the event records of a deleted tenant's
+	// incarnation and says how many.
+	DeleteTenantEvents(ctx context.Context, tenantID, incarnation string) (int64, error)
 	// AddTenantToken stores a token's hash, or returns ErrNotFound when the
 	// tenant does not exist. Tokens of the tenant expired by tok.CreatedAt
 	// are deleted.

@@ -98,6 +98,7 @@ func Register(r sdkworker.ActivityRegistry, acts *activities.Activities) {
 		delivery.ActivityWakePage:      acts.WakePage,
 		delivery.ActivityTakesAttempts: acts.TakesAttempts,
 		delivery.ActivityRecovered:     acts.DeliveryRecovered,
+		delivery.ActivityExpungePage:   acts.ExpungePage,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -23,4 +23,5 @@ func Register(r Registry) {
 	r.RegisterWorkflowWithOptions(DeadLetter, workflow.RegisterOptions{Name: delivery.WorkflowDeadLetter})
 	r.RegisterWorkflowWithOptions(RedriveJob, workflow.RegisterOptions{Name: delivery.WorkflowRedriveJob})
 	r.RegisterWorkflowWithOptions(Wake, workflow.RegisterOptions{Name: delivery.WorkflowWake})
+	r.RegisterWorkflowWithOptions(TenantExpunge, workflow.RegisterOptions{Name: delivery.WorkflowTenantExpunge})
 }

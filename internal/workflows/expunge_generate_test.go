@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/hookd/hookd/internal/delivery"
@@ -51,4 +52,30 @@ func TestGenerateExpungeHistories(t *testing.T) {
 	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryExpungedAttempt)
 	_, dead, _ := fakes.snapshot()
 	require.Empty(t, dead, "an expunged delivery is no dead letter")
+}
+
+// TestGenerateTenantExpungeHistory records a tenant's expunge job over
+// three pages.
+//
+//	go test -tags histories ./internal/workflows/ -run TestGenerateTenantExpungeHistory -update
+func TestGenerateTenantExpungeHistory(t *testing.T) {
+	if !*update {
+		t.Skip("run with -update to regenerate testdata/*.json")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ts := newHistoryServer(ctx, t)
+	c := ts.GetDefaultClient()
+	fakes := &fakeActivities{now: time.Now, outcome: script, temporal: c}
+	ts.NewWorker(delivery.TaskQueue, func(r worker.Registry) {
+		workflows.Register(r)
+		fakes.register(r)
+	})
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: delivery.TenantExpungeID("acme"), TaskQueue: delivery.TaskQueue},
+		delivery.WorkflowTenantExpunge, delivery.TenantExpungeInput{TenantID: "acme", Incarnation: "i1", By: "api-key:1", At: time.Now().UTC()})
+	require.NoError(t, err)
+	var p delivery.ExpungeProgress
+	require.NoError(t, run.Get(ctx, &p))
+	require.Equal(t, int64(219), p.Expunged)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histTenantExpunge)
 }

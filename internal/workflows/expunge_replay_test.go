@@ -14,6 +14,9 @@ import (
 const (
 	histDeliveryExpungedWaiting = "delivery-expunged-waiting.json"
 	histDeliveryExpungedAttempt = "delivery-expunged-attempt.json"
+	// histTenantExpunge is a deleted tenant's expunge job over three
+	// pages.
+	histTenantExpunge = "tenant-expunge.json"
 )
 
 // Each recorded history carries a sealed body, the version marker and the

@@ -98,6 +98,19 @@ func (f *fakeActivities) register(r registry) {
 	r.RegisterActivityWithOptions(f.WakePage, activity.RegisterOptions{Name: delivery.ActivityWakePage})
 	r.RegisterActivityWithOptions(f.TakesAttempts, activity.RegisterOptions{Name: delivery.ActivityTakesAttempts})
 	r.RegisterActivityWithOptions(f.DeliveryRecovered, activity.RegisterOptions{Name: delivery.ActivityRecovered})
+	r.RegisterActivityWithOptions(f.ExpungePage, activity.RegisterOptions{Name: delivery.ActivityExpungePage})
+}
+
+// ExpungePage answers three pages of a tenant's events: 100, 100 and 20
+// expunged, the first page's first one already.
+func (f *fakeActivities) ExpungePage(_ context.Context, in delivery.ExpungePageInput) (delivery.ExpungePageResult, error) {
+	switch in.Cursor {
+	case "":
+		return delivery.ExpungePageResult{ExpungeProgress: delivery.ExpungeProgress{Expunged: 99, Already: 1}, Next: "page-2"}, nil
+	case "page-2":
+		return delivery.ExpungePageResult{ExpungeProgress: delivery.ExpungeProgress{Expunged: 100}, Next: "page-3"}, nil
+	}
+	return delivery.ExpungePageResult{ExpungeProgress: delivery.ExpungeProgress{Expunged: 20}}, nil
 }
 
 // DeliveryRecovered records the announcement of a delivery delivered

@@ -432,6 +432,27 @@ func (e SigningProfileScheme) Valid() bool {
 	}
 }
 
+// Defines values for TenantExpungeState.
+const (
+	TenantExpungeStateCompleted TenantExpungeState = "completed"
+	TenantExpungeStateFailed    TenantExpungeState = "failed"
+	TenantExpungeStateRunning   TenantExpungeState = "running"
+)
+
+// Valid indicates whether the value is a known member of the TenantExpungeState enum.
+func (e TenantExpungeState) Valid() bool {
+	switch e {
+	case TenantExpungeStateCompleted:
+		return true
+	case TenantExpungeStateFailed:
+		return true
+	case TenantExpungeStateRunning:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TestResultOutcome.
 const (
 	TestResultOutcomeCircuitOpen TestResultOutcome = "circuit_open"
@@ -1771,6 +1792,26 @@ type Tenant struct {
 	Name      string    `json:"name"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
+
+// TenantExpunge defines model for TenantExpunge.
+type TenantExpunge struct {
+	// AlreadyExpunged Events expunged before it reached them.
+	AlreadyExpunged int64      `json:"already_expunged"`
+	ClosedAt        *time.Time `json:"closed_at,omitempty"`
+
+	// Expunged Events the job expunged.
+	Expunged  int64              `json:"expunged"`
+	StartedAt time.Time          `json:"started_at"`
+	State     TenantExpungeState `json:"state"`
+
+	// TenantID A tenant's ID, the platform's own for its customer.
+	//
+	// Example: acme
+	TenantID TenantID `json:"tenant_id"`
+}
+
+// TenantExpungeState defines model for TenantExpunge.State.
+type TenantExpungeState string
 
 // TenantID A tenant's ID, the platform's own for its customer.
 //

@@ -71,8 +71,10 @@ func checkIncarnationMigration(t *testing.T, db *sql.DB, d Dialect) {
 	require.Len(t, evs, 1, "the tenant's old event still lists as its own")
 
 	require.NoError(t, s.DeleteTenant(ctx, "acme"))
+	_, err = s.DeleteTenantEvents(ctx, "acme", "")
+	require.NoError(t, err)
 	_, err = s.GetEvent(ctx, "evt_old")
-	require.ErrorIs(t, err, store.ErrNotFound)
+	require.ErrorIs(t, err, store.ErrNotFound, "the old incarnation's events go with its expunge job")
 	again, _, err := s.PutTenant(ctx, &store.Tenant{ID: "acme", CreatedAt: time.Now(), UpdatedAt: time.Now()})
 	require.NoError(t, err)
 	require.NotEmpty(t, again.Incarnation)

@@ -112,12 +112,7 @@ func (s *Store) listTenants(ctx context.Context, p store.Page) ([]*store.Tenant,
 // racing the delete stays out of its reach.
 func (s *Store) DeleteTenant(ctx context.Context, id string) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		incarnation, err := s.lockTenant(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM hookd_events WHERE tenant_id = $1 AND tenant_incarnation = $2`,
-			id, incarnation); err != nil {
+		if _, err := s.lockTenant(ctx, tx, id); err != nil {
 			return err
 		}
 		if err := execOneIn(ctx, tx, `DELETE FROM hookd_tenants WHERE id = $1`, id); err != nil {
@@ -129,6 +124,28 @@ func (s *Store) DeleteTenant(ctx context.Context, id string) error {
 		return fmt.Errorf("delete tenant: %w", err)
 	}
 	return nil
+}
+
+// DeleteTenantEvents deletes, in batches, the event records of a deleted
+// tenant's incarnation and, by cascade, their deliveries.
+func (s *Store) DeleteTenantEvents(ctx context.Context, tenantID, incarnation string) (int64, error) {
+	var total int64
+	for {
+		res, err := s.write.ExecContext(ctx, `DELETE FROM hookd_events WHERE event_id IN (
+			SELECT event_id FROM hookd_events WHERE tenant_id = $1 AND tenant_incarnation = $2 LIMIT $3)`,
+			tenantID, incarnation, pruneBatch)
+		if err != nil {
+			return total, fmt.Errorf("delete events of tenant %s: %w", tenantID, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, fmt.Errorf("delete events of tenant %s: %w", tenantID, err)
+		}
+		total += n
+		if n < pruneBatch {
+			return total, nil
+		}
+	}
 }
 
 // newIncarnation is a new tenant's incarnation: 16 random bytes, hex.

@@ -62,9 +62,9 @@ func testTenantIncarnation(t *testing.T, s store.Store) {
 	require.NotEqual(t, first.Incarnation, second.Incarnation, "the ID's next owner is another incarnation")
 }
 
-// Deleting a tenant deletes its event records, payloads included, and
-// leaves every other tenant's and the platform's; the ID's next owner
-// starts with none.
+// Deleting a tenant keeps its event records for its expunge job, which
+// deletes them (DeleteTenantEvents), payloads included, and leaves every
+// other tenant's and the platform's; the ID's next owner starts with none.
 func testDeleteTenantDeletesEvents(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	acme, _, err := s.PutTenant(ctx, newTenant("acme", 0))
@@ -88,6 +88,11 @@ func testDeleteTenantDeletesEvents(t *testing.T, s store.Store) {
 	require.Equal(t, acme.Incarnation, got.TenantIncarnation, "the record keeps the incarnation")
 
 	require.NoError(t, s.DeleteTenant(ctx, "acme"))
+	_, err = s.GetEvent(ctx, "evt_acme")
+	require.NoError(t, err, "kept for the expunge job")
+	n, err := s.DeleteTenantEvents(ctx, "acme", acme.Incarnation)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), n)
 	_, err = s.GetEvent(ctx, "evt_acme")
 	require.ErrorIs(t, err, store.ErrNotFound, "the deleted tenant's event and payload are gone")
 	for _, id := range []string{"evt_globex", "evt_platform"} {

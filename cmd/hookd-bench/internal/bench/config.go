@@ -82,6 +82,9 @@ type Config struct {
 	// PlaintextPayloads runs hookd with payload encryption off, to
 	// measure what encryption costs.
 	PlaintextPayloads bool
+	// NoEventKeys runs hookd with per-event keys off, to measure what
+	// they cost.
+	NoEventKeys bool
 	// Tracing runs hookd with tracing on, every span sampled and batched
 	// to an exporter that discards them, to measure what tracing costs;
 	// off (the default) is hookd's path without a tracer or interceptor.

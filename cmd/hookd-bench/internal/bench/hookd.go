@@ -55,7 +55,7 @@ func startHookd(ctx context.Context, cfg Config) (*hookdTarget, error) {
 		Circuit:           cfg.Circuit,
 		WorkflowCacheSize: cfg.WorkflowCacheSize,
 		Version:           "bench",
-		Payload:           app.PayloadConfig{Off: cfg.PlaintextPayloads},
+		Payload:           app.PayloadConfig{Off: cfg.PlaintextPayloads, NoEventKeys: cfg.NoEventKeys},
 		TracerProvider:    tracerProvider(tp),
 	}, app.Tuning{
 		RecoverImmediate: cfg.RecoverImmediate,
