@@ -2909,7 +2909,7 @@ export interface operations {
                 /** @description Only deliveries of this exact event type. */
                 event_type?: components["schemas"]["SafeValue"];
                 /** @description Only deliveries whose current run has this status. */
-                status?: "pending" | "delivered" | "failed" | "exhausted";
+                status?: "pending" | "delivered" | "failed" | "exhausted" | "expunged";
                 /** @description Only those created (a dead letter, parked) at or after this time. */
                 since?: components["parameters"]["Since"];
                 /** @description Only those created (a dead letter, parked) at or before this time. */

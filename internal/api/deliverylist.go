@@ -50,6 +50,7 @@ var statusQuery = map[delivery.Status]string{
 	delivery.StatusDelivered: "ExecutionStatus = 'Completed'",
 	delivery.StatusFailed:    fmt.Sprintf("ExecutionStatus = 'Failed' AND %s = '%s'", delivery.AttrStatus.GetName(), delivery.StatusFailed),
 	delivery.StatusExhausted: fmt.Sprintf("ExecutionStatus = 'Failed' AND %s = '%s'", delivery.AttrStatus.GetName(), delivery.StatusExhausted),
+	delivery.StatusExpunged:  fmt.Sprintf("ExecutionStatus = 'Failed' AND %s = '%s'", delivery.AttrStatus.GetName(), delivery.StatusExpunged),
 }
 
 // DeliveryFilter selects deliveries: every field is optional.
@@ -58,7 +59,7 @@ type DeliveryFilter struct {
 	EndpointID string
 	EventID    string
 	EventType  string
-	// Status is pending, delivered, failed or exhausted.
+	// Status is pending, delivered, failed, exhausted or expunged.
 	Status string
 	// Since and Until bound the delivery's creation: RFC 3339 times.
 	Since, Until string
@@ -413,7 +414,7 @@ func (s *Server) deliveryQuery(ctx context.Context, f DeliveryFilter) (string, e
 	case statusQuery[delivery.Status(st)] != "":
 		q = append(q, statusQuery[delivery.Status(st)])
 	default:
-		return "", invalid("status", "must be pending, delivered, failed or exhausted")
+		return "", invalid("status", "must be pending, delivered, failed, exhausted or expunged")
 	}
 	since, until, err := timeRange(f.Since, f.Until)
 	if err != nil {
@@ -539,7 +540,7 @@ func runStatus(ex *workflowpb.WorkflowExecutionInfo) delivery.Status {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		return delivery.StatusDelivered
 	case enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:
-		if st := delivery.Status(keyword(ex.GetSearchAttributes().GetIndexedFields(), delivery.AttrStatus.GetName())); st == delivery.StatusExhausted {
+		if st := delivery.Status(keyword(ex.GetSearchAttributes().GetIndexedFields(), delivery.AttrStatus.GetName())); st == delivery.StatusExhausted || st == delivery.StatusExpunged {
 			return st
 		}
 		return delivery.StatusFailed

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -63,7 +64,8 @@ func TestTenantDeletionExpungesItsEvents(t *testing.T) {
 	}
 	waiting := send("leave.waiting", tenant).Deliveries[0].ID
 	const n = 120 // more than a page (100)
-	for range n - 1 {
+	ownDlv := send("leave.done", tenant).Deliveries[0].ID
+	for range n - 2 {
 		send("leave.done", tenant)
 	}
 	tenantIDs := append([]string(nil), ids...)
@@ -77,6 +79,18 @@ func TestTenantDeletionExpungesItsEvents(t *testing.T) {
 	assert.Equal(t, "customer asked", own.ExpungeReason)
 	require.Equal(t, http.StatusNotFound, api.asTenant(token).do("POST", "/v1/events/"+platformEvent.EventID+"/expunge", map[string]any{"reason": "not mine"}, nil),
 		"a tenant token cannot expunge another scope's event")
+
+	// The portal's delivery page says the payload is expunged.
+	require.Equal(t, "delivered", api.waitDelivery(ownDlv, 30*time.Second).Status)
+	hc := portalSession(t, api.portalLink(tenant))
+	resp, err := hc.Get(first.APIURL + "/portal/deliveries/" + ownDlv)
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, string(page), "Expunged: this event's payload was erased")
+	assert.NotContains(t, string(page), m)
 
 	require.Equal(t, http.StatusNoContent, api.do("DELETE", "/v1/tenants/"+tenant, nil, nil))
 	var p tenantExpunge

@@ -36,7 +36,7 @@ func (p *Portal) listDeliveries(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	f := filterOf(r)
 	data := deliveryList{Filter: f, Periods: periods, URLs: map[string]string{},
-		Statuses: []delivery.Status{delivery.StatusPending, delivery.StatusDelivered, delivery.StatusFailed, delivery.StatusExhausted}}
+		Statuses: []delivery.Status{delivery.StatusPending, delivery.StatusDelivered, delivery.StatusFailed, delivery.StatusExhausted, delivery.StatusExpunged}}
 	var err error
 	if data.Endpoints, err = p.filterEndpoints(ctx); err != nil {
 		p.fail(w, r, err)
@@ -137,6 +137,8 @@ func (p *Portal) resend(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err == nil:
 		seeOther(w, r, Prefix+"/deliveries/"+id+"?done=resent")
+	case errors.As(err, &e) && e.Code == api.CodeConflict: // its event was expunged
+		p.showDeliveryPage(w, r, view{Alert: e.Message})
 	case errors.As(err, &e) && e.Code == api.CodeNotFound:
 		p.showDeliveryPage(w, r, view{Alert: "This delivery has no dead letter waiting to be resent: it was resent already, or its dead letter expired."})
 	case api.IsUnavailable(err):

@@ -529,6 +529,7 @@ func (e TimelineEntryOutcome) Valid() bool {
 const (
 	ListDeliveriesParamsStatusDelivered ListDeliveriesParamsStatus = "delivered"
 	ListDeliveriesParamsStatusExhausted ListDeliveriesParamsStatus = "exhausted"
+	ListDeliveriesParamsStatusExpunged  ListDeliveriesParamsStatus = "expunged"
 	ListDeliveriesParamsStatusFailed    ListDeliveriesParamsStatus = "failed"
 	ListDeliveriesParamsStatusPending   ListDeliveriesParamsStatus = "pending"
 )
@@ -539,6 +540,8 @@ func (e ListDeliveriesParamsStatus) Valid() bool {
 	case ListDeliveriesParamsStatusDelivered:
 		return true
 	case ListDeliveriesParamsStatusExhausted:
+		return true
+	case ListDeliveriesParamsStatusExpunged:
 		return true
 	case ListDeliveriesParamsStatusFailed:
 		return true
