@@ -91,6 +91,11 @@ func TestTenantDeletionExpungesItsEvents(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, string(page), "Expunged: this event's payload was erased")
 	assert.NotContains(t, string(page), m)
+	b := newBrowser(t)
+	b.signIn(api.portalLink(tenant))
+	b.open(first.APIURL + "/portal/deliveries/" + ownDlv)
+	assert.Contains(t, b.text(".expunged"), "payload was erased")
+	b.shoot("portal-delivery-expunged")
 
 	require.Equal(t, http.StatusNoContent, api.do("DELETE", "/v1/tenants/"+tenant, nil, nil))
 	var p tenantExpunge
