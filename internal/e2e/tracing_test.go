@@ -344,3 +344,45 @@ func TestTracingRedriveLinksToTheDelivery(t *testing.T) {
 	}, 10*time.Second, 50*time.Millisecond, "spans: %v", names(rec.Ended()))
 	require.Equal(t, callerTrace, redriven)
 }
+
+// TestTracingExpungeLinksToTheDeliveries: an event posted in the caller's
+// trace waits to retry; its expunge, requested without trace context, is
+// a hookd.event.expunge span of its own linked to the delivery's trace.
+func TestTracingExpungeLinksToTheDeliveries(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	dev := ownDev(t, func(c *app.DevConfig) { c.TracerProvider = tp })
+	api := &apiClient{t: t, dev: dev}
+
+	rcv := newReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) })
+	ep := api.createEndpoint(map[string]any{"url": rcv.URL, "event_types": []string{"trace.expunged"}, "retry_schedule": []string{"1h"}})
+	callerTrace, _ := trace.TraceIDFromHex("6df92f3577b34da6a3ce929d0e0e4738")
+	eventID := "evt_trace_" + uniq()
+	req, err := http.NewRequest("POST", dev.APIURL+"/v1/events",
+		strings.NewReader(fmt.Sprintf(`{"event_id":%q,"type":"trace.expunged","payload":{}}`, eventID)))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+dev.APIKey)
+	req.Header.Set("traceparent", "00-"+callerTrace.String()+"-00f067aa0ba902b7-01")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	deliveryIDOf(t, api, eventID, ep.ID)
+	require.Eventually(t, func() bool { return len(rcv.Hits()) == 1 }, 10*time.Second, 50*time.Millisecond)
+
+	require.Equal(t, http.StatusOK, api.do("POST", "/v1/events/"+eventID+"/expunge", map[string]string{"reason": "erasure request"}, nil))
+	var span sdktrace.ReadOnlySpan
+	require.Eventually(t, func() bool {
+		for _, s := range rec.Ended() {
+			if s.Name() == "hookd.event.expunge" && attr(s, "hookd.event.id") == eventID {
+				span = s
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 50*time.Millisecond, "spans: %v", names(rec.Ended()))
+	require.NotEqual(t, callerTrace, span.SpanContext().TraceID())
+	require.Len(t, span.Links(), 1)
+	require.Equal(t, callerTrace, span.Links()[0].SpanContext.TraceID(), "linked to the delivery's trace")
+}
