@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"go.opentelemetry.io/otel/trace"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/internal/wake"
 )
 
 // recoverOut is the answer of POST /v1/endpoints/{id}/recover: what the
@@ -89,6 +91,7 @@ func (s *Server) RecoverEndpoint(ctx context.Context, id, reason string) (Recove
 	if err != nil {
 		return recoverOut{}, notFoundAs(err, "endpoint not found")
 	}
+	s.linkWaiting(ctx, ep.ID)
 	if err := s.wakeWaiting(ctx, ep.ID, &out); err != nil {
 		return recoverOut{}, err
 	}
@@ -103,6 +106,28 @@ func notFoundAs(err error, msg string) error {
 		return &Error{Code: CodeNotFound, Message: msg}
 	}
 	return err
+}
+
+// maxRecoverLinks bounds the delivery traces a recover's span links to.
+const maxRecoverLinks = 10
+
+// linkWaiting links the span of ctx, when tracing is on, to the traces of
+// the first deliveries the recover wakes (at most maxRecoverLinks): the
+// recover's own trace then leads to the deliveries it let go.
+func (s *Server) linkWaiting(ctx context.Context, endpointID string) {
+	if s.tracer == nil {
+		return
+	}
+	span := trace.SpanFromContext(ctx)
+	resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: wake.Query(endpointID), PageSize: maxRecoverLinks})
+	if err != nil {
+		return
+	}
+	for _, ex := range resp.GetExecutions() {
+		for _, l := range s.startLinks(ctx, ex.GetExecution().GetWorkflowId()) {
+			span.AddLink(l)
+		}
+	}
 }
 
 // wakeWaiting tells the endpoint's waiting deliveries to try again

@@ -386,3 +386,47 @@ func TestTracingExpungeLinksToTheDeliveries(t *testing.T) {
 	require.Len(t, span.Links(), 1)
 	require.Equal(t, callerTrace, span.Links()[0].SpanContext.TraceID(), "linked to the delivery's trace")
 }
+
+// TestTracingRecoverLinksToTheDeliveries: a delivery posted in the
+// caller's trace is held by its disabled endpoint; the recover that lets
+// it go is a span linked to that trace, and the delivery arrives.
+func TestTracingRecoverLinksToTheDeliveries(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	dev := ownDev(t, func(c *app.DevConfig) { c.TracerProvider = tp })
+	api := &apiClient{t: t, dev: dev}
+
+	rcv := newReceiver(t, nil)
+	ep := api.createEndpoint(map[string]any{"url": rcv.URL, "event_types": []string{"trace.recovered"}, "enabled": false})
+	callerTrace, _ := trace.TraceIDFromHex("7ef92f3577b34da6a3ce929d0e0e4739")
+	eventID := "evt_trace_" + uniq()
+	req, err := http.NewRequest("POST", dev.APIURL+"/v1/events",
+		strings.NewReader(fmt.Sprintf(`{"event_id":%q,"type":"trace.recovered","payload":{}}`, eventID)))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+dev.APIKey)
+	req.Header.Set("traceparent", "00-"+callerTrace.String()+"-00f067aa0ba902b7-01")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	id := deliveryIDOf(t, api, eventID, ep.ID)
+	require.Eventually(t, func() bool {
+		var d deliveryState
+		return api.do("GET", "/v1/deliveries/"+id, nil, &d) == http.StatusOK && d.WaitReason == "endpoint disabled"
+	}, 10*time.Second, 50*time.Millisecond)
+
+	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/recover", map[string]string{"reason": "fixed"}, nil))
+	require.Equal(t, "delivered", api.waitDelivery(id, 30*time.Second).Status)
+	var span sdktrace.ReadOnlySpan
+	for _, s := range rec.Ended() {
+		if s.Name() == "POST /v1/endpoints/{id}/recover" {
+			span = s
+		}
+	}
+	require.NotNil(t, span, "spans: %v", names(rec.Ended()))
+	require.Equal(t, ep.ID, attr(span, "hookd.endpoint.id"))
+	require.NotEqual(t, callerTrace, span.SpanContext().TraceID())
+	require.Len(t, span.Links(), 1)
+	require.Equal(t, callerTrace, span.Links()[0].SpanContext.TraceID(), "linked to the held delivery's trace")
+}
