@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hookd/hookd/internal/app"
+	"github.com/hookd/hookd/internal/testkit"
 )
 
 type health struct {
@@ -180,7 +181,7 @@ func TestDisabledEndpointWaits(t *testing.T) {
 func TestEnablingWakesTheHeld(t *testing.T) {
 	// Not parallel, as the codec tests: its own server runs before the
 	// shared instance's parallel tests, not beside them.
-	d := devAt(t, t.TempDir(), freeAddr(), app.PayloadConfig{}, "")
+	d := devAt(t, t.TempDir(), testkit.FreeAddr(t), app.PayloadConfig{}, "")
 	t.Cleanup(func() { d.Stop(context.Background()) })
 	api := &apiClient{t: t, dev: d}
 	sw := newSwitchable(http.StatusServiceUnavailable)

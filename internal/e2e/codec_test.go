@@ -23,6 +23,7 @@ import (
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/codec"
 	"github.com/hookd/hookd/internal/store/secretbox"
+	"github.com/hookd/hookd/internal/testkit"
 )
 
 // devAt starts hookd dev on dir with the shared instance's settings, the
@@ -86,7 +87,7 @@ func marker(prefix string) string { return fmt.Sprintf("%s-%d", prefix, time.Now
 // finish, and a new event's marker is nowhere in Temporal's files while
 // it arrives intact.
 func TestPayloadsEncryptedAtRest(t *testing.T) {
-	dir, temporalAddr := t.TempDir(), freeAddr()
+	dir, temporalAddr := t.TempDir(), testkit.FreeAddr(t)
 	var down atomic.Bool
 	down.Store(true)
 	rc := newReceiver(t, func(_ int, w http.ResponseWriter) {
@@ -154,7 +155,7 @@ func TestPayloadsEncryptedAtRest(t *testing.T) {
 // under key 1, what it wrote after the restart is under key 2. Then a
 // wrong key file stops hookd dev at start.
 func TestPayloadKeyRotation(t *testing.T) {
-	dir, temporalAddr := t.TempDir(), freeAddr()
+	dir, temporalAddr := t.TempDir(), testkit.FreeAddr(t)
 	var down atomic.Bool
 	down.Store(true)
 	rc := newReceiver(t, func(_ int, w http.ResponseWriter) {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/internal/testkit"
 )
 
 // TestDataDirPrivateAndGuarded runs a hookd of its own on a data dir made
@@ -26,7 +28,7 @@ func TestDataDirPrivateAndGuarded(t *testing.T) {
 	require.NoError(t, os.Chmod(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "api-key"), []byte("hk_e2e_datadir_key\n"), 0o644))
 	require.NoError(t, os.Chmod(filepath.Join(dir, "api-key"), 0o644))
-	dev, err := startDev(dir)
+	dev, err := startDev(dir, testkit.FreeAddr(t))
 	require.NoError(t, err)
 	t.Cleanup(func() { dev.Stop(context.Background()) })
 

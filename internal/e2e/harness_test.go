@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/circuit"
+	"github.com/hookd/hookd/internal/testkit"
 	"github.com/hookd/hookd/signing"
 )
 
@@ -31,7 +31,11 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	shared, err = startDev(dir)
+	temporalAddr, err := testkit.FreeAddrErr()
+	if err != nil {
+		panic(err)
+	}
+	shared, err = startDev(dir, temporalAddr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start hookd:", err)
 		os.Exit(1)
@@ -46,7 +50,7 @@ func TestMain(m *testing.M) {
 // warnings logged and set's changes to the config; cleanup stops it.
 func ownDev(t *testing.T, set func(*app.DevConfig)) *app.Dev {
 	cfg := app.DevConfig{
-		DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", TemporalAddr: freeAddr(),
+		DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", TemporalAddr: testkit.FreeAddr(t),
 		Logger:           slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		TemporalLogLevel: slog.LevelError, Version: "test", WorkflowCacheSize: e2eWorkflowCache,
 	}
@@ -57,7 +61,9 @@ func ownDev(t *testing.T, set func(*app.DevConfig)) *app.Dev {
 	return dev
 }
 
-func startDev(dir string) (*app.Dev, error) {
+// startDev starts the hookd dev the e2e tests share, its embedded Temporal
+// on temporalAddr.
+func startDev(dir, temporalAddr string) (*app.Dev, error) {
 	level := slog.LevelWarn
 	if os.Getenv("HOOKD_E2E_LOG") != "" {
 		level = slog.LevelDebug
@@ -66,7 +72,7 @@ func startDev(dir string) (*app.Dev, error) {
 	return app.StartDevTuned(context.Background(), app.DevConfig{
 		DataDir:          dir,
 		HTTPAddr:         "127.0.0.1:0",
-		TemporalAddr:     freeAddr(),
+		TemporalAddr:     temporalAddr,
 		Logger:           logger,
 		TemporalLogLevel: slog.LevelError,
 		Version:          "test",
@@ -77,15 +83,6 @@ func startDev(dir string) (*app.Dev, error) {
 		// 401 on every route: no throttle of failed authentications.
 		AuthFailureLimit: 1 << 20,
 	}, app.Tuning{DisabledPoll: 500 * time.Millisecond})
-}
-
-func freeAddr() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // apiClient calls the hookd API of a Dev, with its API key or, when set,

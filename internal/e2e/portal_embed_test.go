@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hookd/hookd/internal/app"
+	"github.com/hookd/hookd/internal/testkit"
 )
 
 // hostPage serves a platform's dashboard page that embeds the portal: GET
@@ -49,7 +50,7 @@ main{padding:16px}iframe{width:100%;height:760px;border:1px solid #cfc8bb;border
 // origins may frame.
 func startEmbeddableDev(t *testing.T, ancestors ...string) *app.Dev {
 	cfg := app.DevConfig{
-		DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", TemporalAddr: freeAddr(), Version: "test",
+		DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", TemporalAddr: testkit.FreeAddr(t), Version: "test",
 		Logger:           slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		TemporalLogLevel: slog.LevelError, WorkflowCacheSize: e2eWorkflowCache, PortalFrameAncestors: ancestors,
 	}

@@ -215,7 +215,7 @@ type scannedDev struct {
 func startScanned(t *testing.T, set func(*app.DevConfig), tuning app.Tuning) *scannedDev {
 	sd := &scannedDev{dir: t.TempDir(), logs: &syncBuffer{}}
 	cfg := app.DevConfig{
-		DataDir: sd.dir, HTTPAddr: "127.0.0.1:0", TemporalAddr: freeAddr(),
+		DataDir: sd.dir, HTTPAddr: "127.0.0.1:0", TemporalAddr: testkit.FreeAddr(t),
 		Logger:           slog.New(slog.NewTextHandler(sd.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		TemporalLogLevel: slog.LevelInfo, Version: "test", WorkflowCacheSize: e2eWorkflowCache,
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/testkit"
 	"github.com/hookd/hookd/internal/wake"
 )
 
@@ -176,7 +177,7 @@ func TestRecoverPacesALargeBacklog(t *testing.T) {
 	// Not parallel, as the codec tests: its own server runs before the
 	// shared instance's parallel tests, not beside them.
 	d, err := app.StartDevTuned(context.Background(), app.DevConfig{
-		DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", TemporalAddr: freeAddr(), Version: "test",
+		DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", TemporalAddr: testkit.FreeAddr(t), Version: "test",
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), TemporalLogLevel: slog.LevelError,
 		WorkflowCacheSize: e2eWorkflowCache,
 	}, app.Tuning{RecoverImmediate: 3})

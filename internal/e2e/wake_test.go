@@ -16,6 +16,7 @@ import (
 
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/testkit"
 	"github.com/hookd/hookd/internal/wake"
 )
 
@@ -101,7 +102,7 @@ func delivered(t *testing.T, d *app.Dev, endpointID string) int {
 // within a minute and a half instead of at the end of their hour.
 func TestWakeUpJoinsAndSurvivesARestart(t *testing.T) {
 	// Not parallel: a hookd of its own, stopped and started again.
-	dir, temporalAddr := t.TempDir(), freeAddr()
+	dir, temporalAddr := t.TempDir(), testkit.FreeAddr(t)
 	d := wakeDev(t, dir, temporalAddr)
 	running := d
 	t.Cleanup(func() {

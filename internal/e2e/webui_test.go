@@ -20,6 +20,7 @@ import (
 
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/codec"
+	"github.com/hookd/hookd/internal/testkit"
 )
 
 // TestWebUIShowsDecodedPayloads runs hookd dev with its Web UI: the codec
@@ -27,8 +28,8 @@ import (
 // credentials, round-trips with the API key, and a real browser opening a
 // Delivery workflow in the UI sees the payload decoded.
 func TestWebUIShowsDecodedPayloads(t *testing.T) {
-	uiAddr := freeAddr()
-	dev := devAt(t, t.TempDir(), freeAddr(), app.PayloadConfig{}, uiAddr)
+	uiAddr := testkit.FreeAddr(t)
+	dev := devAt(t, t.TempDir(), testkit.FreeAddr(t), app.PayloadConfig{}, uiAddr)
 	t.Cleanup(func() { dev.Stop(context.Background()) })
 	api := &apiClient{t: t, dev: dev}
 	rc := newReceiver(t, nil)

@@ -23,12 +23,22 @@ import (
 // 127.0.0.1:0 instead and keep it.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
+	addr, err := FreeAddrErr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
+
+// FreeAddrErr is FreeAddr for code with no test to fail (a TestMain): it
+// returns the error instead.
+func FreeAddrErr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatalf("free port: %v", err)
+		return "", fmt.Errorf("free port: %w", err)
 	}
 	defer l.Close()
-	return l.Addr().String()
+	return l.Addr().String(), nil
 }
 
 var build struct {
