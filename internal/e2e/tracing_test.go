@@ -281,11 +281,7 @@ func names(spans []sdktrace.ReadOnlySpan) []string {
 // of its own that links to the failed delivery's trace, and the redriven
 // run's attempt is in the delivery's trace.
 func TestTracingRedriveLinksToTheDelivery(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	dev := ownDev(t, func(c *app.DevConfig) { c.TracerProvider = tp })
-	api := &apiClient{t: t, dev: dev}
+	dev, api, rec := tracedDev(t)
 
 	rcv := newReceiver(t, func(n int, w http.ResponseWriter) {
 		if n == 1 {
@@ -297,15 +293,7 @@ func TestTracingRedriveLinksToTheDelivery(t *testing.T) {
 	ep := api.createEndpoint(map[string]any{"url": rcv.URL, "event_types": []string{"trace.redriven"}})
 	callerTrace, _ := trace.TraceIDFromHex("5cf92f3577b34da6a3ce929d0e0e4737")
 	eventID := "evt_trace_" + uniq()
-	body := fmt.Sprintf(`{"event_id":%q,"type":"trace.redriven","payload":{}}`, eventID)
-	req, err := http.NewRequest("POST", dev.APIURL+"/v1/events", strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+dev.APIKey)
-	req.Header.Set("traceparent", "00-"+callerTrace.String()+"-00f067aa0ba902b7-01")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	postTraced(t, dev, eventID, "trace.redriven", callerTrace)
 
 	id := deliveryIDOf(t, api, eventID, ep.ID)
 	api.waitDeadLetter(id)
@@ -349,25 +337,13 @@ func TestTracingRedriveLinksToTheDelivery(t *testing.T) {
 // trace waits to retry; its expunge, requested without trace context, is
 // a hookd.event.expunge span of its own linked to the delivery's trace.
 func TestTracingExpungeLinksToTheDeliveries(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	dev := ownDev(t, func(c *app.DevConfig) { c.TracerProvider = tp })
-	api := &apiClient{t: t, dev: dev}
+	dev, api, rec := tracedDev(t)
 
 	rcv := newReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) })
 	ep := api.createEndpoint(map[string]any{"url": rcv.URL, "event_types": []string{"trace.expunged"}, "retry_schedule": []string{"1h"}})
 	callerTrace, _ := trace.TraceIDFromHex("6df92f3577b34da6a3ce929d0e0e4738")
 	eventID := "evt_trace_" + uniq()
-	req, err := http.NewRequest("POST", dev.APIURL+"/v1/events",
-		strings.NewReader(fmt.Sprintf(`{"event_id":%q,"type":"trace.expunged","payload":{}}`, eventID)))
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+dev.APIKey)
-	req.Header.Set("traceparent", "00-"+callerTrace.String()+"-00f067aa0ba902b7-01")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	postTraced(t, dev, eventID, "trace.expunged", callerTrace)
 	deliveryIDOf(t, api, eventID, ep.ID)
 	require.Eventually(t, func() bool { return len(rcv.Hits()) == 1 }, 10*time.Second, 50*time.Millisecond)
 
@@ -391,25 +367,13 @@ func TestTracingExpungeLinksToTheDeliveries(t *testing.T) {
 // caller's trace is held by its disabled endpoint; the recover that lets
 // it go is a span linked to that trace, and the delivery arrives.
 func TestTracingRecoverLinksToTheDeliveries(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	dev := ownDev(t, func(c *app.DevConfig) { c.TracerProvider = tp })
-	api := &apiClient{t: t, dev: dev}
+	dev, api, rec := tracedDev(t)
 
 	rcv := newReceiver(t, nil)
 	ep := api.createEndpoint(map[string]any{"url": rcv.URL, "event_types": []string{"trace.recovered"}, "enabled": false})
 	callerTrace, _ := trace.TraceIDFromHex("7ef92f3577b34da6a3ce929d0e0e4739")
 	eventID := "evt_trace_" + uniq()
-	req, err := http.NewRequest("POST", dev.APIURL+"/v1/events",
-		strings.NewReader(fmt.Sprintf(`{"event_id":%q,"type":"trace.recovered","payload":{}}`, eventID)))
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+dev.APIKey)
-	req.Header.Set("traceparent", "00-"+callerTrace.String()+"-00f067aa0ba902b7-01")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	postTraced(t, dev, eventID, "trace.recovered", callerTrace)
 	id := deliveryIDOf(t, api, eventID, ep.ID)
 	require.Eventually(t, func() bool {
 		var d deliveryState
@@ -429,4 +393,29 @@ func TestTracingRecoverLinksToTheDeliveries(t *testing.T) {
 	require.NotEqual(t, callerTrace, span.SpanContext().TraceID())
 	require.Len(t, span.Links(), 1)
 	require.Equal(t, callerTrace, span.Links()[0].SpanContext.TraceID(), "linked to the held delivery's trace")
+}
+
+// tracedDev is a hookd dev of the test's own whose spans a recorder keeps,
+// with its API client.
+func tracedDev(t *testing.T) (*app.Dev, *apiClient, *tracetest.SpanRecorder) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	dev := ownDev(t, func(c *app.DevConfig) { c.TracerProvider = tp })
+	return dev, &apiClient{t: t, dev: dev}, rec
+}
+
+// postTraced posts an empty event of eventType as a caller in trace tid
+// would (a traceparent naming it), and requires the 202.
+func postTraced(t *testing.T, dev *app.Dev, eventID, eventType string, tid trace.TraceID) {
+	t.Helper()
+	body := fmt.Sprintf(`{"event_id":%q,"type":%q,"payload":{}}`, eventID, eventType)
+	req, err := http.NewRequest("POST", dev.APIURL+"/v1/events", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+dev.APIKey)
+	req.Header.Set("traceparent", "00-"+tid.String()+"-00f067aa0ba902b7-01")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 }
