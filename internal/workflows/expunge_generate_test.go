@@ -3,16 +3,13 @@
 package workflows_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 
 	"github.com/hookd/hookd/internal/delivery"
-	"github.com/hookd/hookd/internal/workflows"
 )
 
 // TestGenerateExpungeHistories records the two ways a delivery ends
@@ -22,23 +19,13 @@ import (
 //
 //	go test -tags histories ./internal/workflows/ -run TestGenerateExpungeHistories -update
 func TestGenerateExpungeHistories(t *testing.T) {
-	if !*update {
-		t.Skip("run with -update to regenerate testdata/*.json")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ts := newHistoryServer(ctx, t)
-	c := ts.GetDefaultClient()
 	fakes := &fakeActivities{now: time.Now, outcome: func(req delivery.Request, n int) delivery.Outcome {
 		if req.EventID == "evt_expunged_attempt" && n == 2 {
 			return delivery.OutcomeExpunged
 		}
 		return delivery.OutcomeRetryable
-	}, temporal: c, retention: func(delivery.DeadLetter) time.Duration { return time.Hour }}
-	ts.NewWorker(delivery.TaskQueue, func(r worker.Registry) {
-		workflows.Register(r)
-		fakes.register(r)
-	})
+	}, retention: func(delivery.DeadLetter) time.Duration { return time.Hour }}
+	ctx, c := recordOn(t, fakes)
 
 	waiting := sealedRequest("expunged_waiting", []time.Duration{time.Hour, time.Hour})
 	run := startDelivery(ctx, t, c, waiting)
@@ -59,18 +46,8 @@ func TestGenerateExpungeHistories(t *testing.T) {
 //
 //	go test -tags histories ./internal/workflows/ -run TestGenerateTenantExpungeHistory -update
 func TestGenerateTenantExpungeHistory(t *testing.T) {
-	if !*update {
-		t.Skip("run with -update to regenerate testdata/*.json")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ts := newHistoryServer(ctx, t)
-	c := ts.GetDefaultClient()
-	fakes := &fakeActivities{now: time.Now, outcome: script, temporal: c}
-	ts.NewWorker(delivery.TaskQueue, func(r worker.Registry) {
-		workflows.Register(r)
-		fakes.register(r)
-	})
+	fakes := &fakeActivities{now: time.Now, outcome: script}
+	ctx, c := recordOn(t, fakes)
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: delivery.TenantExpungeID("acme"), TaskQueue: delivery.TaskQueue},
 		delivery.WorkflowTenantExpunge, delivery.TenantExpungeInput{TenantID: "acme", Incarnation: "i1", By: "api-key:1", At: time.Now().UTC()})
 	require.NoError(t, err)

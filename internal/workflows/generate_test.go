@@ -55,23 +55,13 @@ func script(req delivery.Request, n int) delivery.Outcome {
 // Regenerate only to add a path or after a versioned workflow change; a
 // history recorded by an older workflow version must keep replaying.
 func TestGenerateHistories(t *testing.T) {
-	if !*update {
-		t.Skip("run with -update to regenerate testdata/*.json")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	ts := newHistoryServer(ctx, t)
-	c := ts.GetDefaultClient()
-	fakes := &fakeActivities{now: time.Now, outcome: script, temporal: c, retention: func(dl delivery.DeadLetter) time.Duration {
+	fakes := &fakeActivities{now: time.Now, outcome: script, retention: func(dl delivery.DeadLetter) time.Duration {
 		if dl.Reason == delivery.StatusFailed {
 			return 3 * time.Second
 		}
 		return time.Hour
 	}}
-	ts.NewWorker(delivery.TaskQueue, func(r worker.Registry) {
-		workflows.Register(r)
-		fakes.register(r)
-	})
+	ctx, c, ts := recordOnServer(t, fakes)
 	short := []time.Duration{time.Second, time.Second}
 
 	// Delivered at once, and after two retries.
@@ -156,6 +146,34 @@ func failedThenExpired(ctx context.Context, t *testing.T, c client.Client, req d
 	saveHistory(ctx, t, c, deadID, "", deadHist)
 }
 
+// recordOn is where a generator records, when the test runs with
+// -update (it is skipped otherwise): an in-process server (opts) and a
+// worker running hookd's workflows and fakes, which it gives the server's
+// client; ctx bounds the recording to two minutes.
+func recordOn(t *testing.T, fakes *fakeActivities, opts ...temporaltest.TestServerOption) (context.Context, client.Client) {
+	t.Helper()
+	ctx, c, _ := recordOnServer(t, fakes, opts...)
+	return ctx, c
+}
+
+// recordOnServer is recordOn that also returns the server.
+func recordOnServer(t *testing.T, fakes *fakeActivities, opts ...temporaltest.TestServerOption) (context.Context, client.Client, *temporaltest.TestServer) {
+	t.Helper()
+	if !*update {
+		t.Skip("run with -update to regenerate testdata/*.json")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	ts := newHistoryServer(ctx, t, opts...)
+	c := ts.GetDefaultClient()
+	fakes.temporal = c
+	ts.NewWorker(delivery.TaskQueue, func(r worker.Registry) {
+		workflows.Register(r)
+		fakes.register(r)
+	})
+	return ctx, c, ts
+}
+
 // newHistoryServer starts an in-process Temporal server with hookd's
 // search attributes.
 func newHistoryServer(ctx context.Context, t *testing.T, opts ...temporaltest.TestServerOption) *temporaltest.TestServer {
@@ -230,17 +248,10 @@ func saveHistory(ctx context.Context, t *testing.T, c client.Client, id, runID, 
 // reach the suggestion. (testdata/delivery-deferred-v0.json was recorded
 // the same way before the bounded-wait change, and must keep replaying.)
 func TestGenerateDeferredHistories(t *testing.T) {
-	if !*update {
-		t.Skip("run with -update to regenerate testdata/*.json")
-	}
 	dyn := dynamicconfig.NewMemoryClient()
 	dyn.OverrideSetting(dynamicconfig.HistoryCountSuggestContinueAsNew, 60)
 	dyn.OverrideSetting(dynamicconfig.ForceSearchAttributesCacheRefreshOnRead, true) // as temporaltest sets it
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	ts := newHistoryServer(ctx, t, temporaltest.WithBaseServerOptions(temporalserver.WithDynamicConfigClient(dyn)))
-	c := ts.GetDefaultClient()
-	fakes := &fakeActivities{now: time.Now, temporal: c, deferFor: time.Second,
+	fakes := &fakeActivities{now: time.Now, deferFor: time.Second,
 		outcome: func(req delivery.Request, n int) delivery.Outcome {
 			if req.DeliveryID == newRequest("wake-retry", nil).DeliveryID {
 				return outcomes(retryable, success)(req, n)
@@ -256,10 +267,7 @@ func TestGenerateDeferredHistories(t *testing.T) {
 			}
 			return n <= 3
 		}}
-	ts.NewWorker(delivery.TaskQueue, func(r worker.Registry) {
-		workflows.Register(r)
-		fakes.register(r)
-	})
+	ctx, c := recordOn(t, fakes, temporaltest.WithBaseServerOptions(temporalserver.WithDynamicConfigClient(dyn)))
 
 	// Deferred by the first attempt and two wake-ups, then delivered.
 	run := startDelivery(ctx, t, c, newRequest("deferred", []time.Duration{time.Second}))
@@ -286,18 +294,8 @@ func TestGenerateDeferredHistories(t *testing.T) {
 // TestGenerateWakeHistories records a wake-up: started by a recover,
 // joined by a second, two pages of a backlog, the second look.
 func TestGenerateWakeHistories(t *testing.T) {
-	if !*update {
-		t.Skip("run with -update to regenerate testdata/*.json")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ts := newHistoryServer(ctx, t)
-	c := ts.GetDefaultClient()
-	fakes := &fakeActivities{now: time.Now, outcome: script, temporal: c, wakePage: backlog(1500)}
-	ts.NewWorker(delivery.TaskQueue, func(r worker.Registry) {
-		workflows.Register(r)
-		fakes.register(r)
-	})
+	fakes := &fakeActivities{now: time.Now, outcome: script, wakePage: backlog(1500)}
+	ctx, c := recordOn(t, fakes)
 	w := wake.NewWaker(c, 500, time.Second)
 	require.NoError(t, w.Wake(ctx, "ep_1", delivery.RecoverSignal{By: "histories_test", Reason: "receiver fixed", NotBefore: time.Now()}))
 	require.NoError(t, w.Wake(ctx, "ep_1", delivery.RecoverSignal{By: "histories_test", Reason: "again"}))

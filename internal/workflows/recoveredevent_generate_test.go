@@ -3,14 +3,10 @@
 package workflows_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/worker"
-
 	"github.com/hookd/hookd/internal/delivery"
-	"github.com/hookd/hookd/internal/workflows"
 )
 
 // TestGenerateRecoveredEventHistory records a delivery delivered on its
@@ -18,18 +14,8 @@ import (
 //
 //	go test -tags histories ./internal/workflows/ -run TestGenerateRecoveredEventHistory -update
 func TestGenerateRecoveredEventHistory(t *testing.T) {
-	if !*update {
-		t.Skip("run with -update to regenerate testdata/*.json")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ts := newHistoryServer(ctx, t)
-	c := ts.GetDefaultClient()
-	fakes := &fakeActivities{now: time.Now, outcome: script, temporal: c, retention: func(delivery.DeadLetter) time.Duration { return time.Hour }}
-	ts.NewWorker(delivery.TaskQueue, func(r worker.Registry) {
-		workflows.Register(r)
-		fakes.register(r)
-	})
+	fakes := &fakeActivities{now: time.Now, outcome: script, retention: func(delivery.DeadLetter) time.Duration { return time.Hour }}
+	ctx, c := recordOn(t, fakes)
 	run := startDelivery(ctx, t, c, newRequest("retry", []time.Duration{time.Second, time.Second, time.Second}))
 	requireDelivered(ctx, t, run, 3)
 	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histRecoveredEvent)

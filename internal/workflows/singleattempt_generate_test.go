@@ -3,14 +3,10 @@
 package workflows_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/worker"
-
 	"github.com/hookd/hookd/internal/delivery"
-	"github.com/hookd/hookd/internal/workflows"
 )
 
 // TestGenerateSingleAttemptHistory records a test event's delivery whose
@@ -19,18 +15,8 @@ import (
 //
 //	go test -tags histories ./internal/workflows/ -run TestGenerateSingleAttemptHistory -update
 func TestGenerateSingleAttemptHistory(t *testing.T) {
-	if !*update {
-		t.Skip("run with -update to regenerate testdata/*.json")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ts := newHistoryServer(ctx, t)
-	c := ts.GetDefaultClient()
-	fakes := &fakeActivities{now: time.Now, outcome: script, temporal: c, retention: func(delivery.DeadLetter) time.Duration { return time.Hour }}
-	ts.NewWorker(delivery.TaskQueue, func(r worker.Registry) {
-		workflows.Register(r)
-		fakes.register(r)
-	})
+	fakes := &fakeActivities{now: time.Now, outcome: script, retention: func(delivery.DeadLetter) time.Duration { return time.Hour }}
+	ctx, c := recordOn(t, fakes)
 	req := newRequest("failed-single", []time.Duration{time.Second, time.Second})
 	req.SingleAttempt = true
 	run := startDelivery(ctx, t, c, req)
