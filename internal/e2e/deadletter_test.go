@@ -38,6 +38,29 @@ func (c *apiClient) waitDeadLetter(id string) deadLetter {
 	return dl
 }
 
+// waitCounted polls until the dead-letter summary, a visibility count as
+// a bulk redrive's match is, counts n waiting for endpointID: a dead
+// letter reads as waiting (waitDeadLetter) a little before visibility
+// lists it.
+func (c *apiClient) waitCounted(endpointID string, n int, within time.Duration) {
+	c.t.Helper()
+	require.Eventually(c.t, func() bool {
+		var sum struct {
+			Groups []struct {
+				EndpointID string `json:"endpoint_id"`
+				Count      int    `json:"count"`
+			} `json:"groups"`
+		}
+		c.do("GET", "/v1/dead-letters/summary", nil, &sum)
+		for _, g := range sum.Groups {
+			if g.EndpointID == endpointID {
+				return g.Count == n
+			}
+		}
+		return false
+	}, within, 100*time.Millisecond, "%d dead letters of %s counted", n, endpointID)
+}
+
 // switchable answers 500 (or another failure) until repaired, then 200,
 // and counts requests per webhook-id.
 type switchable struct {
@@ -193,21 +216,7 @@ func TestBulkRedrive(t *testing.T) {
 	for _, r := range res.Results {
 		require.Equal(t, http.StatusAccepted, r.Status)
 	}
-	require.Eventually(t, func() bool {
-		var sum struct {
-			Groups []struct {
-				EndpointID string `json:"endpoint_id"`
-				Count      int    `json:"count"`
-			} `json:"groups"`
-		}
-		api.do("GET", "/v1/dead-letters/summary", nil, &sum)
-		for _, g := range sum.Groups {
-			if g.EndpointID == ep.ID {
-				return g.Count == n
-			}
-		}
-		return false
-	}, 60*time.Second, time.Second)
+	api.waitCounted(ep.ID, n, 60*time.Second)
 
 	sw.failStatus.Store(0)
 	var job struct {

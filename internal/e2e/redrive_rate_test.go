@@ -42,6 +42,7 @@ func TestBulkRedriveKeepsItsRate(t *testing.T) {
 	for _, id := range ids {
 		api.waitDeadLetter(id)
 	}
+	api.waitCounted(ep.ID, n, 20*time.Second)
 
 	sw.failStatus.Store(0)
 	var job struct {
