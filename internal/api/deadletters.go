@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/internal/visibility"
 )
 
 // deadLetterRef is a dead letter in a list: what its search attributes
@@ -77,46 +77,38 @@ func (f deadLetterFilter) isZero() bool {
 // dead letters in the caller's scope: its tenant filter resolved, and in a
 // tenant scope an endpoint_id that must be the tenant's (else 404). Every
 // value is validated first, so none can escape its quotes.
-func (s *Server) deadLetterQuery(ctx context.Context, f deadLetterFilter) (string, error) {
+func (s *Server) deadLetterQuery(ctx context.Context, f deadLetterFilter) (visibility.Query, error) {
 	tenant, err := s.tenantClause(ctx, f.TenantID)
 	if err != nil {
-		return "", err
+		return visibility.Query{}, err
 	}
-	q := []string{
-		fmt.Sprintf("WorkflowType = '%s'", delivery.WorkflowDeadLetter),
-		"ExecutionStatus = 'Running'",
-	}
-	if tenant != "" {
-		q = append(q, tenant)
-	}
+	q := visibility.And(visibility.DeadLetters(""), tenant)
 	if f.EventType != "" && !safeValue.MatchString(f.EventType) {
-		return "", invalid("event_type", "contains characters that are not allowed")
+		return visibility.Query{}, invalid("event_type", "contains characters that are not allowed")
 	}
 	if f.EndpointID != "" {
 		clause, err := s.endpointClause(ctx, f.EndpointID)
 		if err != nil {
-			return "", err
+			return visibility.Query{}, err
 		}
-		q = append(q, clause)
+		q = visibility.And(q, clause)
 	}
 	if f.EventType != "" {
-		q = append(q, fmt.Sprintf("%s = '%s'", delivery.AttrEventType.GetName(), f.EventType))
+		q = visibility.And(q, visibility.Is(delivery.AttrEventType, f.EventType))
 	}
 	if len(f.Reasons) > 0 {
-		var in []string
 		for _, reason := range f.Reasons {
 			if reason != string(delivery.StatusFailed) && reason != string(delivery.StatusExhausted) {
-				return "", invalid(cmp.Or(f.reasonsField, "reasons"), "must be failed or exhausted")
+				return visibility.Query{}, invalid(cmp.Or(f.reasonsField, "reasons"), "must be failed or exhausted")
 			}
-			in = append(in, "'"+reason+"'")
 		}
-		q = append(q, fmt.Sprintf("%s IN (%s)", delivery.AttrReason.GetName(), strings.Join(in, ", ")))
+		q = visibility.And(q, visibility.In(delivery.AttrReason, f.Reasons...))
 	}
 	times, err := startTimeClauses(f.Since, f.Until)
 	if err != nil {
-		return "", err
+		return visibility.Query{}, err
 	}
-	return strings.Join(append(q, times...), " AND "), nil
+	return visibility.And(q, times), nil
 }
 
 // parseTime reads an optional RFC 3339 time; "" is the zero time.

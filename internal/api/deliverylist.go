@@ -20,6 +20,7 @@ import (
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/internal/visibility"
 )
 
 // deliveryRef is a delivery in a list: the delivery once, whatever its
@@ -45,12 +46,18 @@ type deliveryRef struct {
 }
 
 // statusQuery is the visibility condition of each status filter.
-var statusQuery = map[delivery.Status]string{
-	delivery.StatusPending:   "ExecutionStatus = 'Running'",
-	delivery.StatusDelivered: "ExecutionStatus = 'Completed'",
-	delivery.StatusFailed:    fmt.Sprintf("ExecutionStatus = 'Failed' AND %s = '%s'", delivery.AttrStatus.GetName(), delivery.StatusFailed),
-	delivery.StatusExhausted: fmt.Sprintf("ExecutionStatus = 'Failed' AND %s = '%s'", delivery.AttrStatus.GetName(), delivery.StatusExhausted),
-	delivery.StatusExpunged:  fmt.Sprintf("ExecutionStatus = 'Failed' AND %s = '%s'", delivery.AttrStatus.GetName(), delivery.StatusExpunged),
+var statusQuery = map[delivery.Status]visibility.Query{
+	delivery.StatusPending:   visibility.Status(visibility.Running),
+	delivery.StatusDelivered: visibility.Status(visibility.Completed),
+	delivery.StatusFailed:    failedAs(delivery.StatusFailed),
+	delivery.StatusExhausted: failedAs(delivery.StatusExhausted),
+	delivery.StatusExpunged:  failedAs(delivery.StatusExpunged),
+}
+
+// failedAs is the visibility condition of the runs that failed with
+// HookdStatus st.
+func failedAs(st delivery.Status) visibility.Query {
+	return visibility.And(visibility.Status(visibility.Failed), visibility.Is(delivery.AttrStatus, string(st)))
 }
 
 // DeliveryFilter selects deliveries: every field is optional.
@@ -159,7 +166,7 @@ const (
 // deliveryLister reads one page of a delivery list.
 type deliveryLister struct {
 	s      *Server
-	query  string // the filter's conditions, status included
+	query  visibility.Query // the filter's conditions, status included
 	status delivery.Status
 	from   *listKey // the previous page's last delivery
 	limit  int
@@ -182,15 +189,15 @@ func (l *deliveryLister) page(ctx context.Context, until time.Time) (out []Deliv
 			end = l.s.now()
 		}
 		lower := end.Add(-w)
-		window := l.query + " AND " + createdClause(">=", lower)
+		window := visibility.And(l.query, visibility.Created(visibility.NotBefore, lower))
 		switch {
 		case open:
 		case inclusive:
-			window += " AND " + createdClause("<=", top)
+			window = visibility.And(window, visibility.Created(visibility.NotAfter, top))
 		default:
-			window += " AND " + createdClause("<", top)
+			window = visibility.And(window, visibility.Created(visibility.Before, top))
 		}
-		n, err := l.s.countRuns(ctx, window)
+		n, err := l.s.count(ctx, window)
 		if err != nil {
 			return nil, false, err
 		}
@@ -207,7 +214,7 @@ func (l *deliveryLister) page(ctx context.Context, until time.Time) (out []Deliv
 				return out, true, nil
 			}
 		}
-		older, err := l.s.countRuns(ctx, l.query+" AND "+createdClause("<", lower))
+		older, err := l.s.count(ctx, visibility.And(l.query, visibility.Created(visibility.Before, lower)))
 		if err != nil {
 			return nil, false, err
 		}
@@ -230,7 +237,7 @@ type candidate struct {
 // keep reads a window's runs and returns, newest first, up to need of the
 // deliveries they are the current run of (see ListDeliveries); full says
 // need were found, so the window may hold more.
-func (l *deliveryLister) keep(ctx context.Context, window string, need int) ([]DeliveryRef, bool, error) {
+func (l *deliveryLister) keep(ctx context.Context, window visibility.Query, need int) ([]DeliveryRef, bool, error) {
 	latest := map[string]candidate{}
 	err := l.s.eachExecution(ctx, window, func(ex *workflowpb.WorkflowExecutionInfo) {
 		id := ex.GetExecution().GetWorkflowId()
@@ -326,14 +333,6 @@ func superseded(ex *workflowpb.WorkflowExecutionInfo) bool {
 	return true
 }
 
-// createdClause is the visibility condition comparing a delivery's
-// creation with t: HookdCreatedAt, or for a run from before that
-// attribute its start.
-func createdClause(op string, t time.Time) string {
-	v := t.UTC().Format(time.RFC3339Nano)
-	return fmt.Sprintf("(%[1]s %[2]s '%[3]s' OR (%[1]s IS NULL AND StartTime %[2]s '%[3]s'))", delivery.AttrCreatedAt.GetName(), op, v)
-}
-
 // createdOf is a run's delivery's creation: HookdCreatedAt, or for a run
 // from before that attribute its start.
 func createdOf(ex *workflowpb.WorkflowExecutionInfo) time.Time {
@@ -344,15 +343,6 @@ func createdOf(ex *workflowpb.WorkflowExecutionInfo) time.Time {
 		}
 	}
 	return ex.GetStartTime().AsTime()
-}
-
-// countRuns counts the runs matching query.
-func (s *Server) countRuns(ctx context.Context, query string) (int64, error) {
-	resp, err := s.temporal.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
-	if err != nil {
-		return 0, fromTemporal(err, "count workflows", "")
-	}
-	return resp.GetCount(), nil
 }
 
 // writePage answers one page of a list: each item as show shows it, and
@@ -374,59 +364,56 @@ func same[T any](v T) T { return v }
 // deliveryQuery turns the filter into a visibility query over deliveries
 // in the scope of ctx. Every value is validated first, so none can escape
 // its quotes.
-func (s *Server) deliveryQuery(ctx context.Context, f DeliveryFilter) (string, error) {
+func (s *Server) deliveryQuery(ctx context.Context, f DeliveryFilter) (visibility.Query, error) {
 	tenant, err := s.tenantClause(ctx, f.TenantID)
 	if err != nil {
-		return "", err
+		return visibility.Query{}, err
 	}
-	q := []string{fmt.Sprintf("WorkflowType = '%s'", delivery.WorkflowDelivery)}
-	if tenant != "" {
-		q = append(q, tenant)
-	}
+	q := visibility.And(visibility.WorkflowType(delivery.WorkflowDelivery), tenant)
 	if f.EndpointID != "" {
 		clause, err := s.endpointClause(ctx, f.EndpointID)
 		if err != nil {
-			return "", err
+			return visibility.Query{}, err
 		}
-		q = append(q, clause)
+		q = visibility.And(q, clause)
 	}
 	if id := f.EventID; id != "" {
 		if err := validateEventID(id); err != nil {
-			return "", err
+			return visibility.Query{}, err
 		}
 		if !authz.FromContext(ctx).IsPlatform() {
 			if _, err := s.event(ctx, id); err != nil {
-				return "", err
+				return visibility.Query{}, err
 			}
 		}
-		q = append(q, fmt.Sprintf("%s = '%s'", delivery.AttrEventID.GetName(), id))
+		q = visibility.And(q, visibility.Is(delivery.AttrEventID, id))
 	}
 	if f.EventType != "" {
 		if !safeValue.MatchString(f.EventType) {
-			return "", invalid("event_type", "contains characters that are not allowed")
+			return visibility.Query{}, invalid("event_type", "contains characters that are not allowed")
 		}
-		q = append(q, fmt.Sprintf("%s = '%s'", delivery.AttrEventType.GetName(), f.EventType))
+		q = visibility.And(q, visibility.Is(delivery.AttrEventType, f.EventType))
 	}
-	switch st := f.Status; {
-	case st == "":
+	switch st, ok := statusQuery[delivery.Status(f.Status)]; {
+	case f.Status == "":
 		// A run that continued as new lives on in its successor.
-		q = append(q, "ExecutionStatus != 'ContinuedAsNew'")
-	case statusQuery[delivery.Status(st)] != "":
-		q = append(q, statusQuery[delivery.Status(st)])
+		q = visibility.And(q, visibility.NotStatus(visibility.ContinuedAsNew))
+	case ok:
+		q = visibility.And(q, st)
 	default:
-		return "", invalid("status", "must be pending, delivered, failed, exhausted or expunged")
+		return visibility.Query{}, invalid("status", "must be pending, delivered, failed, exhausted or expunged")
 	}
 	since, until, err := timeRange(f.Since, f.Until)
 	if err != nil {
-		return "", err
+		return visibility.Query{}, err
 	}
 	if !since.IsZero() {
-		q = append(q, createdClause(">=", since))
+		q = visibility.And(q, visibility.Created(visibility.NotBefore, since))
 	}
 	if !until.IsZero() {
-		q = append(q, createdClause("<=", until))
+		q = visibility.And(q, visibility.Created(visibility.NotAfter, until))
 	}
-	return strings.Join(q, " AND "), nil
+	return q, nil
 }
 
 // timeRange reads since and until filters (RFC 3339 times, "" for none).
@@ -443,26 +430,19 @@ func timeRange(sinceIn, untilIn string) (since, until time.Time, err error) {
 	return since, until, nil
 }
 
-// startTimeClauses are the visibility conditions of since and until
+// startTimeClauses is the visibility condition of since and until
 // filters (RFC 3339 times, "" for none) on a workflow's start.
-func startTimeClauses(sinceIn, untilIn string) ([]string, error) {
-	since, err := parseTime("since", sinceIn)
+func startTimeClauses(sinceIn, untilIn string) (visibility.Query, error) {
+	since, until, err := timeRange(sinceIn, untilIn)
 	if err != nil {
-		return nil, err
+		return visibility.Query{}, err
 	}
-	until, err := parseTime("until", untilIn)
-	if err != nil {
-		return nil, err
-	}
-	if !since.IsZero() && !until.IsZero() && since.After(until) {
-		return nil, invalid("since", "must not be after until")
-	}
-	var q []string
+	var q visibility.Query
 	if !since.IsZero() {
-		q = append(q, fmt.Sprintf("StartTime >= '%s'", since.UTC().Format(time.RFC3339Nano)))
+		q = visibility.Started(visibility.NotBefore, since)
 	}
 	if !until.IsZero() {
-		q = append(q, fmt.Sprintf("StartTime <= '%s'", until.UTC().Format(time.RFC3339Nano)))
+		q = visibility.And(q, visibility.Started(visibility.NotAfter, until))
 	}
 	return q, nil
 }
@@ -470,14 +450,14 @@ func startTimeClauses(sinceIn, untilIn string) ([]string, error) {
 // endpointClause is the visibility condition of an endpoint_id filter. In
 // a tenant scope the endpoint must be the tenant's (else 404), so a list
 // never confirms another tenant's endpoint exists.
-func (s *Server) endpointClause(ctx context.Context, id string) (string, error) {
+func (s *Server) endpointClause(ctx context.Context, id string) (visibility.Query, error) {
 	if !safeValue.MatchString(id) {
-		return "", invalid("endpoint_id", "contains characters that are not allowed")
+		return visibility.Query{}, invalid("endpoint_id", "contains characters that are not allowed")
 	}
 	if err := s.checkEndpointFilter(ctx, id); err != nil {
-		return "", err
+		return visibility.Query{}, err
 	}
-	return fmt.Sprintf("%s = '%s'", delivery.AttrEndpointID.GetName(), id), nil
+	return visibility.Is(delivery.AttrEndpointID, id), nil
 }
 
 // checkEndpointFilter refuses, in a tenant scope, an endpoint_id filter
@@ -494,13 +474,13 @@ func (s *Server) checkEndpointFilter(ctx context.Context, id string) error {
 // listExecutions reads one page of the executions matching query, after
 // p's cursor and up to its limit (50 when zero), each as show shows it,
 // and the next page's cursor.
-func listExecutions[U any](ctx context.Context, s *Server, query string, p store.Page, show func(*workflowpb.WorkflowExecutionInfo) U) ([]U, string, error) {
+func listExecutions[U any](ctx context.Context, s *Server, query visibility.Query, p store.Page, show func(*workflowpb.WorkflowExecutionInfo) U) ([]U, string, error) {
 	token, err := s.cursors.decode(p.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
 	resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-		Query: query, PageSize: int32(cmp.Or(p.Limit, store.DefaultPageSize)), NextPageToken: token,
+		Query: query.String(), PageSize: int32(cmp.Or(p.Limit, store.DefaultPageSize)), NextPageToken: token,
 	})
 	if err != nil {
 		return nil, "", fromTemporalPage(err, "list workflows", token)

@@ -92,7 +92,7 @@ func (s *Server) EndpointHealth(ctx context.Context, id string) (Health, error) 
 }
 
 // count counts the executions matching query.
-func (s *Server) count(ctx context.Context, query string) (int64, error) {
+func (s *Server) count(ctx context.Context, query visibility.Query) (int64, error) {
 	n, err := visibility.Count(ctx, s.temporal, query)
 	return n, fromTemporal(err, "count workflows", "")
 }
@@ -100,7 +100,7 @@ func (s *Server) count(ctx context.Context, query string) (int64, error) {
 // oldest counts the executions matching query and finds the start of the
 // oldest, at a cost that does not grow with their number (see
 // visibility.Oldest): within 1% of its age, erring older.
-func (s *Server) oldest(ctx context.Context, query string) (int64, time.Time, error) {
+func (s *Server) oldest(ctx context.Context, query visibility.Query) (int64, time.Time, error) {
 	n, t, err := visibility.Oldest(ctx, s.temporal, query, s.now())
 	return n, t, fromTemporal(err, "find the oldest workflow", "")
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store"
-	"github.com/hookd/hookd/internal/wake"
+	"github.com/hookd/hookd/internal/visibility"
 )
 
 // recoverOut is the answer of POST /v1/endpoints/{id}/recover: what the
@@ -119,7 +119,7 @@ func (s *Server) linkWaiting(ctx context.Context, endpointID string) {
 		return
 	}
 	span := trace.SpanFromContext(ctx)
-	resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: wake.Query(endpointID), PageSize: maxRecoverLinks})
+	resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: visibility.Waiting(endpointID).String(), PageSize: maxRecoverLinks})
 	if err != nil {
 		return
 	}
@@ -143,10 +143,10 @@ func (s *Server) wakeWaiting(ctx context.Context, endpointID string, out *recove
 
 // eachExecution calls fn for every execution matching query, a page of
 // 1,000 at a time.
-func (s *Server) eachExecution(ctx context.Context, query string, fn func(*workflowpb.WorkflowExecutionInfo)) error {
+func (s *Server) eachExecution(ctx context.Context, query visibility.Query, fn func(*workflowpb.WorkflowExecutionInfo)) error {
 	var token []byte
 	for {
-		resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, PageSize: 1000, NextPageToken: token})
+		resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query.String(), PageSize: 1000, NextPageToken: token})
 		if err != nil {
 			return fromTemporal(err, "list workflows", "")
 		}

@@ -217,7 +217,7 @@ func (s *Server) redriveDeadLetters(ctx context.Context, f DeadLetterFilter, rat
 		}
 		opts.TypedSearchAttributes = temporal.NewSearchAttributes(attrs...)
 	}
-	in := delivery.RedriveJobInput{Query: q, Rate: rate, Signal: sig, Total: matched}
+	in := delivery.RedriveJobInput{Query: q.String(), Rate: rate, Signal: sig, Total: matched}
 	if _, err := s.temporal.ExecuteWorkflow(ctx, opts, delivery.WorkflowRedriveJob, in); err != nil {
 		return RedriveStarted{}, fromTemporal(err, "start bulk redrive", "")
 	}

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/visibility"
 )
 
 // runStory is one run of a delivery: when it started, the redrive that
@@ -34,7 +35,7 @@ type runStory struct {
 func (s *Server) deliveryRuns(ctx context.Context, id string, current *workflowpb.WorkflowExecutionInfo) (runs []*workflowpb.WorkflowExecutionInfo, created time.Time, err error) {
 	runs = []*workflowpb.WorkflowExecutionInfo{current}
 	if safeValue.MatchString(id) {
-		q := fmt.Sprintf("WorkflowId = '%s' AND WorkflowType = '%s'", id, delivery.WorkflowDelivery)
+		q := visibility.And(visibility.WorkflowID(id), visibility.WorkflowType(delivery.WorkflowDelivery))
 		err = s.eachExecution(ctx, q, func(ex *workflowpb.WorkflowExecutionInfo) {
 			if ex.GetExecution().GetRunId() != current.GetExecution().GetRunId() {
 				runs = append(runs, ex)

@@ -4,16 +4,15 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/visibility"
 )
 
 // summaryGroup is the waiting dead letters of one endpoint for one reason.
@@ -78,8 +77,8 @@ const (
 // summaryMaxLists lists made, when the rest is left out and truncated set.
 // Endpoints no longer in the store are grouped under "". Groups follow the
 // store's order of endpoints (creation, then ID).
-func (s *Server) summaryGroups(ctx context.Context, q string, total int64) ([]summaryGroup, bool, error) {
-	failedQ := q + fmt.Sprintf(" AND %s = '%s'", delivery.AttrReason.GetName(), delivery.StatusFailed)
+func (s *Server) summaryGroups(ctx context.Context, q visibility.Query, total int64) ([]summaryGroup, bool, error) {
+	failedQ := visibility.And(q, visibility.Is(delivery.AttrReason, string(delivery.StatusFailed)))
 	counts := map[string]*[2]int64{} // endpoint -> failed, exhausted
 	var (
 		order     []string
@@ -89,9 +88,9 @@ func (s *Server) summaryGroups(ctx context.Context, q string, total int64) ([]su
 	for lists := 0; lists < summaryMaxLists && len(order) < summaryMaxEndpoints; lists++ {
 		listQ := q
 		if len(order) > 0 {
-			listQ += fmt.Sprintf(" AND %s NOT IN ('%s')", delivery.AttrEndpointID.GetName(), strings.Join(order, "', '"))
+			listQ = visibility.And(listQ, visibility.NotIn(delivery.AttrEndpointID, order...))
 		}
-		resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: listQ, PageSize: summaryPage})
+		resp, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: listQ.String(), PageSize: summaryPage})
 		if err != nil {
 			return nil, false, fromTemporal(err, "list dead letters", "")
 		}
@@ -148,7 +147,7 @@ func reasonIndex(reason string) int {
 
 // countEndpoints counts each endpoint's dead letters of q and of failedQ
 // into counts, summaryConcurrency at a time.
-func (s *Server) countEndpoints(ctx context.Context, q, failedQ string, ids []string, counts map[string]*[2]int64) error {
+func (s *Server) countEndpoints(ctx context.Context, q, failedQ visibility.Query, ids []string, counts map[string]*[2]int64) error {
 	var (
 		g    errgroup.Group
 		errs = make([]error, len(ids))
@@ -157,11 +156,11 @@ func (s *Server) countEndpoints(ctx context.Context, q, failedQ string, ids []st
 	g.SetLimit(summaryConcurrency)
 	for i, id := range ids {
 		g.Go(func() error {
-			byEndpoint := fmt.Sprintf(" AND %s = '%s'", delivery.AttrEndpointID.GetName(), id)
-			n, err := s.count(ctx, q+byEndpoint)
+			byEndpoint := visibility.Is(delivery.AttrEndpointID, id)
+			n, err := s.count(ctx, visibility.And(q, byEndpoint))
 			var failed int64
 			if err == nil && n > 0 {
-				failed, err = s.count(ctx, failedQ+byEndpoint)
+				failed, err = s.count(ctx, visibility.And(failedQ, byEndpoint))
 			}
 			got[i], errs[i] = [2]int64{failed, max(n-failed, 0)}, err
 			return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/internal/visibility"
 )
 
 // Bounds of a tenant token's lifetime.
@@ -55,12 +56,12 @@ func (s *Server) tenantFilter(ctx context.Context, requested string) (store.Tena
 }
 
 // tenantClause is the visibility query clause (HookdTenantId = ...) of a
-// list naming tenant requested in the caller's scope, or "" when the list
-// spans every tenant; errors as tenantFilter's.
-func (s *Server) tenantClause(ctx context.Context, requested string) (string, error) {
+// list naming tenant requested in the caller's scope, or the zero Query
+// when the list spans every tenant; errors as tenantFilter's.
+func (s *Server) tenantClause(ctx context.Context, requested string) (visibility.Query, error) {
 	tf, err := s.tenantFilter(ctx, requested)
 	if err != nil {
-		return "", err
+		return visibility.Query{}, err
 	}
 	return authz.VisibilityClause(tf)
 }

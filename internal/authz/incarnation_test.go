@@ -62,7 +62,7 @@ func TestResourcesCheckTheIncarnation(t *testing.T) {
 	} {
 		got, err := VisibilityClause(c.f)
 		require.NoError(t, err)
-		require.Equal(t, c.want, got)
+		require.Equal(t, c.want, got.String())
 	}
 	_, err = VisibilityClause(store.TenantFilter{ID: "acme", Incarnation: "x' OR 'a'='a"})
 	require.Error(t, err, "an incarnation cannot escape its quotes")

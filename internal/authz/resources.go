@@ -8,6 +8,7 @@ import (
 
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/internal/visibility"
 )
 
 // Store is what Resources reads: endpoints and tenants (store.Store).
@@ -119,23 +120,23 @@ func (r *Resources) tenantExists(ctx context.Context, id string) (bool, error) {
 
 // VisibilityClause is the Temporal visibility condition that selects the
 // deliveries and dead letters f selects by their HookdTenantId and
-// HookdTenantIncarnation, "" when f selects all. Tenant IDs are
-// store.ValidTenantID and incarnations hex, so none can escape its
-// quotes.
-func VisibilityClause(f store.TenantFilter) (string, error) {
+// HookdTenantIncarnation, the zero Query when f selects all. A tenant ID
+// that is not store.ValidTenantID, or an incarnation that is not
+// alphanumeric, is an error.
+func VisibilityClause(f store.TenantFilter) (visibility.Query, error) {
 	switch {
 	case f.All:
-		return "", nil
+		return visibility.Query{}, nil
 	case f.ID == "":
-		return delivery.AttrTenantID.GetName() + " IS NULL", nil
+		return visibility.Unset(delivery.AttrTenantID), nil
 	case !store.ValidTenantID(f.ID):
-		return "", fmt.Errorf("invalid tenant ID %q", f.ID)
+		return visibility.Query{}, fmt.Errorf("invalid tenant ID %q", f.ID)
 	case !incarnationPattern.MatchString(f.Incarnation):
-		return "", fmt.Errorf("invalid tenant incarnation %q", f.Incarnation)
+		return visibility.Query{}, fmt.Errorf("invalid tenant incarnation %q", f.Incarnation)
 	case f.Incarnation == "":
-		return fmt.Sprintf("%s = '%s' AND %s IS NULL", delivery.AttrTenantID.GetName(), f.ID, delivery.AttrTenantIncarnation.GetName()), nil
+		return visibility.And(visibility.Is(delivery.AttrTenantID, f.ID), visibility.Unset(delivery.AttrTenantIncarnation)), nil
 	default:
-		return fmt.Sprintf("%s = '%s' AND %s = '%s'", delivery.AttrTenantID.GetName(), f.ID, delivery.AttrTenantIncarnation.GetName(), f.Incarnation), nil
+		return visibility.And(visibility.Is(delivery.AttrTenantID, f.ID), visibility.Is(delivery.AttrTenantIncarnation, f.Incarnation)), nil
 	}
 }
 

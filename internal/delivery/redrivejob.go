@@ -22,8 +22,8 @@ const RedrivePageSize = 100
 // RedriveJobInput is a bulk redrive job: what to signal, how fast, and how
 // far it got (carried across continue-as-new).
 type RedriveJobInput struct {
-	// Query selects the waiting dead letters (WorkflowType = 'DeadLetter'
-	// AND ExecutionStatus = 'Running' AND ...).
+	// Query selects the waiting dead letters: a visibility.DeadLetters
+	// query narrowed by the job's filter, as its String.
 	Query string `json:"query"`
 	// Rate is redrive signals per second.
 	Rate   float64       `json:"rate"`

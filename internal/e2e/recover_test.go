@@ -16,7 +16,7 @@ import (
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/testkit"
-	"github.com/hookd/hookd/internal/wake"
+	"github.com/hookd/hookd/internal/visibility"
 )
 
 // waitingDelivery is what GET /v1/deliveries/{id} says of a waiting one.
@@ -190,7 +190,7 @@ func TestRecoverPacesALargeBacklog(t *testing.T) {
 		ids = append(ids, api.send(`{"type":"pace.test","payload":{}}`).Deliveries[0].ID)
 	}
 	require.Eventually(t, func() bool {
-		n, err := d.Client.CountWorkflow(context.Background(), &workflowservice.CountWorkflowExecutionsRequest{Query: wake.Query(ep.ID)})
+		n, err := d.Client.CountWorkflow(context.Background(), &workflowservice.CountWorkflowExecutionsRequest{Query: visibility.Waiting(ep.ID).String()})
 		return err == nil && n.GetCount() == int64(len(ids))
 	}, 45*time.Second, 100*time.Millisecond, "every delivery waits on the open circuit")
 

@@ -17,7 +17,7 @@ import (
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/testkit"
-	"github.com/hookd/hookd/internal/wake"
+	"github.com/hookd/hookd/internal/visibility"
 )
 
 // wakeDev starts a hookd of its own on dir that paces any recover of
@@ -78,7 +78,7 @@ func heldBacklog(t *testing.T, d *app.Dev, api *apiClient, eventType string, n i
 		time.Sleep(30 * time.Millisecond) // within the API's request rate
 	}
 	require.Eventually(t, func() bool {
-		c, err := d.Client.CountWorkflow(context.Background(), &workflowservice.CountWorkflowExecutionsRequest{Query: wake.Query(ep.ID)})
+		c, err := d.Client.CountWorkflow(context.Background(), &workflowservice.CountWorkflowExecutionsRequest{Query: visibility.Waiting(ep.ID).String()})
 		return err == nil && c.GetCount() == int64(n)
 	}, 60*time.Second, 100*time.Millisecond, "every delivery waits on the open circuit")
 	return rc, ep, ids

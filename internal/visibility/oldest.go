@@ -21,13 +21,13 @@ const maxSearch = 2 * 365 * 24 * time.Hour
 // (at least a second), erring older. Its cost does not grow with the
 // number of executions: the metrics gauges and the API's endpoint health
 // and dead-letter summary all read through it.
-func Oldest(ctx context.Context, vis Reader, query string, now time.Time) (int64, time.Time, error) {
+func Oldest(ctx context.Context, vis Reader, query Query, now time.Time) (int64, time.Time, error) {
 	n, err := Count(ctx, vis, query)
 	if err != nil || n == 0 {
 		return n, time.Time{}, err
 	}
 	if n <= listLimit {
-		resp, err := vis.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, PageSize: listLimit})
+		resp, err := vis.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query.String(), PageSize: listLimit})
 		if err != nil {
 			return 0, time.Time{}, err
 		}
@@ -40,7 +40,7 @@ func Oldest(ctx context.Context, vis Reader, query string, now time.Time) (int64
 		return n, oldest, nil
 	}
 	startedBefore := func(t time.Time) (bool, error) {
-		c, err := Count(ctx, vis, query+" AND StartTime < '"+t.UTC().Format(time.RFC3339Nano)+"'")
+		c, err := Count(ctx, vis, And(query, Started(Before, t)))
 		return c > 0, err
 	}
 	// Find a span [lo, hi) holding the oldest start by doubling back.
@@ -72,8 +72,8 @@ func Oldest(ctx context.Context, vis Reader, query string, now time.Time) (int64
 }
 
 // Count counts the executions matching query.
-func Count(ctx context.Context, vis Reader, query string) (int64, error) {
-	resp, err := vis.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
+func Count(ctx context.Context, vis Reader, query Query) (int64, error) {
+	resp, err := vis.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query.String()})
 	if err != nil {
 		return 0, err
 	}

@@ -93,6 +93,7 @@ func TestOldestSearches(t *testing.T) {
 // The queries name the workflow type, running only, and the endpoint when
 // one is given.
 func TestQueries(t *testing.T) {
-	require.Equal(t, "WorkflowType = 'Delivery' AND ExecutionStatus = 'Running'", Pending(""))
-	require.Equal(t, "WorkflowType = 'DeadLetter' AND ExecutionStatus = 'Running' AND HookdEndpointId = 'ep_1'", DeadLetters("ep_1"))
+	require.Equal(t, "WorkflowType = 'Delivery' AND ExecutionStatus = 'Running'", Pending("").String())
+	require.Equal(t, "WorkflowType = 'DeadLetter' AND ExecutionStatus = 'Running' AND HookdEndpointId = 'ep_1'", DeadLetters("ep_1").String())
+	require.Equal(t, "WorkflowType = 'Delivery' AND ExecutionStatus = 'Running' AND HookdEndpointId = 'ep_1' AND HookdStatus = 'waiting'", Waiting("ep_1").String())
 }

@@ -1,13 +1,15 @@
-// Package visibility answers questions about hookd's running workflows
-// from Temporal's visibility store: the pending deliveries and waiting dead
-// letters, of one endpoint or all, how many, and when the oldest started.
-// The API's endpoint health and the metrics gauges ask the same questions
-// the same way through it.
+// Package visibility builds and asks hookd's queries of Temporal's
+// visibility store. Query is the one builder of query strings (workflow
+// type, execution status, start time and hookd's search attributes of
+// internal/delivery, joined with AND and OR, every value quoted in one
+// place); Pending, DeadLetters and Waiting are the queries several
+// packages share. Count and Oldest answer how many executions a query
+// matches and when the oldest started, for the API's endpoint health and
+// dead-letter summary and the metrics gauges.
 package visibility
 
 import (
 	"context"
-	"fmt"
 
 	"go.temporal.io/api/workflowservice/v1"
 
@@ -22,16 +24,22 @@ type Reader interface {
 
 // Pending is the query of the deliveries still running (pending, retrying
 // or waiting) to endpointID, or to every endpoint if it is empty.
-func Pending(endpointID string) string { return running(delivery.WorkflowDelivery, endpointID) }
+func Pending(endpointID string) Query { return running(delivery.WorkflowDelivery, endpointID) }
 
 // DeadLetters is the query of the dead letters waiting for a redrive, of
 // endpointID or of every endpoint if it is empty.
-func DeadLetters(endpointID string) string { return running(delivery.WorkflowDeadLetter, endpointID) }
+func DeadLetters(endpointID string) Query { return running(delivery.WorkflowDeadLetter, endpointID) }
 
-func running(workflowType, endpointID string) string {
-	q := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", workflowType)
+// Waiting is the query of endpointID's deliveries that wait on its circuit
+// or its switch.
+func Waiting(endpointID string) Query {
+	return And(Pending(endpointID), Is(delivery.AttrStatus, delivery.SearchStatusWaiting))
+}
+
+func running(workflowType, endpointID string) Query {
+	q := And(WorkflowType(workflowType), Status(Running))
 	if endpointID != "" {
-		q += fmt.Sprintf(" AND %s = '%s'", delivery.AttrEndpointID.GetName(), endpointID)
+		q = And(q, Is(delivery.AttrEndpointID, endpointID))
 	}
 	return q
 }

@@ -40,12 +40,6 @@ type Temporal interface {
 	SignalWorkflow(ctx context.Context, workflowID, runID, signalName string, arg any) error
 }
 
-// Query finds an endpoint's deliveries that wait on its circuit or its
-// switch.
-func Query(endpointID string) string {
-	return visibility.Pending(endpointID) + fmt.Sprintf(" AND %s = '%s'", delivery.AttrStatus.GetName(), delivery.SearchStatusWaiting)
-}
-
 // Immediate is the largest backlog an operator's recover signals at once,
 // each delivery at its slot of Window: about the rate hookd drains at on
 // two cores. A larger one is woken at the drain's pace instead
@@ -69,16 +63,16 @@ func List(ctx context.Context, c Temporal, endpointID string) (Backlog, error) {
 // ListAfter returns endpointID's waiting deliveries after cursor (all if
 // nil), oldest first: ordered by start, then workflow ID.
 func ListAfter(ctx context.Context, c Temporal, endpointID string, cursor *delivery.WakeCursor) (Backlog, error) {
-	query := Query(endpointID)
+	query := visibility.Waiting(endpointID)
 	if cursor != nil {
-		query += " AND StartTime >= '" + cursor.Started.UTC().Format(time.RFC3339Nano) + "'"
+		query = visibility.And(query, visibility.Started(visibility.NotBefore, cursor.Started))
 	}
 	// Only what the wake-up needs is kept: a backlog of 100,000 listed
 	// whole (search attributes, memo) would hold hundreds of MB.
 	var waiting Backlog
 	var token []byte
 	for {
-		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, PageSize: 1000, NextPageToken: token})
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query.String(), PageSize: 1000, NextPageToken: token})
 		if err != nil {
 			return nil, fmt.Errorf("list waiting deliveries: %w", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/visibility"
 )
 
 // Starter is what a Waker uses of Temporal (client.Client).
@@ -44,7 +45,7 @@ func (w *Waker) Immediate() int { return w.immediate }
 
 // Count returns how many of endpointID's deliveries wait.
 func (w *Waker) Count(ctx context.Context, endpointID string) (int, error) {
-	resp, err := w.c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: Query(endpointID)})
+	resp, err := w.c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: visibility.Waiting(endpointID).String()})
 	if err != nil {
 		return 0, fmt.Errorf("count waiting deliveries: %w", err)
 	}

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/visibility"
 )
 
 // StormResult is the retry-storm recovery: deliveries parked while the
@@ -175,7 +178,11 @@ func downEndpoint(ctx context.Context, cfg Config, h *hookdTarget, eventType str
 // waitParked polls visibility until n deliveries to the endpoint are
 // running and retrying or waiting.
 func waitParked(ctx context.Context, cfg Config, h *hookdTarget, endpointID string, n int) error {
-	q := fmt.Sprintf("HookdEndpointId = '%s' AND ExecutionStatus = 'Running' AND HookdStatus IN ('retrying', 'waiting')", endpointID)
+	q := visibility.And(
+		visibility.Is(delivery.AttrEndpointID, endpointID),
+		visibility.Status(visibility.Running),
+		visibility.In(delivery.AttrStatus, delivery.SearchStatusRetrying, delivery.SearchStatusWaiting),
+	).String()
 	deadline := time.Now().Add(cfg.Timeout)
 	for {
 		resp, err := h.dev.Client.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: q})
