@@ -40,7 +40,7 @@ test-typescript: build $(TS)/node_modules/.package-lock.json
 	cd $(TS) && npm run --silent typecheck && HOOKD_BIN=$(CURDIR)/bin/hookd node --test test/
 
 # Regenerates the clients' types from internal/api/openapi.yaml: Go's
-# (apiclient/internal/wire, oapi-codegen) and TypeScript's
+# (apiclient/wire, oapi-codegen) and TypeScript's
 # (clients/typescript/schema.d.ts, openapi-typescript). make test fails
 # while either is stale.
 generate: $(TS)/node_modules/.package-lock.json

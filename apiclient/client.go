@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hookd/hookd/apiclient/internal/wire"
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // maxResponse caps the bytes read from one response body.
@@ -70,17 +70,12 @@ func (r Raw) JSON() json.RawMessage { return r.body }
 func (r *Raw) setRaw(b []byte) { r.body = b }
 
 // Error is an error answer from the API: the HTTP status, the API's error
-// code, the request field at fault (if any), its message, and the limit a
-// 409 or 429 is about (if any).
+// code, the request field at fault (if any), its message, the limit a
+// 409 or 429 is about (if any); Details say where and why a payload or
+// example fails its event type's schema.
 type Error struct {
-	StatusCode int    `json:"-"`
-	Code       string `json:"code"`
-	Field      string `json:"field,omitempty"`
-	Message    string `json:"message"`
-	Limit      string `json:"limit,omitempty"`
-	// Details say where and why a payload or example fails its event
-	// type's schema.
-	Details []SchemaProblem `json:"details,omitempty"`
+	StatusCode int `json:"-"`
+	wire.ErrorDetail
 }
 
 func (e *Error) Error() string {
@@ -178,8 +173,7 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 func errorOf(status int, body []byte) *Error {
 	var wrapped wire.ErrorBody
 	if json.Unmarshal(body, &wrapped) == nil && wrapped.Error.Message != "" {
-		d := wrapped.Error
-		return &Error{StatusCode: status, Code: string(d.Code), Field: deref(d.Field), Message: d.Message, Limit: string(deref(d.Limit))}
+		return &Error{StatusCode: status, ErrorDetail: wrapped.Error}
 	}
 	msg := strings.TrimSpace(string(body))
 	if len(msg) > 200 {
@@ -188,7 +182,7 @@ func errorOf(status int, body []byte) *Error {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
-	return &Error{StatusCode: status, Message: msg}
+	return &Error{StatusCode: status, ErrorDetail: wire.ErrorDetail{Message: msg}}
 }
 
 // Page selects one page of a list: the cursor a previous page returned
@@ -207,22 +201,4 @@ func (p Page) values() url.Values {
 		v.Set("limit", fmt.Sprint(p.Limit))
 	}
 	return v
-}
-
-// deref is *p, or T's zero value for nil.
-func deref[T any](p *T) T {
-	if p == nil {
-		var zero T
-		return zero
-	}
-	return *p
-}
-
-// optional is &v, or nil for T's zero value: a field left out of a body.
-func optional[T comparable](v T) *T {
-	var zero T
-	if v == zero {
-		return nil
-	}
-	return &v
 }

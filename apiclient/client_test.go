@@ -2,7 +2,6 @@ package apiclient
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -87,16 +86,6 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := New("127.0.0.1:8080", "k"); err == nil {
 		t.Error("New accepted a URL without a scheme")
-	}
-}
-
-func TestDelayReadsStringsAndNanoseconds(t *testing.T) {
-	var a []Attempt
-	if err := json.Unmarshal([]byte(`[{"next_delay":"1.5s"},{"next_delay":5000000000},{}]`), &a); err != nil {
-		t.Fatal(err)
-	}
-	if a[0].NextDelay != "1.5s" || a[1].NextDelay != "5s" || a[2].NextDelay != "" {
-		t.Errorf("delays = %q %q %q", a[0].NextDelay, a[1].NextDelay, a[2].NextDelay)
 	}
 }
 

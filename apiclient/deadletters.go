@@ -2,50 +2,30 @@ package apiclient
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
-	"github.com/hookd/hookd/apiclient/internal/wire"
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
-// DeadLetterRef is a dead letter as a list shows it. ID is the delivery ID.
-type DeadLetterRef struct {
-	ID         string    `json:"id"`
-	EventID    string    `json:"event_id"`
-	EventType  string    `json:"event_type"`
-	EndpointID string    `json:"endpoint_id"`
-	TenantID   string    `json:"tenant_id,omitempty"`
-	Reason     string    `json:"reason"` // failed or exhausted
-	DeadAt     time.Time `json:"dead_at"`
-	// LastStatus and LastError say how the last attempt ended: the HTTP
-	// status (0: no response) and the error.
-	LastStatus int    `json:"last_status,omitempty"`
-	LastError  string `json:"last_error,omitempty"`
-}
+// DeadLetterRef is a dead letter as a list shows it. ID is the delivery
+// ID; LastStatus and LastError say how the last attempt ended: the HTTP
+// status (0: no response) and the error.
+type DeadLetterRef = wire.DeadLetterRow
 
-// DeadLetter is one dead letter in full, with its timeline and payload.
+// DeadLetter is one dead letter in full, with its timeline and payload;
+// PayloadExpunged says Payload is null because the event was expunged.
 type DeadLetter struct {
 	Raw
-	DeadLetterRef
-	State          string          `json:"state"`
-	Attempts       int             `json:"attempts"`
-	FirstAttemptAt time.Time       `json:"first_attempt_at,omitzero"`
-	LastAttemptAt  time.Time       `json:"last_attempt_at,omitzero"`
-	Timeline       []Attempt       `json:"timeline"`
-	Payload        json.RawMessage `json:"payload"`
-	// PayloadExpunged says Payload is null because the event was
-	// expunged.
-	PayloadExpunged bool `json:"payload_expunged,omitempty"`
+	wire.DeadLetter
 }
 
 // DeadLetterPage is one page of dead letters.
 type DeadLetterPage struct {
 	Raw
-	Data       []DeadLetterRef `json:"data"`
-	NextCursor string          `json:"next_cursor,omitempty"`
+	wire.DeadLetterPage
 }
 
 // DeadLetterFilter selects dead letters; zero fields match everything.
@@ -96,38 +76,23 @@ func (w filterWire) values(v url.Values) url.Values {
 	return v
 }
 
-// DeadLetterSummary counts waiting dead letters per endpoint and reason.
+// DeadLetterSummary counts waiting dead letters per endpoint and reason;
+// Truncated says the groups leave out some endpoints' dead letters (Total
+// counts them all).
 type DeadLetterSummary struct {
 	Raw
-	Total            int            `json:"total"`
-	Groups           []SummaryGroup `json:"groups"`
-	OldestAgeSeconds float64        `json:"oldest_age_seconds"`
-	// Truncated says the groups leave out some endpoints' dead letters
-	// (Total counts them all).
-	Truncated bool `json:"truncated,omitempty"`
+	wire.DeadLetterSummary
 }
 
 // SummaryGroup is the count of one endpoint's dead letters for one reason.
-type SummaryGroup struct {
-	EndpointID string `json:"endpoint_id"`
-	Reason     string `json:"reason"`
-	Count      int    `json:"count"`
-}
+type SummaryGroup = wire.SummaryGroup
 
-// RedriveRequested is the answer to a single redrive.
+// RedriveRequested is the answer to a single redrive. HeldBy is
+// "circuit_open" when the redriven delivery will wait until HeldUntil,
+// unless the endpoint is recovered.
 type RedriveRequested struct {
 	Raw
-	DeliveryID string `json:"delivery_id"`
-	Status     string `json:"status"`
-	Held
-}
-
-// Held is set on a redrive's answer when the redriven deliveries will
-// wait: HeldBy "circuit_open" until HeldUntil, unless the endpoint is
-// recovered.
-type Held struct {
-	HeldBy    string     `json:"held_by,omitempty"`
-	HeldUntil *time.Time `json:"held_until,omitempty"`
+	wire.RedriveRequested
 }
 
 // BulkRedrive asks to redrive every dead letter the filter matches, at
@@ -145,8 +110,8 @@ type BulkRedrive struct {
 func (b BulkRedrive) body() wire.BulkRedriveRequest {
 	f := b.Filter
 	out := wire.BulkRedriveRequest{
-		TenantID: optional(f.TenantID), EndpointID: optional(f.EndpointID), EventType: optional(f.EventType),
-		Rate: optional(b.Rate), Reason: optional(b.Reason),
+		TenantID: wire.Optional(f.TenantID), EndpointID: wire.Optional(f.EndpointID), EventType: wire.Optional(f.EventType),
+		Rate: wire.Optional(b.Rate), Reason: wire.Optional(b.Reason),
 	}
 	if b.All {
 		out.All = &b.All
@@ -159,10 +124,10 @@ func (b BulkRedrive) body() wire.BulkRedriveRequest {
 		out.Reasons = &reasons
 	}
 	if !f.Since.IsZero() {
-		out.Since = optional(f.Since.UTC())
+		out.Since = wire.Optional(f.Since.UTC())
 	}
 	if !f.Until.IsZero() {
-		out.Until = optional(f.Until.UTC())
+		out.Until = wire.Optional(f.Until.UTC())
 	}
 	return out
 }
@@ -171,27 +136,15 @@ func (b BulkRedrive) body() wire.BulkRedriveRequest {
 // dead letters it matched. No job runs when Matched is zero.
 type RedriveStarted struct {
 	Raw
-	JobID   string  `json:"job_id"`
-	Matched int64   `json:"matched"`
-	Rate    float64 `json:"rate"`
-	Held
+	wire.RedriveStarted
 }
 
 // RedriveJob is a bulk redrive's progress. State is running, completed or
-// failed.
+// failed; Skipped counts dead letters that closed (redriven or expired)
+// between the job's listing and its redrive.
 type RedriveJob struct {
 	Raw
-	JobID     string `json:"job_id"`
-	State     string `json:"state"`
-	Total     int64  `json:"total"`
-	Completed int64  `json:"completed"`
-	Failed    int64  `json:"failed"`
-	// Skipped counts dead letters that closed (redriven or expired)
-	// between the job's listing and its redrive.
-	Skipped int64      `json:"skipped,omitempty"`
-	Started time.Time  `json:"started"`
-	Closed  *time.Time `json:"closed,omitempty"`
-	Reason  string     `json:"reason"`
+	wire.RedriveJob
 }
 
 func deadLetterPath(id string) string { return "/v1/dead-letters/" + url.PathEscape(id) }

@@ -8,65 +8,21 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/hookd/hookd/apiclient/internal/wire"
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // Endpoint is a receiver of webhooks. Secret is set only in the answers to
-// create (and shown only then).
+// create (and shown only then); Warnings, in the answers to create and
+// update, name the event_types entries that match no type of the
+// event-type catalog.
 type Endpoint struct {
 	Raw
-	ID          string   `json:"id"`
-	TenantID    string   `json:"tenant_id,omitempty"`
-	URL         string   `json:"url"`
-	Description string   `json:"description"`
-	EventTypes  []string `json:"event_types"`
-	Filter      string   `json:"filter,omitempty"`
-	Enabled     bool     `json:"enabled"`
-	// DisabledReason is manual, auto or gone while the endpoint is
-	// disabled.
-	DisabledReason string            `json:"disabled_reason,omitempty"`
-	RetrySchedule  []string          `json:"retry_schedule"`
-	Timeout        string            `json:"timeout"`
-	Metadata       map[string]string `json:"metadata"`
-	CreatedAt      time.Time         `json:"created_at"`
-	UpdatedAt      time.Time         `json:"updated_at"`
-	Secret         string            `json:"secret,omitempty"`
-	// Headers are the custom headers sent on every attempt, and Auth the
-	// authentication, their values masked.
-	Headers map[string]string `json:"headers,omitempty"`
-	Auth    *EndpointAuth     `json:"auth,omitempty"`
-	// TLS is the client certificate and CA, the key shown as a marker.
-	TLS *EndpointTLSView `json:"tls,omitempty"`
-	// PropagateTrace sends each attempt's W3C trace context to the
-	// receiver, when hookd traces.
-	PropagateTrace bool `json:"propagate_trace"`
-	// Signing is the signing profile, defaults filled in.
-	Signing SigningProfile `json:"signing"`
-	// RateLimit caps the attempts the endpoint receives; nil for none.
-	RateLimit *RateLimit `json:"rate_limit,omitempty"`
-	// Warnings, in the answers to create and update, name the event_types
-	// entries that match no type of the event-type catalog.
-	Warnings []Warning `json:"warnings,omitempty"`
+	wire.Endpoint
 }
 
 // RateLimit is an endpoint's rate limit: at most Burst attempts at once
-// and PerSecond a second on average (Burst 0 on input: 1).
-type RateLimit struct {
-	PerSecond int `json:"per_second"`
-	Burst     int `json:"burst,omitempty"`
-}
-
-// wire is the limit as the document has it; nil for nil.
-func (l *RateLimit) wire() *wire.RateLimit {
-	if l == nil {
-		return nil
-	}
-	out := &wire.RateLimit{PerSecond: l.PerSecond}
-	if l.Burst > 0 {
-		out.Burst = &l.Burst
-	}
-	return out
-}
+// (nil on input: 1) and PerSecond a second on average.
+type RateLimit = wire.RateLimit
 
 // EndpointInput is the body of create and update. Nil fields are left as
 // they are (update) or take the API's defaults (create).
@@ -106,12 +62,12 @@ type EndpointInput struct {
 // create is the body of a create: the document's EndpointCreate.
 func (in EndpointInput) create() wire.EndpointCreate {
 	return wire.EndpointCreate{
-		URL: deref(in.URL), Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled,
+		URL: wire.Deref(in.URL), Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled,
 		RetrySchedule: in.RetrySchedule, Timeout: in.Timeout, Metadata: (*wire.Metadata)(in.Metadata), TenantID: in.TenantID,
-		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth.wire(), TLS: in.TLS.wire(),
+		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth, TLS: in.TLS,
 		PropagateTrace: in.PropagateTrace,
-		Signing:        in.Signing.wire(),
-		RateLimit:      in.RateLimit.wire(),
+		Signing:        in.Signing,
+		RateLimit:      in.RateLimit,
 	}
 }
 
@@ -122,10 +78,10 @@ func (in EndpointInput) patch() endpointPatch {
 	return endpointPatch{EndpointPatch: wire.EndpointPatch{
 		URL: in.URL, Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled,
 		RetrySchedule: in.RetrySchedule, Timeout: in.Timeout, Metadata: (*wire.Metadata)(in.Metadata),
-		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth.wire(), TLS: in.TLS.wire(),
+		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth, TLS: in.TLS,
 		PropagateTrace: in.PropagateTrace,
-		Signing:        in.Signing.wire(),
-		RateLimit:      in.RateLimit.wire(),
+		Signing:        in.Signing,
+		RateLimit:      in.RateLimit,
 	}, removeAuth: in.RemoveAuth && in.Auth == nil, removeRateLimit: in.RemoveRateLimit && in.RateLimit == nil,
 		removeTLS: in.RemoveTLS && in.TLS == nil}
 }
@@ -164,17 +120,14 @@ func (p endpointPatch) MarshalJSON() ([]byte, error) {
 // EndpointPage is one page of endpoints.
 type EndpointPage struct {
 	Raw
-	Data       []Endpoint `json:"data"`
-	NextCursor string     `json:"next_cursor,omitempty"`
+	wire.EndpointPage
 }
 
 // RotatedSecret is the answer to a secret rotation: the new secret, shown
 // only here, and when the previous one stops being used.
 type RotatedSecret struct {
 	Raw
-	EndpointID        string    `json:"endpoint_id"`
-	Secret            string    `json:"secret"`
-	PreviousExpiresAt time.Time `json:"previous_expires_at"`
+	wire.RotatedSecret
 }
 
 func endpointPath(id string) string { return "/v1/endpoints/" + url.PathEscape(id) }

@@ -2,48 +2,31 @@ package apiclient
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"time"
 
-	"github.com/hookd/hookd/apiclient/internal/wire"
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // EventRecord is an accepted event as hookd recorded it: the payload (only
-// from GetEvent) and the deliveries it fanned out to.
+// from GetEvent) and the deliveries it fanned out to; for an expunged
+// event, when, by whom and why, and what is left of its body in Temporal.
 type EventRecord struct {
 	Raw
-	EventID    string          `json:"event_id"`
-	TenantID   string          `json:"tenant_id,omitempty"`
-	Type       string          `json:"type"`
-	Payload    json.RawMessage `json:"payload,omitempty"`
-	AcceptedAt time.Time       `json:"accepted_at"`
-	Deliveries []EventDelivery `json:"deliveries"`
-	// ExpungedAt, ExpungedBy and ExpungeReason say when, by whom and why
-	// the event was expunged (nil, "" while it is not); TemporalCopy what
-	// is left of its body in Temporal: "unreadable", or
-	// "namespace_key_only" for an event recorded without a data key.
-	ExpungedAt    *time.Time `json:"expunged_at,omitempty"`
-	ExpungedBy    string     `json:"expunged_by,omitempty"`
-	ExpungeReason string     `json:"expunge_reason,omitempty"`
-	TemporalCopy  string     `json:"temporal_copy,omitempty"`
+	wire.EventRecord
 }
 
 // EventDelivery is one delivery of a recorded event. Status (only from
-// GetEvent) is pending, delivered, failed, exhausted, expunged, or not_started for a
-// start lost to a crash, which posting the event again completes.
-type EventDelivery struct {
-	ID         string `json:"id"`
-	EndpointID string `json:"endpoint_id"`
-	Status     string `json:"status,omitempty"`
-}
+// GetEvent) is pending, delivered, failed, exhausted, expunged, or
+// not_started for a start lost to a crash, which posting the event again
+// completes.
+type EventDelivery = wire.EventRecordDelivery
 
 // EventPage is one page of recorded events, newest first.
 type EventPage struct {
 	Raw
-	Data       []EventRecord `json:"data"`
-	NextCursor string        `json:"next_cursor,omitempty"`
+	wire.EventPage
 }
 
 // EventFilter selects recorded events; zero fields select everything.

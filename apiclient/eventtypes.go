@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"time"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // EventType is a type of the platform's event-type catalog: what its
@@ -13,13 +14,7 @@ import (
 // examples.
 type EventType struct {
 	Raw
-	Name        string            `json:"name"`
-	Description string            `json:"description"`
-	Schema      json.RawMessage   `json:"schema,omitempty"`
-	Examples    []json.RawMessage `json:"examples"`
-	Deprecated  bool              `json:"deprecated"`
-	CreatedAt   time.Time         `json:"created_at"`
-	UpdatedAt   time.Time         `json:"updated_at"`
+	wire.CatalogType
 }
 
 // EventTypeInput is the body of an event-type put: it replaces every
@@ -34,25 +29,17 @@ type EventTypeInput struct {
 // EventTypePage is one page of the catalog, in name order.
 type EventTypePage struct {
 	Raw
-	Data       []EventType `json:"data"`
-	NextCursor string      `json:"next_cursor,omitempty"`
+	wire.EventTypePage
 }
 
 // Warning is something a request did that the API allowed but that is
 // likely a mistake: an endpoint's event_types entry matching no type of
 // the catalog.
-type Warning struct {
-	Field   string `json:"field"`
-	Value   string `json:"value"`
-	Message string `json:"message"`
-}
+type Warning = wire.Warning
 
 // SchemaProblem is one way a payload fails its type's schema: a JSON
 // Pointer into it ("" for the whole) and why.
-type SchemaProblem struct {
-	Pointer string `json:"pointer"`
-	Reason  string `json:"reason"`
-}
+type SchemaProblem = wire.SchemaProblem
 
 func eventTypePath(name string) string { return "/v1/event-types/" + url.PathEscape(name) }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"net/http"
 	"time"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // PortalLinkOptions are the options of a portal sign-in link; the zero
@@ -21,43 +23,45 @@ type PortalLinkOptions struct {
 	Without []string
 }
 
-// PortalLink is a single-use portal sign-in link.
+// PortalLink is a single-use portal sign-in link; its Capabilities say,
+// for every capability, whether the session has it.
 type PortalLink struct {
 	Raw
-	URL        string    `json:"url"`
-	TenantID   string    `json:"tenant_id"`
-	ExpiresAt  time.Time `json:"expires_at"`
-	SessionTTL string    `json:"session_ttl"`
-	// Capabilities says, for every capability, whether the session has
-	// it.
-	Capabilities map[string]bool `json:"capabilities"`
+	wire.PortalLink
 }
 
 // EndedPortalSessions says how many portal sessions of a tenant were
 // ended.
 type EndedPortalSessions struct {
 	Raw
-	TenantID string `json:"tenant_id"`
-	Ended    int    `json:"ended"`
+	wire.EndedPortalSessions
 }
 
 // CreatePortalLink issues a sign-in link to the tenant's consumer portal.
 func (c *Client) CreatePortalLink(ctx context.Context, id string, o PortalLinkOptions) (*PortalLink, error) {
-	body := struct {
-		SessionTTL   string          `json:"session_ttl,omitempty"`
-		ReadOnly     bool            `json:"read_only,omitempty"`
-		Capabilities map[string]bool `json:"capabilities,omitempty"`
-	}{ReadOnly: o.ReadOnly}
+	body := wire.PortalLinkOptions{ReadOnly: wire.Optional(o.ReadOnly)}
 	if o.SessionTTL > 0 {
-		body.SessionTTL = o.SessionTTL.String()
+		body.SessionTTL = wire.Optional(o.SessionTTL.String())
 	}
-	for _, name := range o.Without {
-		if body.Capabilities == nil {
-			body.Capabilities = map[string]bool{}
+	if len(o.Without) > 0 {
+		body.Capabilities = &wire.PortalCapabilities{}
+		no := false
+		for _, name := range o.Without {
+			if f := capabilityField(body.Capabilities, name); f != nil {
+				*f = &no
+			}
 		}
-		body.Capabilities[name] = false
 	}
 	return call[PortalLink](ctx, c, http.MethodPost, tenantPath(id)+"/portal", nil, body)
+}
+
+// capabilityField is the field of c that capability name sets; nil for
+// a name the document does not have.
+func capabilityField(c *wire.PortalCapabilities, name string) **bool {
+	return map[string]**bool{
+		"manage_endpoints": &c.ManageEndpoints, "reveal_secret": &c.RevealSecret, "rotate_secret": &c.RotateSecret,
+		"send_test": &c.SendTest, "recover": &c.Recover, "redrive": &c.Redrive,
+	}[name]
 }
 
 // EndPortalSessions ends every portal session of the tenant and voids its
@@ -67,32 +71,19 @@ func (c *Client) EndPortalSessions(ctx context.Context, id string) (*EndedPortal
 }
 
 // PortalSettings is how the consumer portal presents itself on every
-// tenant's pages. An empty field takes its default.
+// tenant's pages. An empty field takes its default. Logo is an https URL,
+// or a data: URL of a PNG, JPEG or SVG image of at most 256 KiB that
+// hookd stores (LogoDataURL makes one).
 type PortalSettings struct {
 	Raw
-	// ProductName is shown instead of "Webhooks".
-	ProductName string `json:"product_name"`
-	// Logo is an https URL, or a data: URL of a PNG, JPEG or SVG image of
-	// at most 256 KiB that hookd stores (LogoDataURL makes one).
-	Logo string `json:"logo"`
-	// AccentColor is #rrggbb.
-	AccentColor string `json:"accent_color"`
-	// Theme is "light", "dark" or "auto" (the viewer's preference).
-	Theme string `json:"theme"`
-	// SupportURL is an https URL the portal links to as "Help".
-	SupportURL string `json:"support_url"`
-	// UpdatedAt is set by hookd; nil if never put.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	wire.PortalSettings
 }
 
 // TenantPortalBranding is what one tenant's portal shows instead of the
 // platform's settings; an empty field keeps the platform's.
 type TenantPortalBranding struct {
 	Raw
-	TenantID    string     `json:"tenant_id,omitempty"`
-	ProductName string     `json:"product_name"`
-	Logo        string     `json:"logo"`
-	UpdatedAt   *time.Time `json:"updated_at,omitempty"`
+	wire.TenantPortalBranding
 }
 
 // LogoDataURL is an image's bytes as a data: URL of their media type
@@ -108,8 +99,8 @@ func (c *Client) GetPortalSettings(ctx context.Context) (*PortalSettings, error)
 
 // PutPortalSettings replaces every portal setting and returns them as
 // stored.
-func (c *Client) PutPortalSettings(ctx context.Context, s PortalSettings) (*PortalSettings, error) {
-	s.UpdatedAt = nil
+func (c *Client) PutPortalSettings(ctx context.Context, s wire.PortalSettings) (*PortalSettings, error) {
+	s.UpdatedAt = time.Time{}
 	return call[PortalSettings](ctx, c, http.MethodPut, "/v1/portal/settings", nil, s)
 }
 
@@ -120,7 +111,7 @@ func (c *Client) GetTenantPortalBranding(ctx context.Context, id string) (*Tenan
 
 // PutTenantPortalBranding replaces the tenant's portal branding and
 // returns it as stored.
-func (c *Client) PutTenantPortalBranding(ctx context.Context, id string, b TenantPortalBranding) (*TenantPortalBranding, error) {
-	b.TenantID, b.UpdatedAt = "", nil
+func (c *Client) PutTenantPortalBranding(ctx context.Context, id string, b wire.TenantPortalBranding) (*TenantPortalBranding, error) {
+	b.TenantID, b.UpdatedAt = "", time.Time{}
 	return call[TenantPortalBranding](ctx, c, http.MethodPut, tenantPath(id)+"/portal-branding", nil, b)
 }

@@ -3,9 +3,8 @@ package apiclient
 import (
 	"context"
 	"net/http"
-	"time"
 
-	"github.com/hookd/hookd/apiclient/internal/wire"
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // Recovered is the answer to an endpoint recover: the circuit's state
@@ -15,16 +14,7 @@ import (
 // they drain.
 type Recovered struct {
 	Raw
-	EndpointID       string    `json:"endpoint_id"`
-	By               string    `json:"by"`
-	Reason           string    `json:"reason"`
-	At               time.Time `json:"at"`
-	PreviousCircuit  string    `json:"previous_circuit"`
-	PreviousFailures int       `json:"previous_consecutive_failures"`
-	Reenabled        bool      `json:"reenabled"`
-	Woken            int       `json:"woken"`
-	Spread           string    `json:"spread"`
-	Paced            bool      `json:"paced"`
+	wire.Recovered
 }
 
 // RecoverEndpoint tells hookd an endpoint works again: it is enabled, its

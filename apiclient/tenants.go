@@ -6,17 +6,13 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/hookd/hookd/apiclient/internal/wire"
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // Tenant is a customer of the platform, keyed by the platform's own ID.
 type Tenant struct {
 	Raw
-	ID        string            `json:"id"`
-	Name      string            `json:"name"`
-	Metadata  map[string]string `json:"metadata"`
-	CreatedAt time.Time         `json:"created_at"`
-	UpdatedAt time.Time         `json:"updated_at"`
+	wire.Tenant
 }
 
 // TenantInput is the body of a tenant put: it replaces the name and
@@ -29,23 +25,19 @@ type TenantInput struct {
 // TenantPage is one page of tenants.
 type TenantPage struct {
 	Raw
-	Data       []Tenant `json:"data"`
-	NextCursor string   `json:"next_cursor,omitempty"`
+	wire.TenantPage
 }
 
 // TenantToken is a new tenant token, shown only in this answer.
 type TenantToken struct {
 	Raw
-	Token     string    `json:"token"`
-	TenantID  string    `json:"tenant_id"`
-	ExpiresAt time.Time `json:"expires_at"`
+	wire.TenantToken
 }
 
 // RevokedTokens is the answer to a revocation: how many tokens it ended.
 type RevokedTokens struct {
 	Raw
-	TenantID string `json:"tenant_id"`
-	Revoked  int    `json:"revoked"`
+	wire.RevokedTokens
 }
 
 // DeliveryFilter selects deliveries; zero fields match everything.
@@ -65,29 +57,16 @@ func (f DeliveryFilter) values(v url.Values) url.Values {
 	return v
 }
 
-// DeliveryRow is a delivery as a list shows it.
-type DeliveryRow struct {
-	ID         string `json:"id"`
-	EventID    string `json:"event_id"`
-	EventType  string `json:"event_type"`
-	EndpointID string `json:"endpoint_id"`
-	TenantID   string `json:"tenant_id,omitempty"`
-	// Status is the current (latest) run's; Attempts counts the attempts
-	// of every run, Runs the runs; LastStatus is the latest attempt's
-	// HTTP status (0: none, or no answer).
-	Status     string     `json:"status"`
-	Attempts   int        `json:"attempts"`
-	Runs       int        `json:"runs"`
-	LastStatus int        `json:"last_status,omitempty"`
-	CreatedAt  time.Time  `json:"created_at"`
-	ClosedAt   *time.Time `json:"closed_at,omitempty"`
-}
+// DeliveryRow is a delivery as a list shows it. Status is the current
+// (latest) run's; Attempts counts the attempts of every run, Runs the
+// runs; LastStatus is the latest attempt's HTTP status (0: none, or no
+// answer).
+type DeliveryRow = wire.DeliveryRow
 
 // DeliveryPage is one page of deliveries.
 type DeliveryPage struct {
 	Raw
-	Data       []DeliveryRow `json:"data"`
-	NextCursor string        `json:"next_cursor,omitempty"`
+	wire.DeliveryPage
 }
 
 func tenantPath(id string) string { return "/v1/tenants/" + url.PathEscape(id) }

@@ -1093,10 +1093,10 @@ export interface components {
             /** @description The time one attempt may take. */
             timeout: components["schemas"]["Duration"];
             /** @description Whether each attempt carries the W3C `traceparent` (and `tracestate`) of its span, when hookd traces. */
-            propagate_trace?: boolean;
+            propagate_trace: boolean;
             signing: components["schemas"]["SigningProfile"];
             /** @description The most attempts the endpoint receives, summed over every worker; null for no limit. */
-            rate_limit?: components["schemas"]["RateLimit"] | null;
+            rate_limit: components["schemas"]["RateLimit"] | null;
             metadata: components["schemas"]["Metadata"];
             /** Format: date-time */
             created_at: string;

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/visibility"
@@ -18,19 +19,11 @@ const (
 	MaxTokenLifetime     = 365 * 24 * time.Hour
 )
 
-// tenantJSON is a tenant as the API shows it.
-type tenantJSON struct {
-	ID        string            `json:"id"`
-	Name      string            `json:"name"`
-	Metadata  map[string]string `json:"metadata"`
-	CreatedAt time.Time         `json:"created_at"`
-	UpdatedAt time.Time         `json:"updated_at"`
-}
-
-func tenantOut(t *store.Tenant) tenantJSON {
-	out := tenantJSON{ID: t.ID, Name: t.Name, Metadata: t.Metadata, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+// tenantOut is a tenant as the API shows it.
+func tenantOut(t *store.Tenant) wire.Tenant {
+	out := wire.Tenant{ID: t.ID, Name: t.Name, Metadata: t.Metadata, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
 	if out.Metadata == nil {
-		out.Metadata = map[string]string{}
+		out.Metadata = wire.Metadata{}
 	}
 	return out
 }
@@ -70,10 +63,7 @@ func (s *Server) tenantClause(ctx context.Context, requested string) (visibility
 // name and metadata (200), so a platform can call it on every sign-up.
 func (s *Server) putTenant(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
-	var body struct {
-		Name     *string            `json:"name"`
-		Metadata *map[string]string `json:"metadata"`
-	}
+	var body wire.TenantPut
 	err := validateTenantID("tenant_id", id)
 	if err == nil {
 		err = s.decode(w, r, &body)
@@ -131,7 +121,7 @@ func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writePage(w, ts, next, tenantOut)
+	writeJSON(w, http.StatusOK, wire.TenantPage{Data: listOf(ts, tenantOut), NextCursor: next})
 }
 
 // deleteTenant deletes the tenant, its endpoints and its tokens. Pending
@@ -141,9 +131,7 @@ func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) {
 // expires_in (default 24h). Only its hash is stored: the answer is the
 // only time the token is shown.
 func (s *Server) createTenantToken(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		ExpiresIn *string `json:"expires_in"`
-	}
+	var body wire.TenantTokenCreate
 	if err := s.decode(w, r, &body); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -170,7 +158,7 @@ func (s *Server) createTenantToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.log.Info("tenant token issued", "tenant_id", id, "expires_at", tok.ExpiresAt, "by", scope(r).Actor())
-	writeJSON(w, http.StatusCreated, map[string]any{"token": token, "tenant_id": id, "expires_at": tok.ExpiresAt})
+	writeJSON(w, http.StatusCreated, wire.TenantToken{Token: token, TenantID: id, ExpiresAt: tok.ExpiresAt})
 }
 
 // revokeTenantTokens revokes every token of the tenant at once.
@@ -182,5 +170,5 @@ func (s *Server) revokeTenantTokens(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.log.Info("tenant tokens revoked", "tenant_id", id, "revoked", n, "by", scope(r).Actor())
-	writeJSON(w, http.StatusOK, map[string]any{"tenant_id": id, "revoked": n})
+	writeJSON(w, http.StatusOK, wire.RevokedTokens{TenantID: id, Revoked: int(n)})
 }

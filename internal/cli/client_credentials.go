@@ -83,15 +83,15 @@ func headersLine(h map[string]string) string {
 }
 
 // authLine is the masked auth.
-func authLine(a *apiclient.EndpointAuth) string {
+func authLine(a apiclient.EndpointAuth) string {
 	switch {
-	case a == nil:
+	case a.Type == "":
 		return ""
 	case a.Type == "basic":
 		return "basic " + a.Username + ":" + a.Password
 	case a.Type == "bearer":
 		return "bearer " + a.Token
 	default:
-		return a.Type + " (client " + a.ClientID + ")"
+		return string(a.Type) + " (client " + a.ClientID + ")"
 	}
 }

@@ -56,13 +56,13 @@ func deliveriesList(e *clientEnv) *cobra.Command {
 
 func printDelivery(e *clientEnv, d *apiclient.Delivery) {
 	var next, redrive, last string
-	if d.NextAttemptAt != nil {
-		next = fmt.Sprintf("%s (in %s)", stamp(*d.NextAttemptAt), roughly(d.NextAttemptAt.Sub(e.now())))
+	if !d.NextAttemptAt.IsZero() {
+		next = fmt.Sprintf("%s (in %s)", stamp(d.NextAttemptAt), roughly(d.NextAttemptAt.Sub(e.now())))
 		if d.WaitReason != "" {
 			next += ": " + d.WaitReason
 		}
 	}
-	if r := d.Redrive; r != nil {
+	if r := d.Redrive; !r.At.IsZero() {
 		redrive = fmt.Sprintf("%s by %s: %s", stamp(r.At), r.By, orDash(r.Reason))
 	}
 	if d.Attempts > 0 {
@@ -74,7 +74,7 @@ func printDelivery(e *clientEnv, d *apiclient.Delivery) {
 	}
 	fields(e.stdout,
 		"Delivery", d.ID, "Event", d.EventID+" ("+d.EventType+")", "Endpoint", d.EndpointID, "Tenant", d.TenantID,
-		"Status", d.Status, "Attempts", attempts, "Last result", last,
+		"Status", string(d.Status), "Attempts", attempts, "Last result", last,
 		"Next attempt", next, "Created", stamp(d.CreatedAt), "Redriven", redrive)
 	fmt.Fprintln(e.stdout)
 	printTimeline(e.stdout, d.Timeline)

@@ -110,11 +110,11 @@ func dlqList(e *clientEnv) *cobra.Command {
 func printDeadLetter(e *clientEnv, d *apiclient.DeadLetter) {
 	fields(e.stdout,
 		"Delivery", d.ID, "Event", d.EventID+" ("+d.EventType+")", "Endpoint", d.EndpointID,
-		"Reason", d.Reason, "State", d.State, "Dead at", stamp(d.DeadAt)+" ("+ago(e.now(), d.DeadAt)+" ago)",
+		"Reason", string(d.Reason), "State", string(d.State), "Dead at", stamp(d.DeadAt)+" ("+ago(e.now(), d.DeadAt)+" ago)",
 		"Attempts", fmt.Sprint(d.Attempts), "Last result", result(d.LastStatus, d.LastError, ""),
 		"First attempt", stamp(d.FirstAttemptAt), "Last attempt", stamp(d.LastAttemptAt))
 	fmt.Fprintln(e.stdout)
-	printTimeline(e.stdout, d.Timeline)
+	printTimeline(e.stdout, attemptEntries(d.Timeline))
 	if n := len(d.Timeline); n > 0 && d.Timeline[n-1].Response != "" {
 		last := d.Timeline[n-1]
 		fmt.Fprintf(e.stdout, "\nThe receiver's response to attempt %d (%s):\n", last.Number, result(last.Status, last.ErrorClass, ""))
@@ -151,13 +151,13 @@ func printSummary(e *clientEnv, s *apiclient.DeadLetterSummary) {
 		return
 	}
 	oldest := roughly(time.Duration(s.OldestAgeSeconds * float64(time.Second)))
-	fmt.Fprintf(e.stdout, "%s, the oldest %s old.\n\n", count(s.Total, "dead letter", "dead letters"), oldest)
+	fmt.Fprintf(e.stdout, "%s, the oldest %s old.\n\n", count(int(s.Total), "dead letter", "dead letters"), oldest)
 	sort.Slice(s.Groups, func(i, j int) bool {
 		a, b := s.Groups[i], s.Groups[j]
 		if a.Count != b.Count {
 			return a.Count > b.Count
 		}
-		return a.EndpointID+a.Reason < b.EndpointID+b.Reason
+		return a.EndpointID+string(a.Reason) < b.EndpointID+string(b.Reason)
 	})
 	tw := table(e.stdout, "ENDPOINT", "REASON", "COUNT")
 	for _, g := range s.Groups {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hookd/hookd/apiclient"
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // endpointFlags are the fields create and update take.
@@ -93,7 +94,7 @@ func (ef *endpointFlags) input(fs *pflag.FlagSet) (apiclient.EndpointInput, erro
 	case fs.Changed("rate-limit") && ef.rate == 0:
 		in.RemoveRateLimit = true
 	case fs.Changed("rate-limit"):
-		in.RateLimit = &apiclient.RateLimit{PerSecond: ef.rate, Burst: ef.burst}
+		in.RateLimit = &apiclient.RateLimit{PerSecond: ef.rate, Burst: wire.Optional(ef.burst)}
 	}
 	if err := ef.creds.input(fs, &in); err != nil {
 		return in, err
@@ -183,10 +184,7 @@ func printEndpoint(e *clientEnv, ep *apiclient.Endpoint) {
 	}
 	sort.Strings(md)
 	cert, ca := tlsLines(ep.TLS)
-	var expires string
-	if ep.TLS != nil && ep.TLS.NotAfter != nil {
-		expires = stamp(*ep.TLS.NotAfter)
-	}
+	expires := stamp(ep.TLS.NotAfter)
 	fields(e.stdout,
 		"ID", ep.ID, "Tenant", ep.TenantID, "URL", ep.URL, "Description", ep.Description, "Event types", types, "Filter", ep.Filter,
 		"Enabled", enabledLine(ep), "Retry schedule", strings.Join(ep.RetrySchedule, ", "),
@@ -211,7 +209,7 @@ func rateLine(l *apiclient.RateLimit) string {
 	if l == nil {
 		return ""
 	}
-	return fmt.Sprintf("%d/s, burst %d", l.PerSecond, max(l.Burst, 1))
+	return fmt.Sprintf("%d/s, burst %d", l.PerSecond, max(wire.Deref(l.Burst), 1))
 }
 
 // enabledLine is "true", or "false" with why the endpoint is disabled.
@@ -219,7 +217,7 @@ func enabledLine(ep *apiclient.Endpoint) string {
 	if ep.Enabled || ep.DisabledReason == "" {
 		return fmt.Sprint(ep.Enabled)
 	}
-	return "false (" + ep.DisabledReason + ")"
+	return "false (" + string(ep.DisabledReason) + ")"
 }
 
 // pageFlags are the paging flags of a list command.
@@ -307,7 +305,7 @@ func endpointsRecover(e *clientEnv) *cobra.Command {
 }
 
 func printRecovered(e *clientEnv, r *apiclient.Recovered) {
-	was := fmt.Sprintf("circuit was %s with %s", r.PreviousCircuit, count(r.PreviousFailures, "consecutive failure", "consecutive failures"))
+	was := fmt.Sprintf("circuit was %s with %s", r.PreviousCircuit, count(r.PreviousConsecutiveFailures, "consecutive failure", "consecutive failures"))
 	if r.Reenabled {
 		was += "; the endpoint was disabled and is enabled again"
 	}

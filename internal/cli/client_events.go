@@ -83,8 +83,8 @@ func eventsList(e *clientEnv) *cobra.Command {
 
 func printEvent(e *clientEnv, ev *apiclient.EventRecord) {
 	expunged := ""
-	if ev.ExpungedAt != nil {
-		expunged = stamp(*ev.ExpungedAt) + " by " + ev.ExpungedBy + ": " + ev.ExpungeReason
+	if !ev.ExpungedAt.IsZero() {
+		expunged = stamp(ev.ExpungedAt) + " by " + ev.ExpungedBy + ": " + ev.ExpungeReason
 	}
 	fields(e.stdout, "Event", ev.EventID, "Type", ev.Type,
 		"Accepted", stamp(ev.AcceptedAt)+" ("+ago(e.now(), ev.AcceptedAt)+" ago)", "Expunged", expunged)
@@ -94,13 +94,13 @@ func printEvent(e *clientEnv, ev *apiclient.EventRecord) {
 	} else {
 		tw := table(e.stdout, "DELIVERY", "ENDPOINT", "STATUS")
 		for _, d := range ev.Deliveries {
-			row(tw, d.ID, d.EndpointID, strings.ReplaceAll(orDash(d.Status), "_", " "))
+			row(tw, d.ID, d.EndpointID, strings.ReplaceAll(orDash(string(d.Status)), "_", " "))
 		}
 		tw.Flush()
 	}
 	fmt.Fprintln(e.stdout, "\nPayload:")
 	switch {
-	case ev.ExpungedAt == nil:
+	case ev.ExpungedAt.IsZero():
 		printJSON(e.stdout, ev.Payload)
 	case ev.TemporalCopy == "namespace_key_only":
 		fmt.Fprintln(e.stdout, "expunged. The event had no data key: its copy in Temporal's history is sealed only with the namespace's payload key.")

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hookd/hookd/apiclient"
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // printJSON prints an API answer indented, otherwise exactly as sent.
@@ -163,12 +164,12 @@ func result(status int, class, msg string) string {
 
 // printTimeline prints a delivery's attempts as a table; a timeline of
 // several runs gets a RUN column and a row for each redrive.
-func printTimeline(w io.Writer, timeline []apiclient.Attempt) {
+func printTimeline(w io.Writer, timeline []apiclient.TimelineEntry) {
 	if len(timeline) == 0 {
 		fmt.Fprintln(w, "No attempts yet.")
 		return
 	}
-	runs := slices.ContainsFunc(timeline, func(a apiclient.Attempt) bool { return a.Run > 1 })
+	runs := slices.ContainsFunc(timeline, func(a apiclient.TimelineEntry) bool { return a.Run > 1 })
 	header := []string{"#", "STARTED", "DURATION", "RESULT", "OUTCOME", "NEXT"}
 	if runs {
 		header = append([]string{"RUN"}, header...)
@@ -176,7 +177,7 @@ func printTimeline(w io.Writer, timeline []apiclient.Attempt) {
 	tw := table(w, header...)
 	for _, a := range timeline {
 		var cells []any
-		if r := a.Redrive; a.Kind == "redrive" && r != nil {
+		if r := a.Redrive; a.Kind == wire.TimelineEntryKindRedrive {
 			cells = []any{"-", stamp(r.At), "-", result(0, "redriven by "+r.By, r.Reason), "redrive", "-"}
 		} else {
 			next := "-"
@@ -186,7 +187,7 @@ func printTimeline(w io.Writer, timeline []apiclient.Attempt) {
 					next += " (" + a.DelayReason + ")"
 				}
 			}
-			cells = []any{a.Number, stamp(a.Start), time.Duration(a.DurationMS * float64(time.Millisecond)).Round(time.Millisecond), result(a.Status, a.ErrorClass, a.Error), orDash(a.Outcome), next}
+			cells = []any{a.Number, stamp(a.Start), time.Duration(wire.Deref(a.DurationMS) * float64(time.Millisecond)).Round(time.Millisecond), result(a.Status, a.ErrorClass, a.Error), orDash(string(a.Outcome)), next}
 		}
 		if runs {
 			cells = append([]any{a.Run}, cells...)
@@ -194,6 +195,20 @@ func printTimeline(w io.Writer, timeline []apiclient.Attempt) {
 		row(tw, cells...)
 	}
 	tw.Flush()
+}
+
+// attemptEntries is a dead letter's attempts as the entries of a
+// delivery's timeline, all of its one run.
+func attemptEntries(attempts []apiclient.Attempt) []apiclient.TimelineEntry {
+	out := make([]apiclient.TimelineEntry, len(attempts))
+	for i, a := range attempts {
+		out[i] = apiclient.TimelineEntry{
+			Kind: wire.TimelineEntryKindAttempt, Run: 1, Number: a.Number, Start: a.Start, DurationMS: &a.DurationMS,
+			Status: a.Status, ErrorClass: a.ErrorClass, Error: a.Error, Response: a.Response,
+			Outcome: wire.TimelineEntryOutcome(a.Outcome), NextDelay: a.NextDelay, DelayReason: a.DelayReason, NextAttemptAt: a.NextAttemptAt,
+		}
+	}
+	return out
 }
 
 // printPages prints the pages fetch returns (every page with --all): the

@@ -84,7 +84,7 @@ func portalSettingsSet(e *clientEnv) *cobra.Command {
 			}
 			changed := false
 			for flag, v := range map[string][2]*string{"product-name": {&cur.ProductName, &in.ProductName},
-				"accent-color": {&cur.AccentColor, &in.AccentColor}, "theme": {&cur.Theme, &in.Theme}, "support-url": {&cur.SupportURL, &in.SupportURL}} {
+				"accent-color": {&cur.AccentColor, &in.AccentColor}, "theme": {(*string)(&cur.Theme), (*string)(&in.Theme)}, "support-url": {&cur.SupportURL, &in.SupportURL}} {
 				if cmd.Flags().Changed(flag) {
 					*v[0], changed = *v[1], true
 				}
@@ -96,7 +96,7 @@ func portalSettingsSet(e *clientEnv) *cobra.Command {
 			if !changed && !logoChanged {
 				return usagef("name a setting to change: --product-name, --logo, --logo-file, --accent-color, --theme or --support-url")
 			}
-			s, err := c.PutPortalSettings(ctx, *cur)
+			s, err := c.PutPortalSettings(ctx, cur.PortalSettings)
 			return answer(e, s, err, func(e *clientEnv, s *apiclient.PortalSettings) {
 				fmt.Fprintf(e.stdout, "Portal settings saved.\n\n")
 				printPortalSettings(e, s)
@@ -106,7 +106,7 @@ func portalSettingsSet(e *clientEnv) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&in.ProductName, "product-name", "", `the name the portal shows instead of "Webhooks" ("" for the default)`)
 	fs.StringVar(&in.AccentColor, "accent-color", "", `the colour of buttons and links, #rrggbb ("" for the default)`)
-	fs.StringVar(&in.Theme, "theme", "", "light, dark, or auto (the viewer's preference)")
+	fs.StringVar((*string)(&in.Theme), "theme", "", "light, dark, or auto (the viewer's preference)")
 	fs.StringVar(&in.SupportURL, "support-url", "", `an https URL the portal links to as "Help" ("" for none)`)
 	logo.register(fs)
 	return cmd
@@ -114,11 +114,11 @@ func portalSettingsSet(e *clientEnv) *cobra.Command {
 
 func printPortalSettings(e *clientEnv, s *apiclient.PortalSettings) {
 	updated := "never"
-	if s.UpdatedAt != nil {
-		updated = stamp(*s.UpdatedAt)
+	if !s.UpdatedAt.IsZero() {
+		updated = stamp(s.UpdatedAt)
 	}
 	fields(e.stdout, "Product name", orDefault(s.ProductName, "Webhooks (default)"), "Logo", logoSummary(s.Logo),
-		"Accent colour", orDefault(s.AccentColor, "default"), "Theme", s.Theme, "Support link", orDash(s.SupportURL), "Updated", updated)
+		"Accent colour", orDefault(s.AccentColor, "default"), "Theme", string(s.Theme), "Support link", orDash(s.SupportURL), "Updated", updated)
 }
 
 func tenantBrandingShow(e *clientEnv) *cobra.Command {
@@ -151,7 +151,7 @@ func tenantBrandingSet(e *clientEnv) *cobra.Command {
 			if !changed && !logoChanged {
 				return usagef("name what to change: --product-name, --logo or --logo-file")
 			}
-			b, err := c.PutTenantPortalBranding(ctx, args[0], *cur)
+			b, err := c.PutTenantPortalBranding(ctx, args[0], cur.TenantPortalBranding)
 			return answer(e, b, err, func(e *clientEnv, b *apiclient.TenantPortalBranding) {
 				fmt.Fprintf(e.stdout, "Portal branding of tenant %s saved.\n\n", b.TenantID)
 				printTenantBranding(e, b)

@@ -45,7 +45,7 @@ func (e *clientEnv) followJob(ctx context.Context, c *apiclient.Client, jobID st
 
 func (e *clientEnv) jobTotals(job *apiclient.RedriveJob, matched int64) error {
 	took := ""
-	if job.Closed != nil && !job.Started.IsZero() {
+	if !job.Closed.IsZero() && !job.Started.IsZero() {
 		took = " in " + job.Closed.Sub(job.Started).Round(time.Second).String()
 	}
 	fmt.Fprintf(e.stdout, "Redrive job %s %s%s: %d redriven, %d failed, of %d.\n",

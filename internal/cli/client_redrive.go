@@ -73,19 +73,19 @@ func (e *clientEnv) redriveOne(ctx context.Context, c *apiclient.Client, id, rea
 	res, err := c.RedriveDeadLetter(ctx, id, reason)
 	return answer(e, res, err, func(e *clientEnv, res *apiclient.RedriveRequested) {
 		fmt.Fprintf(e.stdout, "Redrive requested for %s: a new run with the same delivery ID; follow it with `hookd deliveries get %s`.\n", res.DeliveryID, res.DeliveryID)
-		printHeld(e, res.Held)
+		printHeld(e, string(res.HeldBy), res.HeldUntil)
 	})
 }
 
 // printHeld says that a redrive's deliveries will wait on an open
 // circuit, and how to send them now.
-func printHeld(e *clientEnv, h apiclient.Held) {
-	if h.HeldBy == "" {
+func printHeld(e *clientEnv, heldBy string, heldUntil time.Time) {
+	if heldBy == "" {
 		return
 	}
 	until := "its cooldown ends"
-	if h.HeldUntil != nil {
-		until = h.HeldUntil.Local().Format(time.RFC3339)
+	if !heldUntil.IsZero() {
+		until = heldUntil.Local().Format(time.RFC3339)
 	}
 	fmt.Fprintf(e.stdout, "The endpoint's circuit is open: the redriven deliveries wait until %s. To send them now: hookd endpoints recover ENDPOINT_ID\n", until)
 }
@@ -131,7 +131,7 @@ func (e *clientEnv) redriveMany(ctx context.Context, c *apiclient.Client, b apic
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "Redrive job %s: %s at %g/s.\n", started.JobID, count(int(started.Matched), "dead letter", "dead letters"), started.Rate)
-	printHeld(e, started.Held)
+	printHeld(e, string(started.HeldBy), started.HeldUntil)
 	return e.followJob(ctx, c, started.JobID, started.Matched)
 }
 

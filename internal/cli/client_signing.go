@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hookd/hookd/apiclient"
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/signing"
 )
 
@@ -30,11 +31,11 @@ func (sf *signingFlags) fieldFlags() []struct {
 		name, usage string
 		v           *string
 	}{
-		{"signing-scheme", "signature scheme: standard-webhooks or hmac-sha256 (the default when another --signing-* flag is given)", &p.Scheme},
+		{"signing-scheme", "signature scheme: standard-webhooks or hmac-sha256 (the default when another --signing-* flag is given)", (*string)(&p.Scheme)},
 		{"signing-header", "hmac-sha256: the signature header, such as MailFrame-Signature", &p.Header},
 		{"signing-prefix", "hmac-sha256: what starts each signature, such as sha256=", &p.Prefix},
-		{"signing-encoding", "hmac-sha256: hex (default) or base64", &p.Encoding},
-		{"signing-content", "hmac-sha256: what is signed: body (default) or timestamp.body", &p.Content},
+		{"signing-encoding", "hmac-sha256: hex (default) or base64", (*string)(&p.Encoding)},
+		{"signing-content", "hmac-sha256: what is signed: body (default) or timestamp.body", (*string)(&p.Content)},
 		{"signing-timestamp-header", "hmac-sha256: the timestamp header (default webhook-timestamp)", &p.TimestampHeader},
 		{"signing-delivery-id-header", "hmac-sha256: the delivery ID header (default webhook-id)", &p.DeliveryIDHeader},
 		{"signing-event-id-header", "hmac-sha256: the event ID header (default hookd-event-id)", &p.EventIDHeader},
@@ -78,7 +79,7 @@ func (sf *signingFlags) input(fs *pflag.FlagSet, in *apiclient.EndpointInput) er
 				return usagef("--signing: not a JSON signing profile: %v", err)
 			}
 		} else {
-			p.Scheme = s
+			p.Scheme = wire.SigningProfileScheme(s)
 		}
 		in.Signing = &p
 	}
@@ -89,12 +90,12 @@ func (sf *signingFlags) input(fs *pflag.FlagSet, in *apiclient.EndpointInput) er
 // hmac-sha256, what it signs in which header.
 func signingLine(p apiclient.SigningProfile) string {
 	if p.Scheme != signing.SchemeHMACSHA256 {
-		return p.Scheme
+		return string(p.Scheme)
 	}
 	content := "the body"
 	if p.Content == signing.ContentTimestampBody {
 		content = p.TimestampHeader + "." + "body"
 	}
-	return p.Scheme + " (" + p.Header + ": " + p.Prefix + "<" + p.Encoding + "> of " + content + "; id " + p.DeliveryIDHeader +
+	return string(p.Scheme) + " (" + p.Header + ": " + p.Prefix + "<" + string(p.Encoding) + "> of " + content + "; id " + p.DeliveryIDHeader +
 		", event " + p.EventIDHeader + ", attempt " + p.AttemptHeader + ")"
 }

@@ -173,8 +173,10 @@ func tenantsPortalLink(e *clientEnv) *cobra.Command {
 			link, err := c.CreatePortalLink(ctx, args[0], o)
 			return answer(e, link, err, func(e *clientEnv, l *apiclient.PortalLink) {
 				var lacks []string
-				for name, ok := range l.Capabilities {
-					if !ok {
+				c := l.Capabilities
+				for name, ok := range map[string]*bool{"manage_endpoints": c.ManageEndpoints, "reveal_secret": c.RevealSecret,
+					"rotate_secret": c.RotateSecret, "send_test": c.SendTest, "recover": c.Recover, "redrive": c.Redrive} {
+					if ok != nil && !*ok {
 						lacks = append(lacks, name)
 					}
 				}

@@ -77,7 +77,7 @@ func completeTLS(ctx context.Context, c *apiclient.Client, id string, in *apicli
 		return err
 	}
 	cur := ep.TLS
-	if cur == nil {
+	if cur.ClientCertificate == "" && cur.CA == "" {
 		return nil
 	}
 	if t.ClientCertificate == "" && t.ClientKey == "" {
@@ -94,10 +94,7 @@ func completeTLS(ctx context.Context, c *apiclient.Client, id string, in *apicli
 
 // tlsLines are the client certificate's and the CA's lines of an
 // endpoint's details.
-func tlsLines(t *apiclient.EndpointTLSView) (cert, ca string) {
-	if t == nil {
-		return "", ""
-	}
+func tlsLines(t apiclient.EndpointTLSView) (cert, ca string) {
 	if t.Subject != "" {
 		cert = t.Subject + " (issuer " + t.Issuer + ", key " + t.ClientKey + ")"
 	}

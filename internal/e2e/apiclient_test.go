@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hookd/hookd/apiclient"
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // rawJSON is every apiclient answer type: it keeps the API's JSON.
@@ -82,7 +83,7 @@ func TestAPIClientContract(t *testing.T) {
 	require.NotEqual(t, ep.Secret, strictly(t, rot).Secret)
 	rec, err := c.RecoverEndpoint(ctx, ep.ID, "contract")
 	require.NoError(t, err)
-	require.Equal(t, "closed", strictly(t, rec).PreviousCircuit)
+	require.Equal(t, wire.RecoveredPreviousCircuitClosed, strictly(t, rec).PreviousCircuit)
 
 	res, err := c.SendEvent(ctx, apiclient.Event{Type: "contract" + sfx + ".created", Payload: json.RawMessage(`{"n":1}`), TenantID: tenantID})
 	require.NoError(t, err)
@@ -124,7 +125,7 @@ func TestAPIClientContract(t *testing.T) {
 	require.Equal(t, deadID, strictly(t, page).Data[0].ID)
 	dl, err := c.GetDeadLetter(ctx, deadID)
 	require.NoError(t, err)
-	require.Equal(t, "waiting", strictly(t, dl).State)
+	require.Equal(t, wire.DeadLetterStateWaiting, strictly(t, dl).State)
 	sum, err := c.TenantDeadLetterSummary(ctx, tenantID)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, strictly(t, sum).Total)
@@ -148,16 +149,16 @@ func TestAPIClientContract(t *testing.T) {
 	// other tests see hookd's own look), and the tenant's branding.
 	settings, err := c.GetPortalSettings(ctx)
 	require.NoError(t, err)
-	_, err = c.PutPortalSettings(ctx, *strictly(t, settings))
+	_, err = c.PutPortalSettings(ctx, strictly(t, settings).PortalSettings)
 	require.NoError(t, err)
-	branding, err := c.PutTenantPortalBranding(ctx, tenantID, apiclient.TenantPortalBranding{ProductName: "Contract Hooks",
+	branding, err := c.PutTenantPortalBranding(ctx, tenantID, wire.TenantPortalBranding{ProductName: "Contract Hooks",
 		Logo: apiclient.LogoDataURL("image/svg+xml", []byte(logoSVG))})
 	require.NoError(t, err)
 	require.Equal(t, tenantID, strictly(t, branding).TenantID)
 	branding, err = c.GetTenantPortalBranding(ctx, tenantID)
 	require.NoError(t, err)
 	require.Equal(t, apiclient.LogoDataURL("image/svg+xml", []byte(logoSVG)), strictly(t, branding).Logo)
-	_, err = c.PutPortalSettings(ctx, apiclient.PortalSettings{Theme: "sepia"})
+	_, err = c.PutPortalSettings(ctx, wire.PortalSettings{Theme: "sepia"})
 	require.ErrorAs(t, err, &apiErr)
 	require.Equal(t, "theme", apiErr.Field)
 

@@ -117,7 +117,7 @@ var rules = []rule{
 	},
 	{
 		subject: "apiclient",
-		why:     "any Go program calls hookd through apiclient without pulling in anything but the standard library (apiclient/internal/wire, its generated types, is held to the same rule)",
+		why:     "any Go program calls hookd through apiclient without pulling in anything but the standard library (apiclient/wire, its generated types, is held to the same rule)",
 		banned:  func(p pkg) bool { return !standard(p) && !under(p.ImportPath, "apiclient") },
 	},
 	{

@@ -5,4 +5,4 @@
 // apiclient, it imports only the standard library.
 package wire
 
-//go:generate go tool oapi-codegen -config oapi-codegen.yaml ../../../internal/api/openapi.yaml
+//go:generate go tool oapi-codegen -config oapi-codegen.yaml ../../internal/api/openapi.yaml

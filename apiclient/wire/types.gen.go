@@ -3,6 +3,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"time"
 )
 
@@ -555,16 +556,16 @@ func (e ListDeliveriesParamsStatus) Valid() bool {
 // Attempt defines model for Attempt.
 type Attempt struct {
 	// DelayReason Why that wait: `schedule`, `retry-after`, or what a deferred attempt waits on.
-	DelayReason *string `json:"delay_reason,omitempty"`
-	DurationMs  float32 `json:"duration_ms"`
-	Error       *string `json:"error,omitempty"`
+	DelayReason string  `json:"delay_reason,omitempty,omitzero"`
+	DurationMS  float64 `json:"duration_ms"`
+	Error       string  `json:"error,omitempty,omitzero"`
 
 	// ErrorClass How it failed: a network failure (`timeout`, `connection_refused`, ...) or the HTTP class (`http_5xx`, `http_4xx`, ...).
-	ErrorClass    *string    `json:"error_class,omitempty"`
-	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+	ErrorClass    string    `json:"error_class,omitempty,omitzero"`
+	NextAttemptAt time.Time `json:"next_attempt_at,omitempty,omitzero"`
 
 	// NextDelay The wait before the next attempt.
-	NextDelay *Duration `json:"next_delay,omitempty"`
+	NextDelay Duration `json:"next_delay,omitempty,omitzero"`
 
 	// Number 1-based within its run.
 	Number int `json:"number"`
@@ -573,11 +574,11 @@ type Attempt struct {
 	Outcome AttemptOutcome `json:"outcome"`
 
 	// Response The start (1 KiB) of the response body.
-	Response *string   `json:"response,omitempty"`
+	Response string    `json:"response,omitempty,omitzero"`
 	Start    time.Time `json:"start"`
 
 	// Status The HTTP status; absent when no response arrived.
-	Status *int `json:"status,omitempty"`
+	Status int `json:"status,omitempty,omitzero"`
 }
 
 // AttemptOutcome `deferred`: nothing was sent and no attempt spent (the circuit was open or the endpoint disabled).
@@ -622,7 +623,7 @@ type CatalogType struct {
 	Description string `json:"description"`
 
 	// Examples Example payloads, each matching the schema.
-	Examples []map[string]interface{} `json:"examples"`
+	Examples []json.RawMessage `json:"examples"`
 
 	// Name An event type; `hookd.` types are hookd's own.
 	//
@@ -630,8 +631,8 @@ type CatalogType struct {
 	Name EventType `json:"name"`
 
 	// Schema The JSON Schema its payloads match; absent when it has none.
-	Schema    *map[string]interface{} `json:"schema,omitempty"`
-	UpdatedAt time.Time               `json:"updated_at"`
+	Schema    json.RawMessage `json:"schema,omitempty,omitzero"`
+	UpdatedAt time.Time       `json:"updated_at"`
 }
 
 // ContentFilter A CEL expression over `type`, `tenant_id`, `event_id` and `payload` (the event's JSON object) that must yield true for the endpoint to receive an event its types match. Checked when set (a syntax or type error is 400 naming `filter`, with CEL's message and position); `null` or `""` removes it.
@@ -657,22 +658,22 @@ type DeadLetter struct {
 	// EventType An event type; `hookd.` types are hookd's own.
 	//
 	// Example: order.created
-	EventType      EventType  `json:"event_type"`
-	FirstAttemptAt *time.Time `json:"first_attempt_at,omitempty"`
+	EventType      EventType `json:"event_type"`
+	FirstAttemptAt time.Time `json:"first_attempt_at,omitempty,omitzero"`
 
 	// ID A delivery's ID, derived from the event's and the endpoint's; also the `webhook-id` a receiver sees.
 	//
 	// Example: dlv_s8kx3chhp3k0xhcvwh1n8mey08
 	ID            DeliveryID `json:"id"`
-	LastAttemptAt *time.Time `json:"last_attempt_at,omitempty"`
-	LastError     *string    `json:"last_error,omitempty"`
-	LastStatus    *int       `json:"last_status,omitempty"`
+	LastAttemptAt time.Time  `json:"last_attempt_at,omitempty,omitzero"`
+	LastError     string     `json:"last_error,omitempty,omitzero"`
+	LastStatus    int        `json:"last_status,omitempty,omitzero"`
 
 	// Payload The payload, as every attempt sent it; null if the dead letter holds none.
-	Payload *map[string]interface{} `json:"payload"`
+	Payload json.RawMessage `json:"payload"`
 
 	// PayloadExpunged The event was expunged: the payload is null.
-	PayloadExpunged *bool `json:"payload_expunged,omitempty"`
+	PayloadExpunged bool `json:"payload_expunged,omitempty,omitzero"`
 
 	// Reason `failed`: a permanent failure; `exhausted`: every attempt of the schedule failed.
 	Reason DeadLetterReason `json:"reason"`
@@ -683,7 +684,7 @@ type DeadLetter struct {
 	// TenantID A tenant's ID, the platform's own for its customer.
 	//
 	// Example: acme
-	TenantID *TenantID `json:"tenant_id,omitempty"`
+	TenantID TenantID  `json:"tenant_id,omitempty,omitzero"`
 	Timeline []Attempt `json:"timeline"`
 }
 
@@ -695,7 +696,7 @@ type DeadLetterPage struct {
 	Data []DeadLetterRow `json:"data"`
 
 	// NextCursor The cursor of the next page; absent on the last.
-	NextCursor *NextCursor `json:"next_cursor,omitempty"`
+	NextCursor NextCursor `json:"next_cursor,omitempty,omitzero"`
 }
 
 // DeadLetterReason `failed`: a permanent failure; `exhausted`: every attempt of the schedule failed.
@@ -726,10 +727,10 @@ type DeadLetterRow struct {
 	ID DeliveryID `json:"id"`
 
 	// LastError How the last attempt failed.
-	LastError *string `json:"last_error,omitempty"`
+	LastError string `json:"last_error,omitempty,omitzero"`
 
 	// LastStatus The last attempt's HTTP status; absent when it got none.
-	LastStatus *int `json:"last_status,omitempty"`
+	LastStatus int `json:"last_status,omitempty,omitzero"`
 
 	// Reason `failed`: a permanent failure; `exhausted`: every attempt of the schedule failed.
 	Reason DeadLetterReason `json:"reason"`
@@ -737,19 +738,19 @@ type DeadLetterRow struct {
 	// TenantID A tenant's ID, the platform's own for its customer.
 	//
 	// Example: acme
-	TenantID *TenantID `json:"tenant_id,omitempty"`
+	TenantID TenantID `json:"tenant_id,omitempty,omitzero"`
 }
 
 // DeadLetterSummary defines model for DeadLetterSummary.
 type DeadLetterSummary struct {
 	Groups           []SummaryGroup `json:"groups"`
-	OldestAgeSeconds float32        `json:"oldest_age_seconds"`
+	OldestAgeSeconds float64        `json:"oldest_age_seconds"`
 
 	// Total Every waiting dead letter in scope.
 	Total int64 `json:"total"`
 
 	// Truncated The groups leave out some endpoints' dead letters.
-	Truncated *bool `json:"truncated,omitempty"`
+	Truncated bool `json:"truncated,omitempty,omitzero"`
 }
 
 // Delivery defines model for Delivery.
@@ -781,22 +782,22 @@ type Delivery struct {
 	ID DeliveryID `json:"id"`
 
 	// LastError The latest attempt's error class: `timeout`, `http_5xx`, ...
-	LastError *string `json:"last_error,omitempty"`
+	LastError string `json:"last_error,omitempty,omitzero"`
 
 	// LastStatus The HTTP status of the latest attempt; absent when it got none.
-	LastStatus *int `json:"last_status,omitempty"`
+	LastStatus int `json:"last_status,omitempty,omitzero"`
 
 	// NextAttemptAt While pending, when the next attempt is due.
-	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+	NextAttemptAt time.Time `json:"next_attempt_at,omitempty,omitzero"`
 
 	// Payload The payload, as every attempt sends it.
-	Payload *Payload `json:"payload,omitempty"`
+	Payload Payload `json:"payload,omitempty,omitzero"`
 
 	// PayloadExpunged The event was expunged: there is no payload to show.
-	PayloadExpunged *bool `json:"payload_expunged,omitempty"`
+	PayloadExpunged bool `json:"payload_expunged,omitempty,omitzero"`
 
 	// Redrive Who redrove a delivery, why and when.
-	Redrive *Redrive `json:"redrive,omitempty"`
+	Redrive Redrive `json:"redrive,omitempty,omitzero"`
 
 	// Runs The first run and one per redrive.
 	Runs int `json:"runs"`
@@ -807,13 +808,13 @@ type Delivery struct {
 	// TenantID A tenant's ID, the platform's own for its customer.
 	//
 	// Example: acme
-	TenantID *TenantID `json:"tenant_id,omitempty"`
+	TenantID TenantID `json:"tenant_id,omitempty,omitzero"`
 
 	// Timeline Every run's attempts in order, with each redrive before the run it started.
 	Timeline []TimelineEntry `json:"timeline"`
 
 	// WaitReason Why it waits until then: `schedule`, `retry-after`, `circuit open` or `endpoint disabled`.
-	WaitReason *string `json:"wait_reason,omitempty"`
+	WaitReason string `json:"wait_reason,omitempty,omitzero"`
 }
 
 // DeliveryID A delivery's ID, derived from the event's and the endpoint's; also the `webhook-id` a receiver sees.
@@ -826,7 +827,7 @@ type DeliveryPage struct {
 	Data []DeliveryRow `json:"data"`
 
 	// NextCursor The cursor of the next page; absent on the last.
-	NextCursor *NextCursor `json:"next_cursor,omitempty"`
+	NextCursor NextCursor `json:"next_cursor,omitempty,omitzero"`
 }
 
 // DeliveryRow defines model for DeliveryRow.
@@ -835,7 +836,7 @@ type DeliveryRow struct {
 	Attempts int `json:"attempts"`
 
 	// ClosedAt When the current run ended; absent while it is pending.
-	ClosedAt *time.Time `json:"closed_at,omitempty"`
+	ClosedAt time.Time `json:"closed_at,omitempty,omitzero"`
 
 	// CreatedAt When the delivery was created (its event accepted); the list's order.
 	CreatedAt time.Time `json:"created_at"`
@@ -861,7 +862,7 @@ type DeliveryRow struct {
 	ID DeliveryID `json:"id"`
 
 	// LastStatus The HTTP status of the latest attempt; absent when it got none.
-	LastStatus *int `json:"last_status,omitempty"`
+	LastStatus int `json:"last_status,omitempty,omitzero"`
 
 	// Runs The first run and one per redrive.
 	Runs int `json:"runs"`
@@ -872,7 +873,7 @@ type DeliveryRow struct {
 	// TenantID A tenant's ID, the platform's own for its customer.
 	//
 	// Example: acme
-	TenantID *TenantID `json:"tenant_id,omitempty"`
+	TenantID TenantID `json:"tenant_id,omitempty,omitzero"`
 }
 
 // DeliveryStatus `pending`: attempts remain; `delivered`: a 2xx was received;
@@ -901,12 +902,12 @@ type EndedPortalSessions struct {
 // Endpoint defines model for Endpoint.
 type Endpoint struct {
 	// Auth How each attempt authenticates to the receiver: a bearer token, HTTP Basic, or an OAuth 2.0 client credentials grant whose token hookd fetches, caches until shortly before it expires and sends as a bearer token. Secrets (`token`, `password`, `client_secret`) are shown masked, and a masked secret sent back keeps it; `null` removes the auth.
-	Auth        *EndpointAuth `json:"auth,omitempty"`
-	CreatedAt   time.Time     `json:"created_at"`
-	Description string        `json:"description"`
+	Auth        EndpointAuth `json:"auth,omitempty,omitzero"`
+	CreatedAt   time.Time    `json:"created_at"`
+	Description string       `json:"description"`
 
 	// DisabledReason Why a disabled endpoint is: `manual` (the API, the CLI or the portal), `auto` (no successful attempt for the auto-disable period while attempts kept failing) or `gone` (its receiver answered 410 Gone). Absent while it is enabled.
-	DisabledReason *EndpointDisabledReason `json:"disabled_reason,omitempty"`
+	DisabledReason EndpointDisabledReason `json:"disabled_reason,omitempty,omitzero"`
 
 	// Enabled A disabled endpoint's deliveries wait, no attempt spent, until it is enabled.
 	Enabled bool `json:"enabled"`
@@ -915,12 +916,12 @@ type Endpoint struct {
 	EventTypes []EventTypeFilter `json:"event_types"`
 
 	// Filter Its content filter, a CEL expression over the event; absent when it has none.
-	Filter *string `json:"filter,omitempty"`
+	Filter string `json:"filter,omitempty,omitzero"`
 
 	// Headers Custom headers sent on every attempt, by name: an HTTP token, not `webhook-*` or `hookd-*`, Content-Type, Content-Length, Content-Encoding, Host, User-Agent, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade or Expect, nor Authorization with `auth`. Values are credentials of at most 4 KiB without control characters: answers show them masked (`****` and, from 8 characters, the last 4), and a masked value sent back keeps the value. An update replaces them all; `{}` removes them.
 	//
 	// Example: {"X-Api-Key":"****3f9a"}
-	Headers *EndpointHeaders `json:"headers,omitempty"`
+	Headers EndpointHeaders `json:"headers,omitempty,omitzero"`
 
 	// ID An endpoint's ID.
 	//
@@ -933,10 +934,10 @@ type Endpoint struct {
 	Metadata Metadata `json:"metadata"`
 
 	// PropagateTrace Whether each attempt carries the W3C `traceparent` (and `tracestate`) of its span, when hookd traces.
-	PropagateTrace *bool `json:"propagate_trace,omitempty"`
+	PropagateTrace bool `json:"propagate_trace"`
 
 	// RateLimit The most attempts the endpoint receives, summed over every worker; null for no limit.
-	RateLimit *RateLimit `json:"rate_limit,omitempty"`
+	RateLimit *RateLimit `json:"rate_limit"`
 
 	// RetrySchedule The wait before each retry (each ±20% jitter); its length is the number of retries.
 	//
@@ -944,20 +945,20 @@ type Endpoint struct {
 	RetrySchedule []Duration `json:"retry_schedule"`
 
 	// Secret The signing secret; only in the answers to create.
-	Secret *string `json:"secret,omitempty"`
+	Secret string `json:"secret,omitempty,omitzero"`
 
 	// Signing How each attempt is signed and which headers carry the delivery's identity. `standard-webhooks` (Standard Webhooks v1: webhook-id, webhook-timestamp, webhook-signature) takes no other field. `hmac-sha256` sends `prefix` + the hex or base64 HMAC-SHA256, keyed with the signing secret's own bytes (`whsec_` included), of the raw body or of `{timestamp}.{body}`, in `header`; while a rotated secret overlaps, one signature per valid secret, comma-separated, each with the prefix. Answers show every field, defaults filled in. Header names are HTTP tokens, distinct from each other and from the endpoint's custom headers, and not Content-Type, Content-Length, Content-Encoding, Host, User-Agent, Authorization, Cookie, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade, Expect, traceparent or tracestate.
 	Signing SigningProfile `json:"signing"`
 
 	// TenantID The tenant it belongs to; absent for the platform's own endpoints.
-	TenantID *TenantID `json:"tenant_id,omitempty"`
+	TenantID TenantID `json:"tenant_id,omitempty,omitzero"`
 
 	// Timeout The time one attempt may take.
 	Timeout Duration `json:"timeout"`
 
 	// TLS The endpoint's TLS; the key is never shown.
-	TLS       *EndpointTLSView `json:"tls,omitempty"`
-	UpdatedAt time.Time        `json:"updated_at"`
+	TLS       EndpointTLSView `json:"tls,omitempty,omitzero"`
+	UpdatedAt time.Time       `json:"updated_at"`
 
 	// URL Where deliveries are POSTed.
 	URL string `json:"url"`
@@ -966,7 +967,7 @@ type Endpoint struct {
 	// entries that match no type of the event-type catalog (an exact
 	// name it lacks, a wildcard matching none of its types). They are
 	// allowed; none are reported while the catalog is empty.
-	Warnings *[]Warning `json:"warnings,omitempty"`
+	Warnings []Warning `json:"warnings,omitempty,omitzero"`
 }
 
 // EndpointDisabledReason Why a disabled endpoint is: `manual` (the API, the CLI or the portal), `auto` (no successful attempt for the auto-disable period while attempts kept failing) or `gone` (its receiver answered 410 Gone). Absent while it is enabled.
@@ -975,29 +976,29 @@ type EndpointDisabledReason string
 // EndpointAuth How each attempt authenticates to the receiver: a bearer token, HTTP Basic, or an OAuth 2.0 client credentials grant whose token hookd fetches, caches until shortly before it expires and sends as a bearer token. Secrets (`token`, `password`, `client_secret`) are shown masked, and a masked secret sent back keeps it; `null` removes the auth.
 type EndpointAuth struct {
 	// Audience Optional (oauth2_client_credentials).
-	Audience *string `json:"audience,omitempty"`
+	Audience string `json:"audience,omitempty,omitzero"`
 
 	// ClientID (oauth2_client_credentials)
-	ClientID *string `json:"client_id,omitempty"`
+	ClientID string `json:"client_id,omitempty,omitzero"`
 
 	// ClientSecret Sent with HTTP Basic to the token endpoint (oauth2_client_credentials).
-	ClientSecret *string `json:"client_secret,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty,omitzero"`
 
 	// Password The password (basic).
-	Password *string `json:"password,omitempty"`
+	Password string `json:"password,omitempty,omitzero"`
 
 	// Scope Optional (oauth2_client_credentials).
-	Scope *string `json:"scope,omitempty"`
+	Scope string `json:"scope,omitempty,omitzero"`
 
 	// Token The bearer token (bearer).
-	Token *string `json:"token,omitempty"`
+	Token string `json:"token,omitempty,omitzero"`
 
 	// TokenURL The token endpoint, under the same address policy as the endpoint's URL (oauth2_client_credentials).
-	TokenURL *string          `json:"token_url,omitempty"`
+	TokenURL string           `json:"token_url,omitempty,omitzero"`
 	Type     EndpointAuthType `json:"type"`
 
 	// Username The user name, without a colon (basic).
-	Username *string `json:"username,omitempty"`
+	Username string `json:"username,omitempty,omitzero"`
 }
 
 // EndpointAuthType defines model for EndpointAuth.Type.
@@ -1067,7 +1068,7 @@ type EndpointHealth struct {
 	ConsecutiveFailures int                   `json:"consecutive_failures"`
 
 	// CooldownEndsAt When an open circuit lets a probe through.
-	CooldownEndsAt *time.Time `json:"cooldown_ends_at,omitempty"`
+	CooldownEndsAt time.Time `json:"cooldown_ends_at,omitempty,omitzero"`
 
 	// DeadLetters Waiting dead letters.
 	DeadLetters int64 `json:"dead_letters"`
@@ -1077,14 +1078,14 @@ type EndpointHealth struct {
 	//
 	// Example: ep_yyyhmmzxgtdp9apqes109f2b5g
 	EndpointID              EndpointID `json:"endpoint_id"`
-	OldestPendingAgeSeconds float32    `json:"oldest_pending_age_seconds"`
+	OldestPendingAgeSeconds float64    `json:"oldest_pending_age_seconds"`
 	PendingDeliveries       int64      `json:"pending_deliveries"`
 
 	// RateLimit The endpoint's rate limit and the deliveries waiting on it; absent without a limit.
-	RateLimit *RateLimitHealth `json:"rate_limit,omitempty"`
+	RateLimit RateLimitHealth `json:"rate_limit,omitempty,omitzero"`
 
 	// Stats Attempt figures, when the deployment keeps them.
-	Stats *EndpointStats `json:"stats,omitempty"`
+	Stats EndpointStats `json:"stats,omitempty,omitzero"`
 }
 
 // EndpointHealthCircuit The circuit breaker's state; while `open`, attempts wait for the cooldown's end.
@@ -1100,7 +1101,7 @@ type EndpointPage struct {
 	Data []Endpoint `json:"data"`
 
 	// NextCursor The cursor of the next page; absent on the last.
-	NextCursor *NextCursor `json:"next_cursor,omitempty"`
+	NextCursor NextCursor `json:"next_cursor,omitempty,omitzero"`
 }
 
 // EndpointPatch The fields to change; those left out stay as they are.
@@ -1148,37 +1149,37 @@ type EndpointStats struct {
 
 // EndpointTLS TLS to the receiver, in PEM: a client certificate (the leaf first, then any intermediates) and its unencrypted private key (PKCS #8, PKCS #1 or SEC 1), which every attempt presents to a receiver that requires mutual TLS; and a CA (one or more certificates) that replaces the system's roots when verifying the receiver's certificate. `client_certificate` and `client_key` go together; either pair, `ca`, or all three. The key must be the certificate's. The object replaces the endpoint's TLS; `null` removes it; a `client_key` given as the marker the API shows keeps the key. An expired certificate is accepted here and refused by each attempt (error class `tls_certificate`).
 type EndpointTLS struct {
-	Ca                *string `json:"ca,omitempty"`
-	ClientCertificate *string `json:"client_certificate,omitempty"`
+	CA                string `json:"ca,omitempty,omitzero"`
+	ClientCertificate string `json:"client_certificate,omitempty,omitzero"`
 
 	// ClientKey The private key, or the marker of the current one to keep it.
-	ClientKey *string `json:"client_key,omitempty"`
+	ClientKey string `json:"client_key,omitempty,omitzero"`
 }
 
 // EndpointTLSView The endpoint's TLS; the key is never shown.
 type EndpointTLSView struct {
-	// Ca The CA as given (PEM).
-	Ca *string `json:"ca,omitempty"`
+	// CA The CA as given (PEM).
+	CA string `json:"ca,omitempty,omitzero"`
 
-	// CaSubjects The subjects of the CA's certificates.
-	CaSubjects *[]string `json:"ca_subjects,omitempty"`
+	// CASubjects The subjects of the CA's certificates.
+	CASubjects []string `json:"ca_subjects,omitempty,omitzero"`
 
 	// ClientCertificate The client certificate as given (PEM).
-	ClientCertificate *string `json:"client_certificate,omitempty"`
+	ClientCertificate string `json:"client_certificate,omitempty,omitzero"`
 
 	// ClientKey A marker of the key (`****` and 4 hex digits of the SHA-256 of the certificate's public key); sent back, it keeps the key.
 	//
 	// Example: ****3f9a
-	ClientKey *string `json:"client_key,omitempty"`
+	ClientKey string `json:"client_key,omitempty,omitzero"`
 
 	// Issuer The client certificate's issuer.
-	Issuer *string `json:"issuer,omitempty"`
+	Issuer string `json:"issuer,omitempty,omitzero"`
 
 	// NotAfter When the client certificate expires; from then on attempts fail with error class `tls_certificate`.
-	NotAfter *time.Time `json:"not_after,omitempty"`
+	NotAfter time.Time `json:"not_after,omitempty,omitzero"`
 
 	// Subject The client certificate's subject.
-	Subject *string `json:"subject,omitempty"`
+	Subject string `json:"subject,omitempty,omitzero"`
 }
 
 // ErrorBody Every error answer.
@@ -1192,15 +1193,15 @@ type ErrorDetail struct {
 	Code ErrorDetailCode `json:"code"`
 
 	// Details Where and why a payload or an example fails its event type's schema, the first failures.
-	Details *[]SchemaProblem `json:"details,omitempty"`
+	Details []SchemaProblem `json:"details,omitempty,omitzero"`
 
 	// Field The request field at fault (a body field, query parameter or header), when there is one.
 	//
 	// Example: event_id
-	Field *string `json:"field,omitempty"`
+	Field string `json:"field,omitempty,omitzero"`
 
 	// Limit The limit a 409 or 429 is about.
-	Limit *ErrorDetailLimit `json:"limit,omitempty"`
+	Limit ErrorDetailLimit `json:"limit,omitempty,omitzero"`
 
 	// Message What went wrong, safe to show the caller.
 	Message string `json:"message"`
@@ -1234,14 +1235,14 @@ type EventBatch struct {
 
 // EventBatchResult One event's outcome, as if posted alone; `error` or the accepted event's fields.
 type EventBatchResult struct {
-	Deliveries *[]EventDelivery `json:"deliveries,omitempty"`
-	Duplicate  *bool            `json:"duplicate,omitempty"`
-	Error      *ErrorDetail     `json:"error,omitempty"`
+	Deliveries []EventDelivery `json:"deliveries,omitempty,omitzero"`
+	Duplicate  bool            `json:"duplicate,omitempty,omitzero"`
+	Error      ErrorDetail     `json:"error,omitempty,omitzero"`
 
 	// EventID An event's ID, the client's own or one hookd generated (`evt_...`).
 	//
 	// Example: evt_1001
-	EventID *EventID `json:"event_id,omitempty"`
+	EventID EventID `json:"event_id,omitempty,omitzero"`
 
 	// Status 202, or the error's status.
 	Status int `json:"status"`
@@ -1294,7 +1295,7 @@ type EventPage struct {
 	Data []EventRecord `json:"data"`
 
 	// NextCursor The cursor of the next page; absent on the last.
-	NextCursor *NextCursor `json:"next_cursor,omitempty"`
+	NextCursor NextCursor `json:"next_cursor,omitempty,omitzero"`
 }
 
 // EventRecord defines model for EventRecord.
@@ -1308,27 +1309,27 @@ type EventRecord struct {
 	EventID EventID `json:"event_id"`
 
 	// ExpungeReason Why it was expunged.
-	ExpungeReason *string `json:"expunge_reason,omitempty"`
+	ExpungeReason string `json:"expunge_reason,omitempty,omitzero"`
 
 	// ExpungedAt When the event was expunged; absent while it is not.
-	ExpungedAt *time.Time `json:"expunged_at,omitempty"`
+	ExpungedAt time.Time `json:"expunged_at,omitempty,omitzero"`
 
 	// ExpungedBy Who expunged it (the credential's name, never the credential).
-	ExpungedBy *string `json:"expunged_by,omitempty"`
+	ExpungedBy string `json:"expunged_by,omitempty,omitzero"`
 
 	// Payload Only from `GET /v1/events/{id}`.
-	Payload *Payload `json:"payload,omitempty"`
+	Payload Payload `json:"payload,omitempty,omitzero"`
 
 	// TemporalCopy For an expunged event, what is left of its body in Temporal's
 	// history: `unreadable` (sealed with the event's destroyed key) or
 	// `namespace_key_only` (recorded without a key: sealed only by
 	// the payload codec's namespace key).
-	TemporalCopy *EventRecordTemporalCopy `json:"temporal_copy,omitempty"`
+	TemporalCopy EventRecordTemporalCopy `json:"temporal_copy,omitempty,omitzero"`
 
 	// TenantID A tenant's ID, the platform's own for its customer.
 	//
 	// Example: acme
-	TenantID *TenantID `json:"tenant_id,omitempty"`
+	TenantID TenantID `json:"tenant_id,omitempty,omitzero"`
 
 	// Type An event type; `hookd.` types are hookd's own.
 	//
@@ -1355,7 +1356,7 @@ type EventRecordDelivery struct {
 	ID DeliveryID `json:"id"`
 
 	// Status Only from `GET /v1/events/{id}`; `not_started` is a start lost to a crash, which posting the event again completes.
-	Status *EventRecordDeliveryStatus `json:"status,omitempty"`
+	Status EventRecordDeliveryStatus `json:"status,omitempty,omitzero"`
 }
 
 // EventRecordDeliveryStatus Only from `GET /v1/events/{id}`; `not_started` is a start lost to a crash, which posting the event again completes.
@@ -1376,7 +1377,7 @@ type EventTypePage struct {
 	Data []CatalogType `json:"data"`
 
 	// NextCursor The cursor of the next page; absent on the last.
-	NextCursor *NextCursor `json:"next_cursor,omitempty"`
+	NextCursor NextCursor `json:"next_cursor,omitempty,omitzero"`
 }
 
 // EventTypePut defines model for EventTypePut.
@@ -1385,10 +1386,10 @@ type EventTypePut struct {
 	Description *string `json:"description,omitempty"`
 
 	// Examples Example payloads (objects, at most 16 KiB each), each matching the schema.
-	Examples *[]map[string]interface{} `json:"examples,omitempty"`
+	Examples *[]json.RawMessage `json:"examples,omitempty"`
 
 	// Schema A JSON Schema, draft 2020-12 unless `$schema` names another; null or absent for none. At most 64 KiB.
-	Schema *map[string]interface{} `json:"schema,omitempty"`
+	Schema *json.RawMessage `json:"schema,omitempty"`
 }
 
 // ExpungeRequest defines model for ExpungeRequest.
@@ -1411,7 +1412,7 @@ type NextCursor = string
 // Payload An event's payload, a JSON object, sent as the delivery's body byte for byte (compact JSON).
 //
 // Example: {"order_id":"ord_42","total":4200}
-type Payload map[string]interface{}
+type Payload = json.RawMessage
 
 // PortalCapabilities What a portal session may do beyond reading; each is true unless
 // set to false (or dropped by `read_only`).
@@ -1492,7 +1493,7 @@ type PortalSettings struct {
 	// AccentColor The colour of buttons, links and the current section, as `#rrggbb`; empty for the default.
 	//
 	// Example: #0a7d5a
-	AccentColor *string `json:"accent_color,omitempty"`
+	AccentColor string `json:"accent_color,omitempty,omitzero"`
 
 	// Logo The portal's logo: empty for none, an https URL (the only origin the
 	// portal's pages load an image from), or a `data:` URL of a PNG, JPEG
@@ -1502,23 +1503,23 @@ type PortalSettings struct {
 	//
 	//
 	// Example: https://cdn.example.com/logo.svg
-	Logo *PortalLogo `json:"logo,omitempty"`
+	Logo PortalLogo `json:"logo,omitempty,omitzero"`
 
 	// ProductName The name the portal shows instead of "Webhooks"; empty for the default.
 	//
 	// Example: Acme Webhooks
-	ProductName *PortalProductName `json:"product_name,omitempty"`
+	ProductName PortalProductName `json:"product_name,omitempty,omitzero"`
 
 	// SupportURL An https URL the portal links to as "Help"; empty for none.
 	//
 	// Example: https://example.com/support
-	SupportURL *string `json:"support_url,omitempty"`
+	SupportURL string `json:"support_url,omitempty,omitzero"`
 
 	// Theme The portal's colours; `auto` follows the viewer's `prefers-color-scheme`.
-	Theme *PortalSettingsTheme `json:"theme,omitempty"`
+	Theme PortalSettingsTheme `json:"theme,omitempty,omitzero"`
 
 	// UpdatedAt When the settings were last put; absent if never.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt time.Time `json:"updated_at,omitempty,omitzero"`
 }
 
 // PortalSettingsTheme The portal's colours; `auto` follows the viewer's `prefers-color-scheme`.
@@ -1538,8 +1539,8 @@ type RateLimitHealth struct {
 	Burst int `json:"burst"`
 
 	// LastDueAt When the last reserved slot starts; absent when none waits.
-	LastDueAt *time.Time `json:"last_due_at,omitempty"`
-	PerSecond int        `json:"per_second"`
+	LastDueAt time.Time `json:"last_due_at,omitempty,omitzero"`
+	PerSecond int       `json:"per_second"`
 
 	// Waiting Slots reserved ahead of now, one per delivery waiting for its turn.
 	Waiting int `json:"waiting"`
@@ -1575,7 +1576,7 @@ type Recovered struct {
 	Reenabled bool `json:"reenabled"`
 
 	// Spread They all try within this; absent when `paced`.
-	Spread *Duration `json:"spread,omitempty"`
+	Spread Duration `json:"spread,omitempty,omitzero"`
 
 	// Woken The waiting deliveries told to try again.
 	Woken int `json:"woken"`
@@ -1595,9 +1596,9 @@ type Redrive struct {
 
 // RedriveJob defines model for RedriveJob.
 type RedriveJob struct {
-	Closed    *time.Time `json:"closed,omitempty"`
-	Completed int64      `json:"completed"`
-	Failed    int64      `json:"failed"`
+	Closed    time.Time `json:"closed,omitempty,omitzero"`
+	Completed int64     `json:"completed"`
+	Failed    int64     `json:"failed"`
 
 	// JobID A bulk redrive job's ID; a tenant's job carries the tenant after the random part.
 	//
@@ -1606,7 +1607,7 @@ type RedriveJob struct {
 	Reason string       `json:"reason"`
 
 	// Skipped Dead letters that closed (redriven or expired) between the job's listing and its redrive.
-	Skipped *int64          `json:"skipped,omitempty"`
+	Skipped int64           `json:"skipped,omitempty,omitzero"`
 	Started time.Time       `json:"started"`
 	State   RedriveJobState `json:"state"`
 	Total   int64           `json:"total"`
@@ -1634,10 +1635,10 @@ type RedriveRequested struct {
 	DeliveryID DeliveryID `json:"delivery_id"`
 
 	// HeldBy Set when the redriven deliveries will wait instead of attempting at once: the endpoint's circuit is open until held_until. Recover the endpoint (POST /v1/endpoints/{id}/recover) to send them now.
-	HeldBy *HeldBy `json:"held_by,omitempty"`
+	HeldBy HeldBy `json:"held_by,omitempty,omitzero"`
 
 	// HeldUntil With held_by, when the circuit lets a probe through.
-	HeldUntil *time.Time             `json:"held_until,omitempty"`
+	HeldUntil time.Time              `json:"held_until,omitempty,omitzero"`
 	Status    RedriveRequestedStatus `json:"status"`
 }
 
@@ -1647,10 +1648,10 @@ type RedriveRequestedStatus string
 // RedriveStarted defines model for RedriveStarted.
 type RedriveStarted struct {
 	// HeldBy Set when the redriven deliveries will wait instead of attempting at once: the endpoint's circuit is open until held_until. Recover the endpoint (POST /v1/endpoints/{id}/recover) to send them now.
-	HeldBy *HeldBy `json:"held_by,omitempty"`
+	HeldBy HeldBy `json:"held_by,omitempty,omitzero"`
 
 	// HeldUntil With held_by, when the circuit lets a probe through (a bulk redrive of one endpoint_id).
-	HeldUntil *time.Time `json:"held_until,omitempty"`
+	HeldUntil time.Time `json:"held_until,omitempty,omitzero"`
 
 	// JobID A bulk redrive job's ID; a tenant's job carries the tenant after the random part.
 	//
@@ -1659,7 +1660,7 @@ type RedriveStarted struct {
 
 	// Matched The dead letters the filter matched; no job runs when 0.
 	Matched int64   `json:"matched"`
-	Rate    float32 `json:"rate"`
+	Rate    float64 `json:"rate"`
 }
 
 // RevokedTokens defines model for RevokedTokens.
@@ -1712,36 +1713,36 @@ type SecretRotate struct {
 // SigningProfile How each attempt is signed and which headers carry the delivery's identity. `standard-webhooks` (Standard Webhooks v1: webhook-id, webhook-timestamp, webhook-signature) takes no other field. `hmac-sha256` sends `prefix` + the hex or base64 HMAC-SHA256, keyed with the signing secret's own bytes (`whsec_` included), of the raw body or of `{timestamp}.{body}`, in `header`; while a rotated secret overlaps, one signature per valid secret, comma-separated, each with the prefix. Answers show every field, defaults filled in. Header names are HTTP tokens, distinct from each other and from the endpoint's custom headers, and not Content-Type, Content-Length, Content-Encoding, Host, User-Agent, Authorization, Cookie, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade, Expect, traceparent or tracestate.
 type SigningProfile struct {
 	// AttemptHeader The attempt number, 1-based within the run; hookd-attempt by default (hmac-sha256).
-	AttemptHeader *string `json:"attempt_header,omitempty"`
+	AttemptHeader string `json:"attempt_header,omitempty,omitzero"`
 
 	// Content What is signed: the raw body (default), or the timestamp header's unix seconds, a dot and the raw body (hmac-sha256).
-	Content *SigningProfileContent `json:"content,omitempty"`
+	Content SigningProfileContent `json:"content,omitempty,omitzero"`
 
 	// DeliveryIDHeader The delivery ID, the same on every attempt and redrive; webhook-id by default (hmac-sha256).
-	DeliveryIDHeader *string `json:"delivery_id_header,omitempty"`
+	DeliveryIDHeader string `json:"delivery_id_header,omitempty,omitzero"`
 
 	// Encoding hex by default (hmac-sha256).
-	Encoding *SigningProfileEncoding `json:"encoding,omitempty"`
+	Encoding SigningProfileEncoding `json:"encoding,omitempty,omitzero"`
 
 	// EventIDHeader The event ID; hookd-event-id by default (hmac-sha256).
-	EventIDHeader *string `json:"event_id_header,omitempty"`
+	EventIDHeader string `json:"event_id_header,omitempty,omitzero"`
 
 	// EventTypeHeader The event type; hookd-event-type by default (hmac-sha256).
-	EventTypeHeader *string `json:"event_type_header,omitempty"`
+	EventTypeHeader string `json:"event_type_header,omitempty,omitzero"`
 
 	// Header The signature header (hmac-sha256; required).
 	//
 	// Example: MailFrame-Signature
-	Header *string `json:"header,omitempty"`
+	Header string `json:"header,omitempty,omitzero"`
 
 	// Prefix Starts each signature, printable ASCII without spaces or commas; none by default (hmac-sha256).
 	//
 	// Example: sha256=
-	Prefix *string              `json:"prefix,omitempty"`
+	Prefix string               `json:"prefix,omitempty,omitzero"`
 	Scheme SigningProfileScheme `json:"scheme"`
 
 	// TimestampHeader The attempt's unix time in seconds; webhook-timestamp by default (hmac-sha256).
-	TimestampHeader *string `json:"timestamp_header,omitempty"`
+	TimestampHeader string `json:"timestamp_header,omitempty,omitzero"`
 }
 
 // SigningProfileContent What is signed: the raw body (default), or the timestamp header's unix seconds, a dot and the raw body (hmac-sha256).
@@ -1758,11 +1759,11 @@ type StatsWindow struct {
 	Attempts int64 `json:"attempts"`
 
 	// P50Ms The median attempt latency; null without attempts.
-	P50Ms *float32 `json:"p50_ms"`
-	P99Ms *float32 `json:"p99_ms"`
+	P50Ms *float64 `json:"p50_ms"`
+	P99Ms *float64 `json:"p99_ms"`
 
 	// SuccessRate Successes over attempts; null without attempts.
-	SuccessRate *float32 `json:"success_rate"`
+	SuccessRate *float64 `json:"success_rate"`
 	Successes   int64    `json:"successes"`
 }
 
@@ -1799,8 +1800,8 @@ type Tenant struct {
 // TenantExpunge defines model for TenantExpunge.
 type TenantExpunge struct {
 	// AlreadyExpunged Events expunged before it reached them.
-	AlreadyExpunged int64      `json:"already_expunged"`
-	ClosedAt        *time.Time `json:"closed_at,omitempty"`
+	AlreadyExpunged int64     `json:"already_expunged"`
+	ClosedAt        time.Time `json:"closed_at,omitempty,omitzero"`
 
 	// Expunged Events the job expunged.
 	Expunged  int64              `json:"expunged"`
@@ -1826,7 +1827,7 @@ type TenantPage struct {
 	Data []Tenant `json:"data"`
 
 	// NextCursor The cursor of the next page; absent on the last.
-	NextCursor *NextCursor `json:"next_cursor,omitempty"`
+	NextCursor NextCursor `json:"next_cursor,omitempty,omitzero"`
 }
 
 // TenantPortalBranding defines model for TenantPortalBranding.
@@ -1839,18 +1840,18 @@ type TenantPortalBranding struct {
 	//
 	//
 	// Example: https://cdn.example.com/logo.svg
-	Logo *PortalLogo `json:"logo,omitempty"`
+	Logo PortalLogo `json:"logo,omitempty,omitzero"`
 
 	// ProductName The name the portal shows instead of "Webhooks"; empty for the default.
 	//
 	// Example: Acme Webhooks
-	ProductName *PortalProductName `json:"product_name,omitempty"`
+	ProductName PortalProductName `json:"product_name,omitempty,omitzero"`
 
 	// TenantID The tenant; in a body, the path's or left out.
-	TenantID *TenantID `json:"tenant_id,omitempty"`
+	TenantID TenantID `json:"tenant_id,omitempty,omitzero"`
 
 	// UpdatedAt When the branding was last put; absent if never.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt time.Time `json:"updated_at,omitempty,omitzero"`
 }
 
 // TenantPut defines model for TenantPut.
@@ -1894,11 +1895,11 @@ type TestResult struct {
 	//
 	// Example: dlv_s8kx3chhp3k0xhcvwh1n8mey08
 	DeliveryID DeliveryID `json:"delivery_id"`
-	DurationMs float32    `json:"duration_ms"`
-	Error      *string    `json:"error,omitempty"`
+	DurationMS float64    `json:"duration_ms"`
+	Error      string     `json:"error,omitempty,omitzero"`
 
 	// ErrorClass How it failed: `timeout`, `connection_refused`, `http_5xx`, ...
-	ErrorClass *string `json:"error_class,omitempty"`
+	ErrorClass string `json:"error_class,omitempty,omitzero"`
 
 	// EventID An event's ID, the client's own or one hookd generated (`evt_...`).
 	//
@@ -1909,7 +1910,7 @@ type TestResult struct {
 	Outcome TestResultOutcome `json:"outcome"`
 
 	// Response The start (1 KiB) of the endpoint's response body.
-	Response *string `json:"response,omitempty"`
+	Response string `json:"response,omitempty,omitzero"`
 
 	// Status The HTTP status the endpoint answered; 0 for none.
 	Status int `json:"status"`
@@ -1920,30 +1921,30 @@ type TestResultOutcome string
 
 // TimelineEntry An attempt (`kind` `attempt`, with the attempt's fields) or the redrive that started run `run` (`kind` `redrive`, with `redrive`).
 type TimelineEntry struct {
-	DelayReason   *string           `json:"delay_reason,omitempty"`
-	DurationMs    *float32          `json:"duration_ms,omitempty"`
-	Error         *string           `json:"error,omitempty"`
-	ErrorClass    *string           `json:"error_class,omitempty"`
+	DelayReason   string            `json:"delay_reason,omitempty,omitzero"`
+	DurationMS    *float64          `json:"duration_ms,omitempty"`
+	Error         string            `json:"error,omitempty,omitzero"`
+	ErrorClass    string            `json:"error_class,omitempty,omitzero"`
 	Kind          TimelineEntryKind `json:"kind"`
-	NextAttemptAt *time.Time        `json:"next_attempt_at,omitempty"`
+	NextAttemptAt time.Time         `json:"next_attempt_at,omitempty,omitzero"`
 
 	// NextDelay A Go duration, such as `30s`, `1.5s`, `2m0s` or `1h30m`.
 	//
 	// Example: 30s
-	NextDelay *Duration `json:"next_delay,omitempty"`
+	NextDelay Duration `json:"next_delay,omitempty,omitzero"`
 
 	// Number 1-based within its run.
-	Number  *int                  `json:"number,omitempty"`
-	Outcome *TimelineEntryOutcome `json:"outcome,omitempty"`
+	Number  int                  `json:"number,omitempty,omitzero"`
+	Outcome TimelineEntryOutcome `json:"outcome,omitempty,omitzero"`
 
 	// Redrive Who redrove a delivery, why and when.
-	Redrive  *Redrive `json:"redrive,omitempty"`
-	Response *string  `json:"response,omitempty"`
+	Redrive  Redrive `json:"redrive,omitempty,omitzero"`
+	Response string  `json:"response,omitempty,omitzero"`
 
 	// Run The run it belongs to, from 1.
-	Run    int        `json:"run"`
-	Start  *time.Time `json:"start,omitempty"`
-	Status *int       `json:"status,omitempty"`
+	Run    int       `json:"run"`
+	Start  time.Time `json:"start,omitempty,omitzero"`
+	Status int       `json:"status,omitempty,omitzero"`
 }
 
 // TimelineEntryKind defines model for TimelineEntry.Kind.
@@ -2029,64 +2030,64 @@ type Unavailable = ErrorBody
 // ListDeadLettersParams defines parameters for ListDeadLetters.
 type ListDeadLettersParams struct {
 	// TenantID Only this tenant's. A tenant token may name only its own tenant; the platform, any (404 for one that does not exist).
-	TenantID *TenantIDQuery `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+	TenantID TenantIDQuery `form:"tenant_id,omitempty" json:"tenant_id,omitempty,omitzero"`
 
 	// EndpointID Only this endpoint's. With a tenant token it must be the tenant's (else 404); the platform may name any ID, a deleted endpoint's too.
-	EndpointID *EndpointIDFilter `form:"endpoint_id,omitempty" json:"endpoint_id,omitempty"`
+	EndpointID EndpointIDFilter `form:"endpoint_id,omitempty" json:"endpoint_id,omitempty,omitzero"`
 
 	// EventType Only dead letters of this exact event type.
-	EventType *SafeValue `form:"event_type,omitempty" json:"event_type,omitempty"`
+	EventType SafeValue `form:"event_type,omitempty" json:"event_type,omitempty,omitzero"`
 
 	// Reason Only these reasons; comma-separated, or the parameter repeated.
-	Reason *string `form:"reason,omitempty" json:"reason,omitempty"`
+	Reason string `form:"reason,omitempty" json:"reason,omitempty,omitzero"`
 
 	// Since Only those created (a dead letter, parked) at or after this time.
-	Since *Since `form:"since,omitempty" json:"since,omitempty"`
+	Since Since `form:"since,omitempty" json:"since,omitempty,omitzero"`
 
 	// Until Only those created (a dead letter, parked) at or before this time.
-	Until *Until `form:"until,omitempty" json:"until,omitempty"`
+	Until Until `form:"until,omitempty" json:"until,omitempty,omitzero"`
 
 	// Limit The page size.
-	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+	Limit Limit `form:"limit,omitempty" json:"limit,omitempty,omitzero"`
 
 	// Cursor The `next_cursor` of the previous page; none for the first.
-	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Cursor Cursor `form:"cursor,omitempty" json:"cursor,omitempty,omitzero"`
 }
 
 // GetDeadLetterSummaryParams defines parameters for GetDeadLetterSummary.
 type GetDeadLetterSummaryParams struct {
 	// TenantID Only this tenant's. A tenant token may name only its own tenant; the platform, any (404 for one that does not exist).
-	TenantID *TenantIDQuery `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+	TenantID TenantIDQuery `form:"tenant_id,omitempty" json:"tenant_id,omitempty,omitzero"`
 }
 
 // ListDeliveriesParams defines parameters for ListDeliveries.
 type ListDeliveriesParams struct {
 	// TenantID Only this tenant's. A tenant token may name only its own tenant; the platform, any (404 for one that does not exist).
-	TenantID *TenantIDQuery `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+	TenantID TenantIDQuery `form:"tenant_id,omitempty" json:"tenant_id,omitempty,omitzero"`
 
 	// EndpointID Only this endpoint's. With a tenant token it must be the tenant's (else 404); the platform may name any ID, a deleted endpoint's too.
-	EndpointID *EndpointIDFilter `form:"endpoint_id,omitempty" json:"endpoint_id,omitempty"`
+	EndpointID EndpointIDFilter `form:"endpoint_id,omitempty" json:"endpoint_id,omitempty,omitzero"`
 
 	// EventID Only the deliveries of this event.
-	EventID *EventID `form:"event_id,omitempty" json:"event_id,omitempty"`
+	EventID EventID `form:"event_id,omitempty" json:"event_id,omitempty,omitzero"`
 
 	// EventType Only deliveries of this exact event type.
-	EventType *SafeValue `form:"event_type,omitempty" json:"event_type,omitempty"`
+	EventType SafeValue `form:"event_type,omitempty" json:"event_type,omitempty,omitzero"`
 
 	// Status Only deliveries whose current run has this status.
-	Status *ListDeliveriesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+	Status ListDeliveriesParamsStatus `form:"status,omitempty" json:"status,omitempty,omitzero"`
 
 	// Since Only those created (a dead letter, parked) at or after this time.
-	Since *Since `form:"since,omitempty" json:"since,omitempty"`
+	Since Since `form:"since,omitempty" json:"since,omitempty,omitzero"`
 
 	// Until Only those created (a dead letter, parked) at or before this time.
-	Until *Until `form:"until,omitempty" json:"until,omitempty"`
+	Until Until `form:"until,omitempty" json:"until,omitempty,omitzero"`
 
 	// Limit The page size.
-	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+	Limit Limit `form:"limit,omitempty" json:"limit,omitempty,omitzero"`
 
 	// Cursor The `next_cursor` of the previous page; none for the first.
-	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Cursor Cursor `form:"cursor,omitempty" json:"cursor,omitempty,omitzero"`
 }
 
 // ListDeliveriesParamsStatus defines parameters for ListDeliveries.
@@ -2095,61 +2096,61 @@ type ListDeliveriesParamsStatus string
 // ListEndpointsParams defines parameters for ListEndpoints.
 type ListEndpointsParams struct {
 	// TenantID Only this tenant's. A tenant token may name only its own tenant; the platform, any (404 for one that does not exist).
-	TenantID *TenantIDQuery `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+	TenantID TenantIDQuery `form:"tenant_id,omitempty" json:"tenant_id,omitempty,omitzero"`
 
 	// Limit The page size.
-	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+	Limit Limit `form:"limit,omitempty" json:"limit,omitempty,omitzero"`
 
 	// Cursor The `next_cursor` of the previous page; none for the first.
-	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Cursor Cursor `form:"cursor,omitempty" json:"cursor,omitempty,omitzero"`
 }
 
 // ListEventTypesParams defines parameters for ListEventTypes.
 type ListEventTypesParams struct {
 	// Limit The page size.
-	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+	Limit Limit `form:"limit,omitempty" json:"limit,omitempty,omitzero"`
 
 	// Cursor The `next_cursor` of the previous page; none for the first.
-	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Cursor Cursor `form:"cursor,omitempty" json:"cursor,omitempty,omitzero"`
 }
 
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
 	// Type An exact type, a prefix wildcard such as `order.*`, or `*`.
-	Type *EventTypeFilter `form:"type,omitempty" json:"type,omitempty"`
+	Type EventTypeFilter `form:"type,omitempty" json:"type,omitempty,omitzero"`
 
 	// EndpointID Only this endpoint's. With a tenant token it must be the tenant's (else 404); the platform may name any ID, a deleted endpoint's too.
-	EndpointID *EndpointIDFilter `form:"endpoint_id,omitempty" json:"endpoint_id,omitempty"`
+	EndpointID EndpointIDFilter `form:"endpoint_id,omitempty" json:"endpoint_id,omitempty,omitzero"`
 
 	// TenantID Only this tenant's. A tenant token may name only its own tenant; the platform, any (404 for one that does not exist).
-	TenantID *TenantIDQuery `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+	TenantID TenantIDQuery `form:"tenant_id,omitempty" json:"tenant_id,omitempty,omitzero"`
 
 	// Since Accepted at or after this time.
-	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+	Since time.Time `form:"since,omitempty" json:"since,omitempty,omitzero"`
 
 	// Until Accepted at or before this time.
-	Until *time.Time `form:"until,omitempty" json:"until,omitempty"`
+	Until time.Time `form:"until,omitempty" json:"until,omitempty,omitzero"`
 
 	// Limit The page size.
-	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+	Limit Limit `form:"limit,omitempty" json:"limit,omitempty,omitzero"`
 
 	// Cursor The `next_cursor` of the previous page; none for the first.
-	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Cursor Cursor `form:"cursor,omitempty" json:"cursor,omitempty,omitzero"`
 }
 
 // SendEventParams defines parameters for SendEvent.
 type SendEventParams struct {
 	// IdempotencyKey The event's ID, when the body has no `event_id` (if both are given they must be equal).
-	IdempotencyKey *EventID `json:"Idempotency-Key,omitempty"`
+	IdempotencyKey EventID `json:"Idempotency-Key,omitempty,omitzero"`
 }
 
 // ListTenantsParams defines parameters for ListTenants.
 type ListTenantsParams struct {
 	// Limit The page size.
-	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+	Limit Limit `form:"limit,omitempty" json:"limit,omitempty,omitzero"`
 
 	// Cursor The `next_cursor` of the previous page; none for the first.
-	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Cursor Cursor `form:"cursor,omitempty" json:"cursor,omitempty,omitzero"`
 }
 
 // StartBulkRedriveJSONRequestBody defines body for StartBulkRedrive for application/json ContentType.
