@@ -25,7 +25,7 @@ type Endpoints interface {
 	GetEndpoint(ctx context.Context, id string) (*store.Endpoint, error)
 	GetEndpointForEvent(ctx context.Context, endpointID, eventID string) (*store.Endpoint, store.EventKey, error)
 	Secrets(ctx context.Context, endpointID string, now time.Time) ([]store.Secret, error)
-	DisableEndpoint(ctx context.Context, id, reason string, at time.Time) (bool, error)
+	DisableEndpoint(ctx context.Context, id, reason string, at time.Time, events ...store.OpEvent) (bool, error)
 	store.Circuits
 	store.RateLimits
 }
@@ -153,11 +153,7 @@ func New(cfg Config) *Activities {
 		records:             cfg.Records,
 	}
 	if cfg.Records != nil {
-		var events expunge.Emitter
-		if cfg.Events != nil {
-			events = cfg.Events
-		}
-		a.expunger = expunge.New(cfg.Records, cfg.Temporal, events, logger)
+		a.expunger = expunge.New(cfg.Records, cfg.Temporal, logger)
 	}
 	return a
 }

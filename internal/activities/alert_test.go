@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -21,10 +22,9 @@ import (
 )
 
 // The attempt that opens a circuit (here the first attempt, a local
-// activity) has emitted the unhealthy event when it returns: the event
-// is recorded and its deliveries started, so no queue a stop drops
-// holds it.
-func TestCircuitAlertEmittedByTheAttempt(t *testing.T) {
+// activity) records the unhealthy event in the store's outbox in the
+// transaction that opens it: no process stopping in between drops it.
+func TestCircuitAlertRecordedWithTheChange(t *testing.T) {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hookd.db"), storetest.Key(t))
 	require.NoError(t, err)
@@ -36,12 +36,10 @@ func TestCircuitAlertEmittedByTheAttempt(t *testing.T) {
 	ep := &store.Endpoint{ID: "ep_alert", URL: srv.URL, Enabled: true, CreatedAt: time.Now(), UpdatedAt: time.Now()}
 	require.NoError(t, db.CreateEndpoint(ctx, ep, secret))
 
-	events := &emitted{}
 	acts := New(Config{
 		Endpoints: db,
 		HTTP:      NewHTTPClient(Guard{AllowLoopback: true}),
 		Circuit:   circuit.Policy{Threshold: 1, BaseCooldown: time.Minute, MaxCooldown: time.Minute},
-		Events:    events,
 	})
 	req := delivery.Request{DeliveryID: "dlv_alert", EventID: "evt_alert", EventType: "t.alert", EndpointID: ep.ID, Body: `{}`, Schedule: []time.Duration{time.Second}, Timeout: 5 * time.Second}
 
@@ -52,11 +50,12 @@ func TestCircuitAlertEmittedByTheAttempt(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, circuit.Open, b.State, "the attempt opened the circuit")
 
-	got := events.events
+	got, err := db.ClaimOpEvents(ctx, time.Now(), time.Minute, 10)
+	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, opevents.EndpointUnhealthy, got[0].Type)
-	h, ok := got[0].Body.(opevents.Health)
-	require.True(t, ok)
+	var h opevents.Health
+	require.NoError(t, json.Unmarshal(got[0].Body, &h))
 	assert.Equal(t, ep.ID, h.EndpointID)
 	assert.Equal(t, opevents.ReasonCircuit, h.Reason)
 	require.NotNil(t, h.Circuit)

@@ -15,11 +15,14 @@ const DefaultAutoDisableAfter = 120 * time.Hour
 
 // disable turns ep off for reason (opevents.DisabledAuto or
 // DisabledGone) and, if this call is the one that did (several workers
-// may try at once), emits hookd.endpoint.disabled before the attempt
-// returns. It reports whether ep is off now.
+// may try at once), records hookd.endpoint.disabled in the store's
+// outbox with the change. It reports whether ep is off now.
 func (a *Activities) disable(ctx context.Context, ep *store.Endpoint, reason string) bool {
 	now := a.now().UTC()
-	changed, err := a.endpoints.DisableEndpoint(ctx, ep.ID, reason, now)
+	off := *ep
+	off.Enabled, off.DisabledReason, off.UpdatedAt = false, reason, now
+	changed, err := a.endpoints.DisableEndpoint(ctx, ep.ID, reason, now,
+		opevents.EndpointEvent(opevents.EndpointDisabled, &off, opevents.ActorHookd, reason, nil, now).Record())
 	if err != nil {
 		a.log.Warn("disable endpoint", "endpoint_id", ep.ID, "reason", reason, "error", err)
 		return false
@@ -28,13 +31,6 @@ func (a *Activities) disable(ctx context.Context, ep *store.Endpoint, reason str
 		return true
 	}
 	a.log.Warn("endpoint disabled", "endpoint_id", ep.ID, "reason", reason)
-	if a.events != nil {
-		off := *ep
-		off.Enabled, off.DisabledReason, off.UpdatedAt = false, reason, now
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), alertTimeout)
-		defer cancel()
-		_ = a.events.Emit(ctx, opevents.EndpointEvent(opevents.EndpointDisabled, &off, opevents.ActorHookd, reason, nil, now))
-	}
 	return true
 }
 

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -53,8 +54,6 @@ func TestGoneDisablesAndHolds(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_gone", TenantID: "acme", URL: answering(t, http.StatusGone), Enabled: true})
 	a := newTestActivities(eps, nil, func() time.Time { return now })
-	ev := &emitted{}
-	a.events = ev
 	req := delivery.Request{DeliveryID: "dlv_1", EventType: "t", EndpointID: "ep_gone", Body: "{}", Schedule: []time.Duration{time.Minute}, Timeout: 5 * time.Second}
 
 	at, err := a.FirstAttempt(context.Background(), req)
@@ -66,17 +65,18 @@ func TestGoneDisablesAndHolds(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ep.Enabled)
 	assert.Equal(t, opevents.DisabledGone, ep.DisabledReason)
-	require.Equal(t, []string{opevents.EndpointDisabled}, ev.types())
-	body := ev.events[0].Body.(opevents.EndpointChange)
+	require.Equal(t, []string{opevents.EndpointDisabled}, eps.recorded(), "recorded with the change")
+	var body opevents.EndpointChange
+	require.NoError(t, json.Unmarshal(eps.outbox[0].Body, &body))
 	assert.Equal(t, "gone", body.Reason)
 	assert.Equal(t, "gone", body.DisabledReason)
-	assert.Equal(t, "acme", ev.events[0].TenantID)
+	assert.Equal(t, "acme", eps.outbox[0].TenantID)
 
 	// The next attempt is held by the switch, nothing sent.
 	at, err = a.FirstAttempt(context.Background(), req)
 	require.NoError(t, err)
 	assert.Equal(t, delivery.WaitDisabled, at.DelayReason)
-	assert.Len(t, ev.types(), 1, "disabled once")
+	assert.Len(t, eps.recorded(), 1, "disabled once")
 }
 
 // An endpoint whose attempts fail with no success for the auto-disable
@@ -89,8 +89,6 @@ func TestAutoDisableAfterFailingTooLong(t *testing.T) {
 	a := newTestActivities(eps, nil, func() time.Time { return now })
 	a.circuit = circuit.Policy{Threshold: 1000, BaseCooldown: time.Minute, MaxCooldown: time.Minute}
 	a.autoDisableAfter = time.Hour
-	ev := &emitted{}
-	a.events = ev
 	req := delivery.Request{DeliveryID: "dlv_1", EventType: "t", EndpointID: "ep_down", Body: "{}", Schedule: []time.Duration{time.Minute}, Timeout: 5 * time.Second}
 
 	attempt := func(at time.Time) delivery.Attempt {
@@ -108,7 +106,7 @@ func TestAutoDisableAfterFailingTooLong(t *testing.T) {
 	ep, _ = eps.GetEndpoint(context.Background(), "ep_down")
 	require.False(t, ep.Enabled)
 	require.Equal(t, opevents.DisabledAuto, ep.DisabledReason)
-	require.Equal(t, []string{opevents.EndpointDisabled}, ev.types())
+	require.Equal(t, []string{opevents.EndpointDisabled}, eps.recorded())
 	assert.Equal(t, delivery.WaitDisabled, attempt(start.Add(2*time.Hour)).DelayReason, "then held")
 
 	// Zero: never.

@@ -32,6 +32,7 @@ type fakeEndpoints struct {
 	tats      map[string]time.Time
 	reserves  int // ReserveSlot calls
 	eventKeys map[string]store.EventKey
+	outbox    []store.OpEvent // events recorded with the changes
 }
 
 func newFakeEndpoints(t *testing.T, eps ...store.Endpoint) *fakeEndpoints {
@@ -104,16 +105,33 @@ func (f *fakeEndpoints) Circuit(_ context.Context, id string) (circuit.Breaker, 
 	return f.breakers[id], nil
 }
 
-func (f *fakeEndpoints) UpdateCircuit(_ context.Context, id string, fn func(circuit.Breaker) circuit.Breaker) (circuit.Breaker, error) {
+func (f *fakeEndpoints) UpdateCircuit(ctx context.Context, id string, fn func(circuit.Breaker) circuit.Breaker) (circuit.Breaker, error) {
+	return f.UpdateCircuitAnnouncing(ctx, id, func(b circuit.Breaker) (circuit.Breaker, []store.OpEvent) { return fn(b), nil })
+}
+
+func (f *fakeEndpoints) UpdateCircuitAnnouncing(_ context.Context, id string, fn func(circuit.Breaker) (circuit.Breaker, []store.OpEvent)) (circuit.Breaker, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.writes++
 	if _, ok := f.endpoints[id]; !ok {
 		return circuit.Breaker{}, store.ErrNotFound
 	}
-	b := fn(f.breakers[id])
+	b, events := fn(f.breakers[id])
 	f.breakers[id] = b
+	f.outbox = append(f.outbox, events...)
 	return b, nil
+}
+
+// recorded is the types of the operational events recorded with the
+// fake's changes, in order.
+func (f *fakeEndpoints) recorded() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, ev := range f.outbox {
+		out = append(out, ev.Type)
+	}
+	return out
 }
 
 func (f *fakeEndpoints) breaker(id string) circuit.Breaker {
@@ -199,7 +217,7 @@ func request(ep string, retries int) delivery.Request {
 
 var errStore = errors.New("store down")
 
-func (f *fakeEndpoints) DisableEndpoint(_ context.Context, id, reason string, at time.Time) (bool, error) {
+func (f *fakeEndpoints) DisableEndpoint(_ context.Context, id, reason string, at time.Time, events ...store.OpEvent) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ep, ok := f.endpoints[id]
@@ -211,5 +229,6 @@ func (f *fakeEndpoints) DisableEndpoint(_ context.Context, id, reason string, at
 	}
 	ep.Enabled, ep.DisabledReason, ep.UpdatedAt = false, reason, at
 	f.endpoints[id] = ep
+	f.outbox = append(f.outbox, events...)
 	return true, nil
 }

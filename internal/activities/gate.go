@@ -155,9 +155,16 @@ func (a *Activities) record(ctx context.Context, ep *store.Endpoint, g gate, at 
 	)
 	now := a.now()
 	endpointID := ep.ID
-	after, err := a.endpoints.UpdateCircuit(ctx, endpointID, func(b circuit.Breaker) circuit.Breaker {
+	after, err := a.endpoints.UpdateCircuitAnnouncing(ctx, endpointID, func(b circuit.Breaker) (circuit.Breaker, []store.OpEvent) {
 		b, change = b.Record(a.circuit, reachable, now)
-		return b.Failing(!success, now)
+		b = b.Failing(!success, now)
+		switch change {
+		case circuit.Opened:
+			return b, []store.OpEvent{a.alert(opevents.EndpointUnhealthy, ep, b, now)}
+		case circuit.Recovered:
+			return b, []store.OpEvent{a.alert(opevents.EndpointRecovered, ep, b, now)}
+		}
+		return b, nil
 	})
 	if err != nil {
 		a.log.Warn("record circuit result", "endpoint_id", endpointID, "error", err)
@@ -166,12 +173,8 @@ func (a *Activities) record(ctx context.Context, ep *store.Endpoint, g gate, at 
 	switch change {
 	case circuit.Opened, circuit.Reopened:
 		a.log.Warn("circuit opened", "endpoint_id", endpointID, "failures", after.Failures, "cooldown", after.Cooldown, "reopened", change == circuit.Reopened)
-		if change == circuit.Opened {
-			a.alert(ctx, opevents.EndpointUnhealthy, ep, after)
-		}
 	case circuit.Recovered:
 		a.log.Info("circuit closed", "endpoint_id", endpointID)
-		a.alert(ctx, opevents.EndpointRecovered, ep, after)
 		a.wakeWaiting(ctx, endpointID)
 	}
 	if !success && a.failingTooLong(after, now) {
@@ -179,20 +182,12 @@ func (a *Activities) record(ctx context.Context, ep *store.Endpoint, g gate, at 
 	}
 }
 
-// alert emits an operational event about an endpoint's circuit before
-// the attempt that changed it returns, bounded by alertTimeout: the
-// attempt goes on whether it was emitted or not (the emitter logs it).
-func (a *Activities) alert(ctx context.Context, eventType string, ep *store.Endpoint, b circuit.Breaker) {
-	if a.events == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), alertTimeout)
-	defer cancel()
-	_ = a.events.Emit(ctx, opevents.HealthEvent(eventType, opevents.Health{
-		EndpointID: ep.ID, Reason: opevents.ReasonCircuit, At: a.now(),
+// alert is the operational event about an endpoint's circuit, b after
+// the change at now, that the store records in its outbox in the
+// transaction that writes b.
+func (a *Activities) alert(eventType string, ep *store.Endpoint, b circuit.Breaker, now time.Time) store.OpEvent {
+	return opevents.HealthEvent(eventType, opevents.Health{
+		EndpointID: ep.ID, Reason: opevents.ReasonCircuit, At: now,
 		Circuit: &opevents.Circuit{State: string(b.State), Failures: b.Failures, OpenUntil: b.OpenUntil},
-	}, ep))
+	}, ep).Record()
 }
-
-// alertTimeout bounds the emission of an event inside an attempt.
-const alertTimeout = 5 * time.Second

@@ -16,7 +16,7 @@ import (
 // event records (the endpoint store).
 type EventRecords interface {
 	ListEvents(ctx context.Context, f store.EventFilter, p store.Page) ([]*store.Event, string, error)
-	ExpungeEvent(ctx context.Context, id, by, reason string, at time.Time) (*store.Event, bool, error)
+	ExpungeEvent(ctx context.Context, id, by, reason string, at time.Time, announce func(*store.Event) []store.OpEvent) (*store.Event, bool, error)
 	GetTenant(ctx context.Context, id string) (*store.Tenant, error)
 	DeleteTenantEvents(ctx context.Context, tenantID, incarnation string) (int64, error)
 }

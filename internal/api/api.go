@@ -27,7 +27,6 @@ import (
 	"github.com/hookd/hookd/internal/expunge"
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/metrics"
-	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/tracing"
 	"github.com/hookd/hookd/internal/wake"
@@ -122,7 +121,6 @@ type Server struct {
 	log        *slog.Logger
 	maxPayload int64
 	publisher  *ingest.Publisher
-	events     *opevents.Emitter
 	expunger   *expunge.Expunger
 	urlPolicy  func(string) error
 	dc         converter.DataConverter
@@ -210,8 +208,7 @@ func New(cfg Config) (*Server, error) {
 		s.maxPayload = DefaultMaxPayload
 	}
 	s.publisher = &ingest.Publisher{Temporal: cfg.Temporal, Endpoints: cfg.Store, Records: cfg.Store, EagerStart: cfg.EagerStart, NoEventKeys: cfg.NoEventKeys, Logger: s.log, Metrics: cfg.Metrics, Tracer: cfg.Tracer}
-	s.events = opevents.NewEmitter(s.publisher, cfg.Store, s.log)
-	s.expunger = expunge.New(cfg.Store, cfg.Temporal, s.events, s.log)
+	s.expunger = expunge.New(cfg.Store, cfg.Temporal, s.log)
 	s.router = s.routes()
 	return s, nil
 }

@@ -267,11 +267,11 @@ func (s *Server) CreateEndpoint(ctx context.Context, p EndpointCreate) (Endpoint
 	if err != nil {
 		return EndpointView{}, err
 	}
-	if err := s.store.CreateEndpointWithin(ctx, ep, secret, s.quotas.endpointsPerTenant); err != nil {
+	created := endpointEvent(ctx, opevents.EndpointCreated, ep, "", nil)
+	if err := s.store.CreateEndpointWithin(ctx, ep, secret, s.quotas.endpointsPerTenant, created); err != nil {
 		return EndpointView{}, tenantInvalid(s.quotas.endpointLimitReached(err))
 	}
 	s.log.Info("endpoint created", "endpoint_id", ep.ID, "tenant_id", ep.TenantID)
-	s.emitEndpoint(ctx, opevents.EndpointCreated, ep, "", nil)
 	out := toJSON(ep)
 	out.Secret = secret
 	out.Warnings = s.typeWarnings(ctx, ep.EventTypes)
@@ -411,15 +411,11 @@ func (s *Server) UpdateEndpoint(ctx context.Context, id string, p EndpointPatch)
 	}
 	if err == nil {
 		ep.UpdatedAt = s.now().UTC()
-		err = notFound(s.store.UpdateEndpoint(ctx, ep), "endpoint")
+		err = notFound(s.store.UpdateEndpoint(ctx, ep, updateEvents(ctx, ep, p.changedFields(), wasEnabled)...), "endpoint")
 	}
 	if err != nil {
 		return EndpointView{}, err
 	}
-	if fields := p.changedFields(); len(fields) > 0 {
-		s.emitEndpoint(ctx, opevents.EndpointUpdated, ep, "", fields)
-	}
-	s.emitSwitch(ctx, ep, wasEnabled, "")
 	switch {
 	case ep.Enabled && !wasEnabled:
 		s.restartFailing(ctx, ep.ID)
@@ -475,11 +471,8 @@ func (s *Server) DeleteEndpoint(ctx context.Context, id string) error {
 	}
 	ep, err := s.endpointIn(ctx, id)
 	if err == nil {
-		err = notFound(s.store.DeleteEndpoint(ctx, ep.ID), "endpoint")
-	}
-	if err == nil {
 		ep.UpdatedAt = s.now().UTC()
-		s.emitEndpoint(ctx, opevents.EndpointDeleted, ep, "", nil)
+		err = notFound(s.store.DeleteEndpoint(ctx, ep.ID, endpointEvent(ctx, opevents.EndpointDeleted, ep, "", nil)), "endpoint")
 	}
 	return err
 }

@@ -50,7 +50,11 @@ func (f *fakeStore) Circuit(_ context.Context, id string) (circuit.Breaker, erro
 	return f.circuits[id], nil
 }
 
-func (f *fakeStore) UpdateCircuit(_ context.Context, id string, fn func(circuit.Breaker) circuit.Breaker) (circuit.Breaker, error) {
+func (f *fakeStore) UpdateCircuit(ctx context.Context, id string, fn func(circuit.Breaker) circuit.Breaker) (circuit.Breaker, error) {
+	return f.UpdateCircuitAnnouncing(ctx, id, func(b circuit.Breaker) (circuit.Breaker, []store.OpEvent) { return fn(b), nil })
+}
+
+func (f *fakeStore) UpdateCircuitAnnouncing(_ context.Context, id string, fn func(circuit.Breaker) (circuit.Breaker, []store.OpEvent)) (circuit.Breaker, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.endpoints[id]; !ok {
@@ -59,11 +63,11 @@ func (f *fakeStore) UpdateCircuit(_ context.Context, id string, fn func(circuit.
 	if f.circuits == nil {
 		f.circuits = map[string]circuit.Breaker{}
 	}
-	f.circuits[id] = fn(f.circuits[id])
+	f.circuits[id], _ = fn(f.circuits[id])
 	return f.circuits[id], nil
 }
 
-func (f *fakeStore) UpdateEndpoint(_ context.Context, ep *store.Endpoint) error {
+func (f *fakeStore) UpdateEndpoint(_ context.Context, ep *store.Endpoint, _ ...store.OpEvent) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.endpoints[ep.ID]; !ok {

@@ -8,24 +8,28 @@ import (
 	"github.com/hookd/hookd/internal/store"
 )
 
-// emitEndpoint emits an operational event about a change of ep before the
-// call that made it answers: recorded, and its deliveries started. A
-// failure is logged by the emitter and does not undo the change.
-func (s *Server) emitEndpoint(ctx context.Context, eventType string, ep *store.Endpoint, reason string, fields []string) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opevents.Timeout)
-	defer cancel()
-	_ = s.events.Emit(ctx, opevents.EndpointEvent(eventType, ep, authz.FromContext(ctx).Actor(), reason, fields, ep.UpdatedAt))
+// endpointEvent is the operational event of a change of ep (at
+// ep.UpdatedAt, by the actor of ctx), which the store call making the
+// change records in its outbox in the same transaction.
+func endpointEvent(ctx context.Context, eventType string, ep *store.Endpoint, reason string, fields []string) store.OpEvent {
+	return opevents.EndpointEvent(eventType, ep, authz.FromContext(ctx).Actor(), reason, fields, ep.UpdatedAt).Record()
 }
 
-// emitSwitch emits hookd.endpoint.enabled or disabled when an endpoint's
-// switch changed.
-func (s *Server) emitSwitch(ctx context.Context, ep *store.Endpoint, wasEnabled bool, reason string) {
+// updateEvents are the events of an update of ep: hookd.endpoint.updated
+// when fields changed, and hookd.endpoint.enabled or disabled when its
+// switch did.
+func updateEvents(ctx context.Context, ep *store.Endpoint, fields []string, wasEnabled bool) []store.OpEvent {
+	var out []store.OpEvent
+	if len(fields) > 0 {
+		out = append(out, endpointEvent(ctx, opevents.EndpointUpdated, ep, "", fields))
+	}
 	switch {
 	case ep.Enabled && !wasEnabled:
-		s.emitEndpoint(ctx, opevents.EndpointEnabled, ep, reason, nil)
+		out = append(out, endpointEvent(ctx, opevents.EndpointEnabled, ep, "", nil))
 	case !ep.Enabled && wasEnabled:
-		s.emitEndpoint(ctx, opevents.EndpointDisabled, ep, reason, nil)
+		out = append(out, endpointEvent(ctx, opevents.EndpointDisabled, ep, "", nil))
 	}
+	return out
 }
 
 // changedFields names the fields of a patch that an update sets, but the

@@ -79,10 +79,9 @@ func (s *Server) RecoverEndpoint(ctx context.Context, id, reason string) (Recove
 	out := recoverOut{EndpointID: ep.ID, By: authz.FromContext(ctx).Actor(), Reason: reason, At: s.now().UTC()}
 	if !ep.Enabled {
 		ep.Enabled, ep.DisabledReason, ep.UpdatedAt, out.Reenabled = true, "", out.At, true
-		if err := s.store.UpdateEndpoint(ctx, ep); err != nil {
+		if err := s.store.UpdateEndpoint(ctx, ep, endpointEvent(ctx, opevents.EndpointEnabled, ep, reason, nil)); err != nil {
 			return recoverOut{}, notFoundAs(err, "endpoint not found")
 		}
-		s.emitEndpoint(ctx, opevents.EndpointEnabled, ep, reason, nil)
 	}
 	_, err = s.store.UpdateCircuit(ctx, ep.ID, func(b circuit.Breaker) circuit.Breaker {
 		out.Circuit, out.ConsecutiveFailures = string(cmp.Or(b.State, circuit.Closed)), b.Failures

@@ -108,7 +108,7 @@ func TestDefaultSigning(t *testing.T) {
 	require.ErrorContains(t, err, "header")
 }
 
-func (f *fakeStore) CreateEndpointWithin(_ context.Context, ep *store.Endpoint, _ string, _ int) error {
+func (f *fakeStore) CreateEndpointWithin(_ context.Context, ep *store.Endpoint, _ string, _ int, _ ...store.OpEvent) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	cp := *ep

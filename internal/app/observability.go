@@ -15,7 +15,6 @@ import (
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/lifecycle"
 	"github.com/hookd/hookd/internal/metrics"
-	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/stats"
 	"github.com/hookd/hookd/internal/store/sqlstore"
 	"github.com/hookd/hookd/internal/tracing"
@@ -62,13 +61,10 @@ func newObservability(cfg observabilityConfig, logger *slog.Logger) *observabili
 }
 
 // start starts, in bg, the attempt-figure flusher (which raises the
-// success-rate alert through events) and the periodic gauges read from
-// vis and the store; stopping bg flushes the last figures.
-func (o *observability) start(bg *lifecycle.Group, st *sqlstore.Store, vis visibility.Reader, events *opevents.Emitter) error {
+// success-rate alert into the store's outbox) and the periodic gauges
+// read from vis and the store; stopping bg flushes the last figures.
+func (o *observability) start(bg *lifecycle.Group, st *sqlstore.Store, vis visibility.Reader) error {
 	cfg := stats.Config{Store: st, Logger: o.log, FlushEvery: o.cfg.FlushEvery}
-	if events != nil {
-		cfg.Events = events
-	}
 	agg, err := stats.New(cfg)
 	if err != nil {
 		return fmt.Errorf("start stats: %w", err)

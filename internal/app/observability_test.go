@@ -53,7 +53,7 @@ func TestObservability(t *testing.T) {
 	defer st.Close()
 	o := newObservability(observabilityConfig{FlushEvery: time.Hour}, slog.New(slog.DiscardHandler))
 	bg := lifecycle.New(nil)
-	require.NoError(t, o.start(bg, st, emptyVisibility{}, nil))
+	require.NoError(t, o.start(bg, st, emptyVisibility{}))
 
 	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "api") })
 	srv := httptest.NewServer(o.withMetrics(api, nil))

@@ -11,13 +11,14 @@ import (
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/lifecycle"
 	"github.com/hookd/hookd/internal/opevents"
+	"github.com/hookd/hookd/internal/outbox"
 	"github.com/hookd/hookd/internal/store/sqlstore"
 	"github.com/hookd/hookd/internal/tracing"
 )
 
 // parts are what every hookd process builds the same way, hookd dev and
-// hookd worker/api/serve alike: the emitter of operational events, the
-// observability (figures flusher, success-rate alerts, gauges) and the
+// hookd worker/api/serve alike: the emitter of operational events and
+// the publisher of the store's outbox of them, the observability (figures flusher, success-rate alerts, gauges) and the
 // event pruner, all background work in one lifecycle group that stop
 // cancels and joins.
 type parts struct {
@@ -31,13 +32,14 @@ type parts struct {
 }
 
 // startParts builds the emitter of operational events and starts the
-// observability on the store and client, in one lifecycle group; stop
-// stops them.
+// outbox publisher and the observability on the store and client, in one
+// lifecycle group; stop stops them.
 func startParts(st *sqlstore.Store, c client.Client, obs *observability, tracer *tracing.Tracer, noEventKeys bool, log *slog.Logger) (parts, error) {
 	pub := &ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log, Metrics: obs.metrics, Tracer: tracer, NoEventKeys: noEventKeys}
 	p := parts{bg: lifecycle.New(log), store: st, client: c, obs: obs, tracer: tracer, log: log,
 		events: opevents.NewEmitter(pub, st, log)}
-	return p, obs.start(p.bg, st, c, p.events)
+	p.bg.Go("operational events outbox", outbox.New(outbox.Config{Store: st, Emitter: p.events, Logger: log}).Run)
+	return p, obs.start(p.bg, st, c)
 }
 
 // startPruner deletes event records past the dedup window, in the group.

@@ -4,7 +4,8 @@
 // payload and data key (internal/eventkey), which sealed every copy of
 // its body in Temporal's history; the deliveries still running are told
 // to end (the expunge signal) and the dead letters are terminated; and
-// hookd.event.expunged is emitted once.
+// hookd.event.expunged is recorded in the store's outbox, once, in the
+// transaction that expunges the event.
 package expunge
 
 import (
@@ -24,18 +25,13 @@ import (
 
 // Store is what an expunge changes in the endpoint store.
 type Store interface {
-	ExpungeEvent(ctx context.Context, id, by, reason string, at time.Time) (*store.Event, bool, error)
+	ExpungeEvent(ctx context.Context, id, by, reason string, at time.Time, announce func(*store.Event) []store.OpEvent) (*store.Event, bool, error)
 }
 
 // Temporal is what an expunge asks of Temporal (the client).
 type Temporal interface {
 	SignalWorkflow(ctx context.Context, workflowID, runID, signalName string, arg any) error
 	TerminateWorkflow(ctx context.Context, workflowID, runID, reason string, details ...any) error
-}
-
-// Emitter emits operational events (opevents.Emitter); nil emits none.
-type Emitter interface {
-	Emit(ctx context.Context, ev opevents.Event) error
 }
 
 // ErrTemporal wraps a failure to end an event's deliveries: the store's
@@ -49,13 +45,12 @@ const concurrency = 8
 type Expunger struct {
 	store    Store
 	temporal Temporal
-	events   Emitter
 	log      *slog.Logger
 }
 
-// New returns an Expunger; events may be nil.
-func New(st Store, tc Temporal, events Emitter, log *slog.Logger) *Expunger {
-	return &Expunger{store: st, temporal: tc, events: events, log: log}
+// New returns an Expunger.
+func New(st Store, tc Temporal, log *slog.Logger) *Expunger {
+	return &Expunger{store: st, temporal: tc, log: log}
 }
 
 // Expunge expunges event id by by for reason at at, and returns its
@@ -64,17 +59,14 @@ func New(st Store, tc Temporal, events Emitter, log *slog.Logger) *Expunger {
 // and what it left running in Temporal is ended again, so a retry after
 // a failure completes it.
 func (x *Expunger) Expunge(ctx context.Context, id, by, reason string, at time.Time) (*store.Event, bool, error) {
-	ev, changed, err := x.store.ExpungeEvent(ctx, id, by, reason, at)
+	ev, changed, err := x.store.ExpungeEvent(ctx, id, by, reason, at, func(ev *store.Event) []store.OpEvent {
+		return []store.OpEvent{opevents.ExpungedEvent(ev.ID, ev.TenantID, ev.TenantIncarnation, by, reason, ev.Expunge.At).Record()}
+	})
 	if err != nil {
 		return nil, false, err
 	}
 	if changed {
 		x.log.Info("event expunged", "event_id", ev.ID, "tenant_id", ev.TenantID, "by", by, "deliveries", len(ev.Deliveries), "keyless", ev.Expunge.Keyless)
-		if x.events != nil {
-			ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opevents.Timeout)
-			_ = x.events.Emit(ectx, opevents.ExpungedEvent(ev.ID, ev.TenantID, ev.TenantIncarnation, by, reason, ev.Expunge.At))
-			cancel()
-		}
 	}
 	if err := x.endDeliveries(ctx, ev); err != nil {
 		return ev, changed, err

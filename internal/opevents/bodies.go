@@ -1,6 +1,7 @@
 package opevents
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -102,12 +103,13 @@ type Expunge struct {
 }
 
 // EndpointEvent is the event of a change of ep by by, for reason, at at;
-// fields names what an update changed.
+// fields names what an update changed. It is about ep (About), so a new
+// endpoint's event takes the incarnation the store gives it.
 func EndpointEvent(eventType string, ep *store.Endpoint, by, reason string, fields []string, at time.Time) Event {
 	at = at.UTC()
 	return Event{
 		ID:   fmt.Sprintf("%s:%s:%d", eventType, ep.ID, at.UnixNano()),
-		Type: eventType, TenantID: ep.TenantID, TenantIncarnation: ep.TenantIncarnation,
+		Type: eventType, TenantID: ep.TenantID, TenantIncarnation: ep.TenantIncarnation, About: ep.ID,
 		Body: EndpointChange{EndpointID: ep.ID, TenantID: ep.TenantID, By: by, Reason: reason, At: at,
 			Enabled: ep.Enabled, DisabledReason: ep.DisabledReason, Fields: fields},
 	}
@@ -189,4 +191,22 @@ func deliveryEvent(eventType string, req delivery.Request, body DeliveryChange) 
 		ID:   fmt.Sprintf("%s:%s:%d", eventType, req.DeliveryID, body.Run),
 		Type: eventType, TenantID: req.TenantID, TenantIncarnation: req.TenantIncarnation, Body: body,
 	}
+}
+
+// Record is ev as the store's outbox keeps it (store.OpEvent), for the
+// change that causes it to record in its own transaction. A body that
+// does not encode (none of the catalogue's) is recorded as null.
+func (ev Event) Record() store.OpEvent {
+	body, err := json.Marshal(ev.Body)
+	if err != nil {
+		body = []byte("null")
+	}
+	return store.OpEvent{ID: ev.ID, Type: ev.Type, TenantID: ev.TenantID, TenantIncarnation: ev.TenantIncarnation, About: ev.About, Body: body}
+}
+
+// Recorded is the event of an outbox row, its tenant as the store
+// resolved it, its body as recorded: publishing it again publishes the
+// same event.
+func Recorded(r store.OpEvent) Event {
+	return Event{ID: r.ID, Type: r.Type, TenantID: r.TenantID, TenantIncarnation: r.TenantIncarnation, Body: json.RawMessage(r.Body)}
 }

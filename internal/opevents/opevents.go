@@ -2,7 +2,10 @@
 // under hookd. (endpoint changes, endpoint health, delivery transitions,
 // expunges), their bodies, and the Emitter that publishes them through
 // the same ingest as every event: the event record, then the delivery
-// starts, before Emit returns. Each event goes to the platform's
+// starts, before Emit returns. The changes of endpoints, their health and
+// expunges record their events in the store's outbox in their own
+// transaction (Event.Record), which internal/outbox publishes; delivery
+// transitions are emitted by their activity. Each event goes to the platform's
 // endpoints that subscribe to it by name and, when it is about a
 // tenant's endpoint or delivery, to that tenant's endpoints that do.
 package opevents

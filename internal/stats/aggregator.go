@@ -10,17 +10,11 @@ import (
 	"time"
 
 	"github.com/hookd/hookd/internal/delivery"
-	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store"
 )
 
 // Store is what the aggregator uses of the endpoint store.
 type Store = store.Stats
-
-// Events emits the success-rate alerts (opevents.Emitter).
-type Events interface {
-	EmitHealth(ctx context.Context, eventType string, h opevents.Health) error
-}
 
 // Defaults of Config.
 const (
@@ -33,9 +27,7 @@ const (
 
 // Config configures an Aggregator. Store is required.
 type Config struct {
-	Store Store
-	// Events publishes the success-rate alerts; nil only logs them.
-	Events Events
+	Store  Store
 	Logger *slog.Logger
 	// FlushEvery is how often observations are written; zero means
 	// DefaultFlushEvery.

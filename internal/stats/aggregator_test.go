@@ -44,15 +44,15 @@ func (s *recordingStore) HourlyTotals(context.Context, string, time.Time) ([]sto
 	return nil, nil
 }
 
-func (s *recordingStore) SetAlert(context.Context, string, string, bool, time.Time) (bool, error) {
+func (s *recordingStore) SetAlert(context.Context, string, string, bool, time.Time, ...store.OpEvent) (bool, error) {
 	return false, nil
 }
 
 var t0 = time.Date(2026, 3, 4, 5, 6, 0, 0, time.UTC)
 
-func newTestAggregator(t *testing.T, s Store, p Events) *Aggregator {
+func newTestAggregator(t *testing.T, s Store) *Aggregator {
 	t.Helper()
-	a, err := New(Config{Store: s, Events: p, FlushEvery: time.Hour, Now: func() time.Time { return t0.Add(30 * time.Second) }})
+	a, err := New(Config{Store: s, FlushEvery: time.Hour, Now: func() time.Time { return t0.Add(30 * time.Second) }})
 	require.NoError(t, err)
 	return a
 }
@@ -67,7 +67,7 @@ func attempt(start time.Time, ok bool, d time.Duration) delivery.Attempt {
 
 func TestFlushBatchesPerEndpointMinute(t *testing.T) {
 	s := &recordingStore{}
-	a := newTestAggregator(t, s, nil)
+	a := newTestAggregator(t, s)
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Go(func() {
@@ -104,7 +104,7 @@ func TestFlushBatchesPerEndpointMinute(t *testing.T) {
 
 func TestFailedFlushIsRetried(t *testing.T) {
 	s := &recordingStore{fail: errors.New("database is locked")}
-	a := newTestAggregator(t, s, nil)
+	a := newTestAggregator(t, s)
 	a.Observe("ep_a", attempt(t0, true, time.Millisecond))
 	require.Error(t, a.Flush(context.Background()))
 	a.Observe("ep_a", attempt(t0, false, time.Millisecond))

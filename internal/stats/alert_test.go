@@ -2,6 +2,7 @@ package stats
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -12,12 +13,15 @@ import (
 
 	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store/sqlite"
+	"github.com/hookd/hookd/internal/store/sqlstore"
 	"github.com/hookd/hookd/internal/store/storetest"
 )
 
-// recordingEvents records the health events handed over.
-type recordingEvents struct {
-	mu     sync.Mutex
+// announced reads the health events db's outbox received since the
+// last call, in order.
+type announced struct {
+	t      *testing.T
+	db     *sqlstore.Store
 	events []published
 }
 
@@ -26,18 +30,16 @@ type published struct {
 	health    opevents.Health
 }
 
-func (p *recordingEvents) EmitHealth(_ context.Context, eventType string, h opevents.Health) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.events = append(p.events, published{eventType, h})
-	return nil
-}
-
-func (p *recordingEvents) types() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+func (a *announced) types() []string {
+	rows, err := a.db.ClaimOpEvents(context.Background(), time.Now(), time.Hour, 100)
+	require.NoError(a.t, err)
+	for _, r := range rows {
+		var h opevents.Health
+		require.NoError(a.t, json.Unmarshal(r.Body, &h))
+		a.events = append(a.events, published{r.Type, h})
+	}
 	var out []string
-	for _, ev := range p.events {
+	for _, ev := range a.events {
 		out = append(out, ev.eventType)
 	}
 	return out
@@ -45,14 +47,14 @@ func (p *recordingEvents) types() []string {
 
 // TestAlertOnceAcrossWorkers runs two aggregators, as two workers would,
 // on one database: the success rate falls below half, then recovers, and
-// each change is announced exactly once.
+// each change is announced exactly once, in the store's outbox.
 func TestAlertOnceAcrossWorkers(t *testing.T) {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hookd.db"), storetest.Key(t))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
-	pub := &recordingEvents{}
-	w1, w2 := newTestAggregator(t, db, pub), newTestAggregator(t, db, pub)
+	pub := &announced{t: t, db: db}
+	w1, w2 := newTestAggregator(t, db), newTestAggregator(t, db)
 	flushBoth := func() {
 		var wg sync.WaitGroup
 		for _, w := range []*Aggregator{w1, w2} {

@@ -110,7 +110,10 @@ type Events interface {
 	// it expunged by by for reason at at. It returns the record, and
 	// false when it was expunged already (which it leaves as it was), or
 	// ErrNotFound.
-	ExpungeEvent(ctx context.Context, id, by, reason string, at time.Time) (*Event, bool, error)
+	// The call that expunged it records the events announce (nil: none)
+	// returns for the expunged record in the outbox, in the same
+	// transaction.
+	ExpungeEvent(ctx context.Context, id, by, reason string, at time.Time, announce func(*Event) []OpEvent) (*Event, bool, error)
 	// GetEndpointForEvent returns the endpoint, as GetEndpoint does, and
 	// the event's key in the same round trip: the attempt activity's
 	// read. ErrNotFound names a missing endpoint, never a missing event.

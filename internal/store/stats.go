@@ -79,5 +79,7 @@ type Stats interface {
 	// SetAlert raises (active) or clears an endpoint's alert of a kind and
 	// reports whether this call changed it; clearing an alert never raised
 	// changes nothing.
-	SetAlert(ctx context.Context, endpointID, kind string, active bool, at time.Time) (bool, error)
+	// The call that changed it records events in the outbox with the
+	// change.
+	SetAlert(ctx context.Context, endpointID, kind string, active bool, at time.Time, events ...OpEvent) (bool, error)
 }

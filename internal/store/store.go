@@ -148,24 +148,26 @@ type Store interface {
 	// CreateEndpointWithin is CreateEndpoint, refusing with
 	// ErrLimitReached an endpoint of a tenant that already has
 	// maxPerTenant endpoints (zero or less: no limit), atomically with the
-	// insert.
-	CreateEndpointWithin(ctx context.Context, ep *Endpoint, secret string, maxPerTenant int) error
+	// insert. It records events in the outbox with the endpoint.
+	CreateEndpointWithin(ctx context.Context, ep *Endpoint, secret string, maxPerTenant int, events ...OpEvent) error
 	// GetEndpoint returns the endpoint or ErrNotFound.
 	GetEndpoint(ctx context.Context, id string) (*Endpoint, error)
 	// ListEndpoints returns a page of the endpoints f selects, ordered by
 	// creation, and the cursor of the next page ("" when there is none).
 	ListEndpoints(ctx context.Context, f TenantFilter, p Page) ([]*Endpoint, string, error)
 	// UpdateEndpoint replaces the mutable fields of an existing endpoint
-	// (all but ID, TenantID and CreatedAt), or returns ErrNotFound.
-	UpdateEndpoint(ctx context.Context, ep *Endpoint) error
+	// (all but ID, TenantID and CreatedAt), or returns ErrNotFound. It
+	// records events in the outbox with the change.
+	UpdateEndpoint(ctx context.Context, ep *Endpoint, events ...OpEvent) error
 	// DisableEndpoint disables an enabled endpoint with reason, at at,
 	// and reports whether it changed it: of several workers disabling
-	// the same endpoint, one is told it did. ErrNotFound if there is no
+	// the same endpoint, one is told it did, and only that one records
+	// events in the outbox with the change. ErrNotFound if there is no
 	// such endpoint.
-	DisableEndpoint(ctx context.Context, id, reason string, at time.Time) (bool, error)
+	DisableEndpoint(ctx context.Context, id, reason string, at time.Time, events ...OpEvent) (bool, error)
 	// DeleteEndpoint removes an endpoint and its secrets, or returns
-	// ErrNotFound.
-	DeleteEndpoint(ctx context.Context, id string) error
+	// ErrNotFound. It records events in the outbox with the change.
+	DeleteEndpoint(ctx context.Context, id string, events ...OpEvent) error
 	// MatchingEndpoints returns the endpoints of the tenant ("" for the
 	// endpoints without a tenant) whose filter accepts eventType, disabled
 	// ones included: a disabled endpoint's deliveries are held, not skipped.
@@ -177,6 +179,7 @@ type Store interface {
 	// now+overlap (at once when overlap is zero).
 	RotateSecret(ctx context.Context, endpointID, newSecret string, now time.Time, overlap time.Duration) error
 	Circuits
+	Outbox
 	RateLimits
 	Events
 	Tenants
@@ -195,4 +198,8 @@ type Circuits interface {
 	// stores the result, which it returns. It returns ErrNotFound if the
 	// endpoint does not exist.
 	UpdateCircuit(ctx context.Context, endpointID string, fn func(circuit.Breaker) circuit.Breaker) (circuit.Breaker, error)
+	// UpdateCircuitAnnouncing is UpdateCircuit whose fn also returns the
+	// events announcing the change, recorded in the outbox in the same
+	// transaction.
+	UpdateCircuitAnnouncing(ctx context.Context, endpointID string, fn func(circuit.Breaker) (circuit.Breaker, []OpEvent)) (circuit.Breaker, error)
 }

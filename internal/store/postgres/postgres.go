@@ -23,6 +23,7 @@ var Dialect = sqlstore.Dialect{
 	BlobType:      "BYTEA",
 	MigrationLock: "SELECT pg_advisory_xact_lock(7525356009395545456)", // "hookd_ep" as an int64
 	LockRow:       " FOR UPDATE",
+	SkipLocked:    " FOR UPDATE SKIP LOCKED",
 }
 
 // MaxConns bounds the connections one process opens.

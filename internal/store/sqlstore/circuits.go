@@ -29,7 +29,16 @@ func (s *Store) Circuit(ctx context.Context, endpointID string) (circuit.Breaker
 // UpdateCircuit reads, transforms and writes the breaker in one
 // transaction, so concurrent workers see each other's transitions.
 func (s *Store) UpdateCircuit(ctx context.Context, endpointID string, fn func(circuit.Breaker) circuit.Breaker) (circuit.Breaker, error) {
-	var out circuit.Breaker
+	return s.UpdateCircuitAnnouncing(ctx, endpointID, func(b circuit.Breaker) (circuit.Breaker, []store.OpEvent) { return fn(b), nil })
+}
+
+// UpdateCircuitAnnouncing is UpdateCircuit recording the events fn
+// returns in the outbox, in the transaction that writes the breaker.
+func (s *Store) UpdateCircuitAnnouncing(ctx context.Context, endpointID string, fn func(circuit.Breaker) (circuit.Breaker, []store.OpEvent)) (circuit.Breaker, error) {
+	var (
+		out    circuit.Breaker
+		events []store.OpEvent
+	)
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var exists int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM hookd_endpoints WHERE id = $1`+s.dialect.LockRow, endpointID).Scan(&exists)
@@ -46,14 +55,17 @@ func (s *Store) UpdateCircuit(ctx context.Context, endpointID string, fn func(ci
 		if err != nil {
 			return err
 		}
-		out = fn(cur)
+		out, events = fn(cur)
 		_, err = tx.ExecContext(ctx, `INSERT INTO hookd_circuits (endpoint_id, `+circuitColumns+`, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 			ON CONFLICT (endpoint_id) DO UPDATE SET state = excluded.state, failures = excluded.failures,
 				open_until = excluded.open_until, cooldown_ns = excluded.cooldown_ns,
 				probe_until = excluded.probe_until, failing_since = excluded.failing_since, updated_at = excluded.updated_at`,
 			endpointID, string(out.State), out.Failures, unixNano(out.OpenUntil), int64(out.Cooldown), unixNano(out.ProbeUntil), unixNano(out.FailingSince), time.Now().UnixNano())
-		return err
+		if err != nil {
+			return err
+		}
+		return recordOpEvents(ctx, tx, events)
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		return circuit.Breaker{}, err
@@ -61,6 +73,7 @@ func (s *Store) UpdateCircuit(ctx context.Context, endpointID string, fn func(ci
 	if err != nil {
 		return circuit.Breaker{}, fmt.Errorf("update circuit %s: %w", endpointID, err)
 	}
+	s.announced(events)
 	return out, nil
 }
 

@@ -14,6 +14,11 @@ type Dialect struct {
 	// until commit (" FOR UPDATE"); empty where transactions already
 	// serialise writers (SQLite's single writer).
 	LockRow string
+	// SkipLocked, appended to a SELECT in a transaction, locks the rows
+	// read and skips those another transaction holds (" FOR UPDATE SKIP
+	// LOCKED"): concurrent outbox claims take distinct rows. Empty where
+	// writers are serialised.
+	SkipLocked string
 	// AfterErase, when set, runs after an expunge has overwritten an
 	// event's payload and key, to drop the database's own copies of
 	// the old row (SQLite's write-ahead log); empty where nothing can

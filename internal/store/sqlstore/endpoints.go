@@ -23,12 +23,14 @@ func (s *Store) CreateEndpoint(ctx context.Context, ep *store.Endpoint, secret s
 // store.ErrLimitReached, an endpoint of a tenant that has maxPerTenant
 // endpoints already (no limit when it is zero or less). The count and the
 // insert share the transaction that locks the tenant's row (SQLite has
-// one writer), so concurrent creates never pass the limit.
-func (s *Store) CreateEndpointWithin(ctx context.Context, ep *store.Endpoint, secret string, maxPerTenant int) error {
-	err := s.createEndpoint(ctx, ep, secret, maxPerTenant)
+// one writer), so concurrent creates never pass the limit. The events
+// go into the outbox in that transaction too.
+func (s *Store) CreateEndpointWithin(ctx context.Context, ep *store.Endpoint, secret string, maxPerTenant int, events ...store.OpEvent) error {
+	err := s.createEndpoint(ctx, ep, secret, maxPerTenant, events)
 	if err != nil {
 		return fmt.Errorf("create endpoint: %w", err)
 	}
+	s.announced(events)
 	return nil
 }
 
@@ -48,7 +50,7 @@ func checkEndpointLimit(ctx context.Context, tx *sql.Tx, tenantID string, max in
 	return nil
 }
 
-func (s *Store) createEndpoint(ctx context.Context, ep *store.Endpoint, secret string, maxPerTenant int) error {
+func (s *Store) createEndpoint(ctx context.Context, ep *store.Endpoint, secret string, maxPerTenant int, events []store.OpEvent) error {
 	if ep.ID == "" || ep.CreatedAt.IsZero() || ep.UpdatedAt.IsZero() {
 		return errors.New("ID, CreatedAt and UpdatedAt are required")
 	}
@@ -92,7 +94,10 @@ func (s *Store) createEndpoint(ctx context.Context, ep *store.Endpoint, secret s
 		if err := putCredentials(ctx, tx, ep.ID, creds, ep.CreatedAt.UnixNano()); err != nil {
 			return err
 		}
-		return insertSecret(ctx, tx, ep.ID, 1, sealed, ep.CreatedAt.UnixNano())
+		if err := insertSecret(ctx, tx, ep.ID, 1, sealed, ep.CreatedAt.UnixNano()); err != nil {
+			return err
+		}
+		return recordOpEvents(ctx, tx, events)
 	})
 }
 
@@ -154,8 +159,9 @@ func tenantClause(f store.TenantFilter, last int) (string, []any) {
 
 // UpdateEndpoint replaces every field of the endpoint but its ID, tenant
 // and CreatedAt, or returns store.ErrNotFound. Its credentials are
-// replaced when ep.Credentials is set and kept otherwise.
-func (s *Store) UpdateEndpoint(ctx context.Context, ep *store.Endpoint) error {
+// replaced when ep.Credentials is set and kept otherwise. The events go
+// into the outbox in the update's transaction.
+func (s *Store) UpdateEndpoint(ctx context.Context, ep *store.Endpoint, events ...store.OpEvent) error {
 	values, err := endpointValues(ep)
 	var creds []byte
 	if err == nil && ep.Credentials != nil {
@@ -181,19 +187,24 @@ func (s *Store) UpdateEndpoint(ctx context.Context, ep *store.Endpoint) error {
 					return err
 				}
 			}
+			if err := recordOpEvents(ctx, tx, events); err != nil {
+				return err
+			}
 			return bumpEndpointsVersion(ctx, tx)
 		})
 	}
 	if err != nil {
 		return fmt.Errorf("update endpoint: %w", err)
 	}
+	s.announced(events)
 	return nil
 }
 
 // DisableEndpoint disables the endpoint if it is enabled, with reason,
-// and reports whether it did; store.ErrNotFound if it does not exist.
-func (s *Store) DisableEndpoint(ctx context.Context, id, reason string, at time.Time) (bool, error) {
-	err := s.changeEndpoints(ctx, `UPDATE hookd_endpoints SET enabled = $2, disabled_reason = $3, updated_at = $4
+// and reports whether it did, recording events in the outbox in the same
+// transaction when it did; store.ErrNotFound if it does not exist.
+func (s *Store) DisableEndpoint(ctx context.Context, id, reason string, at time.Time, events ...store.OpEvent) (bool, error) {
+	err := s.changeEndpoints(ctx, events, `UPDATE hookd_endpoints SET enabled = $2, disabled_reason = $3, updated_at = $4
 		WHERE id = $1 AND enabled = $5`, id, false, reason, at.UnixNano(), true)
 	if !errors.Is(err, store.ErrNotFound) {
 		if err != nil {
@@ -208,24 +219,31 @@ func (s *Store) DisableEndpoint(ctx context.Context, id, reason string, at time.
 }
 
 // DeleteEndpoint removes the endpoint and, by cascade, its secrets, or
-// returns store.ErrNotFound.
-func (s *Store) DeleteEndpoint(ctx context.Context, id string) error {
-	if err := s.changeEndpoints(ctx, `DELETE FROM hookd_endpoints WHERE id = $1`, id); err != nil {
+// returns store.ErrNotFound; the events go into the outbox with it.
+func (s *Store) DeleteEndpoint(ctx context.Context, id string, events ...store.OpEvent) error {
+	if err := s.changeEndpoints(ctx, events, `DELETE FROM hookd_endpoints WHERE id = $1`, id); err != nil {
 		return fmt.Errorf("delete endpoint: %w", err)
 	}
 	return nil
 }
 
 // changeEndpoints runs a change that must touch one row (else
-// store.ErrNotFound) and counts it as a change to the endpoints, in one
-// transaction.
-func (s *Store) changeEndpoints(ctx context.Context, query string, args ...any) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+// store.ErrNotFound), records events in the outbox and counts it as a
+// change to the endpoints, in one transaction.
+func (s *Store) changeEndpoints(ctx context.Context, events []store.OpEvent, query string, args ...any) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if err := execOneIn(ctx, tx, query, args...); err != nil {
+			return err
+		}
+		if err := recordOpEvents(ctx, tx, events); err != nil {
 			return err
 		}
 		return bumpEndpointsVersion(ctx, tx)
 	})
+	if err == nil {
+		s.announced(events)
+	}
+	return err
 }
 
 func (s *Store) queryEndpoints(ctx context.Context, query string, args ...any) ([]*store.Endpoint, error) {

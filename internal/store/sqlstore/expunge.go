@@ -74,11 +74,13 @@ type withExtra struct {
 func (w withExtra) Scan(dest ...any) error { return w.sc.Scan(append(dest, w.extra...)...) }
 
 // ExpungeEvent overwrites the event's payload, digest and key and marks
-// it expunged, in one transaction; then it runs the dialect's AfterErase.
-func (s *Store) ExpungeEvent(ctx context.Context, id, by, reason string, at time.Time) (*store.Event, bool, error) {
+// it expunged, with the events announce returns for it in the outbox, in
+// one transaction; then it runs the dialect's AfterErase.
+func (s *Store) ExpungeEvent(ctx context.Context, id, by, reason string, at time.Time, announce func(*store.Event) []store.OpEvent) (*store.Event, bool, error) {
 	var (
 		ev      *store.Event
 		changed bool
+		events  []store.OpEvent
 	)
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -105,7 +107,10 @@ func (s *Store) ExpungeEvent(ctx context.Context, id, by, reason string, at time
 			return err
 		}
 		ev.Payload, ev.Digest, ev.DataKey, ev.Expunge, changed = "", "", nil, x, true
-		return nil
+		if announce != nil {
+			events = announce(ev)
+		}
+		return recordOpEvents(ctx, tx, events)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		err = store.ErrNotFound
@@ -113,6 +118,7 @@ func (s *Store) ExpungeEvent(ctx context.Context, id, by, reason string, at time
 	if err != nil {
 		return nil, false, fmt.Errorf("expunge event %s: %w", id, err)
 	}
+	s.announced(events)
 	if changed && s.dialect.AfterErase != "" {
 		if _, err := s.write.ExecContext(ctx, s.dialect.AfterErase); err != nil {
 			return nil, false, fmt.Errorf("expunge event %s: %w", id, err)

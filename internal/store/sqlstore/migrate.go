@@ -290,6 +290,23 @@ var migrations = [][]string{
 		`ALTER TABLE hookd_events ADD COLUMN expunge_reason TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE hookd_events ADD COLUMN expunged_keyless BOOLEAN NOT NULL DEFAULT FALSE`,
 	},
+	{
+		// The outbox of operational events: each written in the
+		// transaction of the change it announces, due at due_at (a claim
+		// leases it by moving due_at on), deleted once published.
+		`CREATE TABLE hookd_outbox (
+			id TEXT PRIMARY KEY,
+			type TEXT NOT NULL,
+			tenant_id TEXT NOT NULL,
+			tenant_incarnation TEXT NOT NULL,
+			body TEXT NOT NULL,
+			created_at BIGINT NOT NULL,
+			due_at BIGINT NOT NULL,
+			attempts BIGINT NOT NULL,
+			last_error TEXT NOT NULL
+		)`,
+		`CREATE INDEX hookd_outbox_by_due ON hookd_outbox (due_at, id)`,
+	},
 }
 
 // migrate brings the schema to the newest version in one transaction, recording

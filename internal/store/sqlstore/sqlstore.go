@@ -27,6 +27,8 @@ type Store struct {
 	getEndpoint, getSecrets, endpointsVersion, tenantOfToken, eventTypesVersion *sql.Stmt
 	getEndpointForEvent                                                         *sql.Stmt
 	matches                                                                     matchCache
+	// outboxWake holds one pending wake-up of the outbox publisher.
+	outboxWake chan struct{}
 }
 
 var _ store.Store = (*Store)(nil)
@@ -47,7 +49,7 @@ type Config struct {
 // takes ownership of the connections: Close closes them, and so does New
 // when it fails.
 func New(ctx context.Context, cfg Config) (*Store, error) {
-	s := &Store{read: cfg.Read, write: cfg.Write, dialect: cfg.Dialect}
+	s := &Store{read: cfg.Read, write: cfg.Write, dialect: cfg.Dialect, outboxWake: make(chan struct{}, 1)}
 	if s.write == nil {
 		s.write = s.read
 	}

@@ -183,28 +183,40 @@ func (s *Store) hourly(ctx context.Context, columns, tail, tenantID, endpointID 
 // SetAlert raises (active) or clears an endpoint's alert of a kind and
 // reports whether this call changed it. The change is one conditional
 // statement, so when several processes evaluate the same figures at once
-// exactly one of them sees changed and announces it. Clearing an alert
-// never raised changes nothing.
-func (s *Store) SetAlert(ctx context.Context, endpointID, kind string, active bool, at time.Time) (bool, error) {
-	var (
-		res sql.Result
-		err error
-	)
-	if active {
-		res, err = s.write.ExecContext(ctx, `INSERT INTO hookd_endpoint_alerts (endpoint_id, kind, active, changed_at)
+// exactly one of them sees changed and announces it: it records events
+// in the outbox in the same transaction. Clearing an alert never raised
+// changes nothing.
+func (s *Store) SetAlert(ctx context.Context, endpointID, kind string, active bool, at time.Time, events ...store.OpEvent) (bool, error) {
+	var changed bool
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var (
+			res sql.Result
+			err error
+		)
+		if active {
+			res, err = tx.ExecContext(ctx, `INSERT INTO hookd_endpoint_alerts (endpoint_id, kind, active, changed_at)
 			VALUES ($1, $2, $3, $4)
 			ON CONFLICT (endpoint_id, kind) DO UPDATE SET active = excluded.active, changed_at = excluded.changed_at
 			WHERE hookd_endpoint_alerts.active = $5`, endpointID, kind, true, at.UnixNano(), false)
-	} else {
-		res, err = s.write.ExecContext(ctx, `UPDATE hookd_endpoint_alerts SET active = $1, changed_at = $2
+		} else {
+			res, err = tx.ExecContext(ctx, `UPDATE hookd_endpoint_alerts SET active = $1, changed_at = $2
 			WHERE endpoint_id = $3 AND kind = $4 AND active = $5`, false, at.UnixNano(), endpointID, kind, true)
-	}
+		}
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil || n != 1 {
+			return err
+		}
+		changed = true
+		return recordOpEvents(ctx, tx, events)
+	})
 	if err != nil {
 		return false, fmt.Errorf("set %s alert of %s: %w", kind, endpointID, err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("set %s alert of %s: %w", kind, endpointID, err)
+	if changed {
+		s.announced(events)
 	}
-	return n == 1, nil
+	return changed, nil
 }

@@ -42,7 +42,7 @@ func testExpunge(t *testing.T, s store.Store) {
 	_, _, err = s.GetEndpointForEvent(ctx, "ep_none", "evt_k")
 	require.ErrorIs(t, err, store.ErrNotFound)
 
-	x, changed, err := s.ExpungeEvent(ctx, "evt_k", "platform", "erasure request", at(1))
+	x, changed, err := s.ExpungeEvent(ctx, "evt_k", "platform", "erasure request", at(1), nil)
 	require.NoError(t, err)
 	require.True(t, changed)
 	require.Equal(t, &store.Expunge{At: at(1), By: "platform", Reason: "erasure request"}, x.Expunge)
@@ -59,7 +59,7 @@ func testExpunge(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 	require.Equal(t, store.EventKey{Found: true, Expunged: true}, k)
 
-	again, changed, err := s.ExpungeEvent(ctx, "evt_k", "someone", "again", at(2))
+	again, changed, err := s.ExpungeEvent(ctx, "evt_k", "someone", "again", at(2), nil)
 	require.NoError(t, err)
 	require.False(t, changed, "expunged once")
 	require.Equal(t, x.Expunge, again.Expunge)
@@ -68,7 +68,7 @@ func testExpunge(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 	require.False(t, claimed, "the ID stays taken")
 
-	x, _, err = s.ExpungeEvent(ctx, "evt_old", "tenant:t1", "", at(3))
+	x, _, err = s.ExpungeEvent(ctx, "evt_old", "tenant:t1", "", at(3), nil)
 	require.NoError(t, err)
 	require.True(t, x.Expunge.Keyless, "an event from before per-event keys says so")
 	listed, _, err := s.ListEvents(ctx, store.EventFilter{}, store.Page{})
@@ -77,6 +77,6 @@ func testExpunge(t *testing.T, s store.Store) {
 	for _, e := range listed {
 		require.NotNil(t, e.Expunge, "lists show the expunge")
 	}
-	_, _, err = s.ExpungeEvent(ctx, "evt_none", "platform", "", at(4))
+	_, _, err = s.ExpungeEvent(ctx, "evt_none", "platform", "", at(4), nil)
 	require.ErrorIs(t, err, store.ErrNotFound)
 }

@@ -60,7 +60,7 @@ func Run(t *testing.T, open Opener) {
 		{"RateSlots", testRateSlots},
 		{"RateSlotsConcurrent", testRateSlotsConcurrent},
 	}
-	cases = append(append(append(append(append(append(append(cases, tenantCases...), portalCases...), incarnationCases...), credentialCases...), filterCases...), brandingCases...), eventTypeCases...)
+	cases = append(append(append(append(append(append(append(append(cases, tenantCases...), portalCases...), incarnationCases...), credentialCases...), filterCases...), brandingCases...), eventTypeCases...), outboxCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)
