@@ -3,6 +3,7 @@ package activities
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -67,7 +68,8 @@ type Events interface {
 	Emit(ctx context.Context, ev opevents.Event) error
 }
 
-// Config holds what New needs. Endpoints and Temporal are required.
+// Config holds what New needs. Endpoints and Temporal are required
+// (Validate).
 type Config struct {
 	Endpoints Endpoints
 	// Egress is how attempts and token requests leave: the clients of
@@ -119,8 +121,22 @@ type Config struct {
 	Records EventRecords
 }
 
-// New returns the activities.
-func New(cfg Config) *Activities {
+// Validate checks the fields New needs: Endpoints and Temporal.
+func (cfg Config) Validate() error {
+	switch {
+	case cfg.Endpoints == nil:
+		return errors.New("activities: missing endpoint store")
+	case cfg.Temporal == nil:
+		return errors.New("activities: missing Temporal client")
+	}
+	return nil
+}
+
+// New validates cfg and returns the activities.
+func New(cfg Config) (*Activities, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.Default()
@@ -155,5 +171,5 @@ func New(cfg Config) *Activities {
 	if cfg.Records != nil {
 		a.expunger = expunge.New(cfg.Records, cfg.Temporal, logger)
 	}
-	return a
+	return a, nil
 }

@@ -36,11 +36,13 @@ func TestCircuitAlertRecordedWithTheChange(t *testing.T) {
 	ep := &store.Endpoint{ID: "ep_alert", URL: srv.URL, Enabled: true, CreatedAt: time.Now(), UpdatedAt: time.Now()}
 	require.NoError(t, db.CreateEndpoint(ctx, ep, secret))
 
-	acts := New(Config{
+	acts, err := New(Config{
 		Endpoints: db,
+		Temporal:  noTemporal{},
 		HTTP:      NewHTTPClient(Guard{AllowLoopback: true}),
 		Circuit:   circuit.Policy{Threshold: 1, BaseCooldown: time.Minute, MaxCooldown: time.Minute},
 	})
+	require.NoError(t, err)
 	req := delivery.Request{DeliveryID: "dlv_alert", EventID: "evt_alert", EventType: "t.alert", EndpointID: ep.ID, Body: `{}`, Schedule: []time.Duration{time.Second}, Timeout: 5 * time.Second}
 
 	at, err := acts.FirstAttempt(ctx, req)

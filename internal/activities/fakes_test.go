@@ -181,6 +181,15 @@ func (s *scripted) seen() []string {
 	return append([]string(nil), s.attempts...)
 }
 
+// noTemporal is the Temporal client of activities under test that do not
+// reach Temporal: a wake-up's start fails, so none starts; any other call
+// panics.
+type noTemporal struct{ client.Client }
+
+func (noTemporal) SignalWithStartWorkflow(context.Context, string, string, any, client.StartWorkflowOptions, any, ...any) (client.WorkflowRun, error) {
+	return nil, errors.New("no Temporal in this test")
+}
+
 // testPolicy opens after three failures for a minute.
 var testPolicy = circuit.Policy{Threshold: 3, BaseCooldown: time.Minute, MaxCooldown: 4 * time.Minute}
 
@@ -188,8 +197,14 @@ var testPolicy = circuit.Policy{Threshold: 3, BaseCooldown: time.Minute, MaxCool
 // SSRF guard; endpoints with TLS settings: loopback allowed), no jitter
 // and the given clock.
 func newTestActivities(eps *fakeEndpoints, tc client.Client, now func() time.Time) *Activities {
-	a := New(Config{Endpoints: eps, HTTP: &http.Client{}, Egress: Egress{Guard: Guard{AllowLoopback: true}}, Temporal: tc, Version: "test",
+	if tc == nil {
+		tc = noTemporal{}
+	}
+	a, err := New(Config{Endpoints: eps, HTTP: &http.Client{}, Egress: Egress{Guard: Guard{AllowLoopback: true}}, Temporal: tc, Version: "test",
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Circuit: testPolicy})
+	if err != nil {
+		panic(err)
+	}
 	a.jitter = func() float64 { return 0 }
 	if now != nil {
 		a.now = now

@@ -121,8 +121,9 @@ func (c *eofConn) report() {
 func hostileActivities(t *testing.T, url string) *Activities {
 	t.Helper()
 	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_hostile", URL: url, Enabled: true})
-	a := New(Config{Endpoints: eps, HTTP: NewHTTPClient(Guard{AllowLoopback: true}), Version: "test",
+	a, err := New(Config{Endpoints: eps, Temporal: noTemporal{}, HTTP: NewHTTPClient(Guard{AllowLoopback: true}), Version: "test",
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Circuit: testPolicy})
+	require.NoError(t, err)
 	a.jitter = func() float64 { return 0 }
 	return a
 }

@@ -73,9 +73,6 @@ const wakeTimeout = 10 * time.Second
 // wake.Settle later finds those visibility had not yet shown waiting.
 func (a *Activities) wakeWaiting(ctx context.Context, endpointID string) {
 	a.sleepers.closed(endpointID)
-	if a.temporal == nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wakeTimeout)
 	defer cancel()
 	err := wake.NewWaker(a.temporal, 0, a.wakeSettle).Wake(ctx, endpointID, delivery.RecoverSignal{By: "hookd", Reason: "circuit closed", NotBefore: a.now()})

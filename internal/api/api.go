@@ -146,17 +146,26 @@ type Server struct {
 	requireEventTypes bool
 }
 
-// New validates cfg and returns the API server.
-func New(cfg Config) (*Server, error) {
+// Validate checks the fields New needs: Temporal, Store, Namespace and
+// at least one API key.
+func (cfg Config) Validate() error {
 	switch {
 	case cfg.Temporal == nil:
-		return nil, errors.New("api: missing Temporal client")
+		return errors.New("api: missing Temporal client")
 	case cfg.Store == nil:
-		return nil, errors.New("api: missing endpoint store")
+		return errors.New("api: missing endpoint store")
 	case cfg.Namespace == "":
-		return nil, errors.New("api: missing Temporal namespace")
+		return errors.New("api: missing Temporal namespace")
 	case len(cfg.APIKeys) == 0:
-		return nil, errors.New("api: at least one API key is required")
+		return errors.New("api: at least one API key is required")
+	}
+	return nil
+}
+
+// New validates cfg and returns the API server.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	s := &Server{
 		temporal:   cfg.Temporal,
@@ -208,6 +217,9 @@ func New(cfg Config) (*Server, error) {
 		s.maxPayload = DefaultMaxPayload
 	}
 	s.publisher = &ingest.Publisher{Temporal: cfg.Temporal, Endpoints: cfg.Store, Records: cfg.Store, EagerStart: cfg.EagerStart, NoEventKeys: cfg.NoEventKeys, Logger: s.log, Metrics: cfg.Metrics, Tracer: cfg.Tracer}
+	if err := s.publisher.Validate(); err != nil {
+		return nil, err
+	}
 	s.expunger = expunge.New(cfg.Store, cfg.Temporal, s.log)
 	s.router = s.routes()
 	return s, nil

@@ -268,7 +268,7 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	d.parts.startPruner(cfg.Retention)
-	acts := d.parts.activities(activities.Config{
+	acts, err := d.parts.activities(activities.Config{
 		Egress:              activities.Egress{Guard: d.tuning.guard(), Proxy: cfg.EgressProxy},
 		Version:             cfg.Version,
 		DeadLetterRetention: cfg.DeadLetterRetention,
@@ -277,6 +277,9 @@ func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
 		AutoDisableAfter:    cfg.AutoDisableAfter,
 		DisabledPoll:        d.tuning.DisabledPoll,
 	})
+	if err != nil {
+		return nil, err
+	}
 	if cfg.EgressProxy != nil {
 		cfg.Logger.Info("deliveries leave through the egress proxy", "egress_proxy", activities.MaskedProxy(cfg.EgressProxy))
 	}

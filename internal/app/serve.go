@@ -278,16 +278,18 @@ func (s *Serve) connect(ctx context.Context) error {
 	if s.store, err = postgres.Open(ctx, cfg.DatabaseURL, cfg.MasterKey); err != nil {
 		return err
 	}
-	s.parts, err = startParts(s.store, s.Client, s.obs, s.tracer, cfg.Payload.NoEventKeys, cfg.Logger)
+	if s.parts, err = startParts(s.store, s.Client, s.obs, s.tracer, cfg.Payload.NoEventKeys, cfg.Logger); err != nil {
+		return err
+	}
 	s.parts.startPruner(cfg.Retention)
-	return err
+	return nil
 }
 
 // startWorker starts the Temporal worker. It is worker.New's worker plus a
 // stop timeout, so a stop lets in-flight attempts finish.
 func (s *Serve) startWorker() error {
 	cfg := s.cfg
-	acts := s.parts.activities(activities.Config{
+	acts, err := s.parts.activities(activities.Config{
 		Egress:              activities.Egress{Guard: activities.Guard{Allow: cfg.AllowCIDRs}, Proxy: cfg.EgressProxy},
 		Version:             cfg.Version,
 		DeadLetterRetention: cfg.DeadLetterRetention,
@@ -295,6 +297,9 @@ func (s *Serve) startWorker() error {
 		Circuit:             cfg.Circuit,
 		AutoDisableAfter:    cfg.AutoDisableAfter,
 	})
+	if err != nil {
+		return err
+	}
 	s.worker = hookdworker.New(s.Client, acts, hookdworker.Options{
 		MaxConcurrentAttempts:  cfg.MaxConcurrentAttempts,
 		MaxAttemptsPerEndpoint: cfg.MaxAttemptsPerEndpoint,

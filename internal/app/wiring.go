@@ -36,6 +36,9 @@ type parts struct {
 // lifecycle group; stop stops them.
 func startParts(st *sqlstore.Store, c client.Client, obs *observability, tracer *tracing.Tracer, noEventKeys bool, log *slog.Logger) (parts, error) {
 	pub := &ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log, Metrics: obs.metrics, Tracer: tracer, NoEventKeys: noEventKeys}
+	if err := pub.Validate(); err != nil {
+		return parts{}, err
+	}
 	p := parts{bg: lifecycle.New(log), store: st, client: c, obs: obs, tracer: tracer, log: log,
 		events: opevents.NewEmitter(pub, st, log)}
 	p.bg.Go("operational events outbox", outbox.New(outbox.Config{Store: st, Emitter: p.events, Logger: log}).Run)
@@ -62,7 +65,7 @@ func (p parts) stop(ctx context.Context) error {
 
 // activities completes cfg with the store, the client and the hooks, and
 // returns the activities.
-func (p parts) activities(cfg activities.Config) *activities.Activities {
+func (p parts) activities(cfg activities.Config) (*activities.Activities, error) {
 	cfg.Endpoints, cfg.Records, cfg.Temporal, cfg.Logger = p.store, p.store, p.client, p.log
 	cfg.Events, cfg.Observe, cfg.Metrics = p.events, p.obs.Observe, p.obs.metrics
 	cfg.Tracer = p.tracer

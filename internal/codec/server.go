@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -37,11 +38,23 @@ type HandlerOptions struct {
 	EventKeys EventKeys
 }
 
+// Validate checks the field NewHandler needs besides the keys (New checks
+// those): Authorize.
+func (opts HandlerOptions) Validate() error {
+	if opts.Authorize == nil {
+		return errors.New("codec server: missing authorization")
+	}
+	return nil
+}
+
 // NewHandler serves the codec protocol at Path+"/encode" and
 // Path+"/decode". The data key is the one of the namespace in the request's
 // X-Namespace header (the Web UI and the temporal CLI send it), or of
 // opts.Namespace.
 func NewHandler(opts HandlerOptions) (http.Handler, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	def, err := New(opts.Keys, opts.Namespace, opts.Encrypt)
 	if err != nil {
 		return nil, err

@@ -84,17 +84,26 @@ type Server struct {
 	opts     Options
 }
 
+// Validate checks the fields Start needs: DataDir (or Postgres),
+// FrontendAddr and Namespace.
+func (opts Options) Validate() error {
+	switch {
+	case opts.DataDir == "" && opts.Postgres == nil:
+		return errors.New("embedded temporal: missing data dir")
+	case opts.FrontendAddr == "":
+		return errors.New("embedded temporal: missing frontend address")
+	case opts.Namespace == "":
+		return errors.New("embedded temporal: missing namespace")
+	}
+	return nil
+}
+
 // Start validates the options, prepares the SQLite files (or the
 // PostgreSQL databases) and starts the server and the UI. It returns once
 // the frontend accepts connections.
 func Start(opts Options) (*Server, error) {
-	switch {
-	case opts.DataDir == "" && opts.Postgres == nil:
-		return nil, errors.New("embedded temporal: missing data dir")
-	case opts.FrontendAddr == "":
-		return nil, errors.New("embedded temporal: missing frontend address")
-	case opts.Namespace == "":
-		return nil, errors.New("embedded temporal: missing namespace")
+	if err := opts.Validate(); err != nil {
+		return nil, err
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()

@@ -92,7 +92,7 @@ type Starter interface {
 }
 
 // Publisher records events and starts their delivery workflows.
-// Temporal and Records are required; Endpoints is required by Publish.
+// Temporal, Endpoints and Records are required (Validate).
 type Publisher struct {
 	Temporal  Starter
 	Endpoints Matcher
@@ -125,6 +125,20 @@ type Publisher struct {
 
 	eagerOnce  sync.Once
 	eagerSlots chan struct{} // nil without EagerStart
+}
+
+// Validate checks the fields a Publisher needs: Temporal, Endpoints and
+// Records. Its builder calls it before the first Publish.
+func (p *Publisher) Validate() error {
+	switch {
+	case p.Temporal == nil:
+		return errors.New("ingest: publisher without a Temporal client")
+	case p.Endpoints == nil:
+		return errors.New("ingest: publisher without an endpoint matcher")
+	case p.Records == nil:
+		return errors.New("ingest: publisher without an event record store")
+	}
+	return nil
 }
 
 // Publish records ev, fanned out to the endpoints subscribed to its type,

@@ -223,3 +223,19 @@ func TestEagerStartsBoundedAcrossRequests(t *testing.T) {
 	require.Len(t, tc.startedIDs(), 200)
 	require.LessOrEqual(t, tc.maxSeen.Load(), int32(4))
 }
+
+// A publisher missing a required field says which, before any Publish.
+func TestPublisherValidate(t *testing.T) {
+	r, tc := &records{}, &temporal{}
+	require.NoError(t, publisher(r, tc).Validate())
+	for _, c := range []struct {
+		p    *ingest.Publisher
+		want string
+	}{
+		{&ingest.Publisher{Endpoints: r, Records: r}, "Temporal client"},
+		{&ingest.Publisher{Temporal: tc, Records: r}, "endpoint matcher"},
+		{&ingest.Publisher{Temporal: tc, Endpoints: r}, "event record store"},
+	} {
+		require.ErrorContains(t, c.p.Validate(), c.want)
+	}
+}

@@ -66,13 +66,21 @@ type Portal struct {
 	router   chi.Router
 }
 
-// New validates cfg and returns the portal.
-func New(cfg Config) (*Portal, error) {
+// Validate checks the fields New needs: API and Sessions.
+func (cfg Config) Validate() error {
 	switch {
 	case cfg.API == nil:
-		return nil, errors.New("portal: missing API server")
+		return errors.New("portal: missing API server")
 	case cfg.Sessions == nil:
-		return nil, errors.New("portal: missing session store")
+		return errors.New("portal: missing session store")
+	}
+	return nil
+}
+
+// New validates cfg and returns the portal.
+func New(cfg Config) (*Portal, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	p := &Portal{api: cfg.API, sessions: cfg.Sessions, version: cfg.Version, log: cfg.Logger, now: time.Now,
 		framing: framing{ancestors: cfg.FrameAncestors}}

@@ -64,10 +64,18 @@ type cell struct {
 	latency                        [store.LatencyBuckets]int64
 }
 
-// New returns an aggregator; its flusher is Run.
-func New(cfg Config) (*Aggregator, error) {
+// Validate checks the field New needs: Store.
+func (cfg Config) Validate() error {
 	if cfg.Store == nil {
-		return nil, errors.New("stats: missing store")
+		return errors.New("stats: missing store")
+	}
+	return nil
+}
+
+// New validates cfg and returns an aggregator; its flusher is Run.
+func New(cfg Config) (*Aggregator, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	cfg.FlushEvery = cmp.Or(cfg.FlushEvery, DefaultFlushEvery)
 	cfg.AlertBelow = cmp.Or(cfg.AlertBelow, DefaultAlertBelow)

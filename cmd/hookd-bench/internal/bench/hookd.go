@@ -172,9 +172,12 @@ func (h *hookdTarget) apiStarter(eventType string) starter {
 // directStarter starts deliveries in-process through ingest.Publisher,
 // skipping HTTP, the endpoint lookup and the event record, with eager
 // start on or off.
-func (h *hookdTarget) directStarter(eventType, endpointID string, eager bool) starter {
-	p := &ingest.Publisher{Temporal: h.dev.Client, Records: unrecorded{}, EagerStart: eager}
+func (h *hookdTarget) directStarter(eventType, endpointID string, eager bool) (starter, error) {
 	eps := []*store.Endpoint{{ID: endpointID}}
+	p := &ingest.Publisher{Temporal: h.dev.Client, Endpoints: unrecorded{eps}, Records: unrecorded{eps}, EagerStart: eager}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
 	body := string(payload)
 	return func(ctx context.Context, ids []string) error {
 		for _, id := range ids {
@@ -183,12 +186,17 @@ func (h *hookdTarget) directStarter(eventType, endpointID string, eager bool) st
 			}
 		}
 		return nil
-	}
+	}, nil
 }
 
-// unrecorded claims every event without recording it: the direct
-// starters measure the delivery starts alone.
-type unrecorded struct{}
+// unrecorded claims every event without recording it, and matches every
+// event to its one endpoint without a lookup: the direct starters measure
+// the delivery starts alone.
+type unrecorded struct{ eps []*store.Endpoint }
+
+func (u unrecorded) MatchingEndpoints(context.Context, string, string) ([]*store.Endpoint, error) {
+	return u.eps, nil
+}
 
 func (unrecorded) ClaimEvent(_ context.Context, ev *store.Event) (*store.Event, bool, error) {
 	return ev, true, nil

@@ -55,9 +55,12 @@ func runHookd(ctx context.Context, cfg Config) (HookdResult, error) {
 	sat := loadSpec{name: "hookd saturation", ids: eventIDs("sat", cfg.N), start: start, clients: cfg.Clients, batch: cfg.Batch, profile: cfg.CPUProfile}
 	switch cfg.Ingest {
 	case "direct":
-		sat.start = h.directStarter(eventType, epID, true)
+		sat.start, err = h.directStarter(eventType, epID, true)
 	case "direct-lazy":
-		sat.start = h.directStarter(eventType, epID, false)
+		sat.start, err = h.directStarter(eventType, epID, false)
+	}
+	if err != nil {
+		return res, err
 	}
 	settle(ctx)
 	if res.Saturation, err = runLoad(ctx, cfg, rc, sat); err != nil {
