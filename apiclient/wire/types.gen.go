@@ -1230,14 +1230,14 @@ type EventAccepted struct {
 // EventBatch defines model for EventBatch.
 type EventBatch struct {
 	// Events Events in the form `POST /v1/events` takes (see `EventCreate`); one that is not valid gets its own 400 in the results.
-	Events []map[string]interface{} `json:"events"`
+	Events []json.RawMessage `json:"events"`
 }
 
 // EventBatchResult One event's outcome, as if posted alone; `error` or the accepted event's fields.
 type EventBatchResult struct {
-	Deliveries []EventDelivery `json:"deliveries,omitempty,omitzero"`
-	Duplicate  bool            `json:"duplicate,omitempty,omitzero"`
-	Error      ErrorDetail     `json:"error,omitempty,omitzero"`
+	Deliveries *[]EventDelivery `json:"deliveries,omitempty"`
+	Duplicate  *bool            `json:"duplicate,omitempty"`
+	Error      ErrorDetail      `json:"error,omitempty,omitzero"`
 
 	// EventID An event's ID, the client's own or one hookd generated (`evt_...`).
 	//

@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/ingest"
 )
 
@@ -16,13 +17,6 @@ const MaxBatch = 100
 // their delivery starts share the publisher's bound on top of it.
 const batchConcurrency = 8
 
-// batchResult is one event's outcome within a batch.
-type batchResult struct {
-	Status int    `json:"status"`
-	Error  *Error `json:"error,omitempty"`
-	*ingest.Result
-}
-
 // postEventBatch accepts up to MaxBatch events; each is validated and
 // ingested on its own and gets its own status, as if posted alone.
 func (s *Server) postEventBatch(w http.ResponseWriter, r *http.Request) {
@@ -31,9 +25,7 @@ func (s *Server) postEventBatch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	var in struct {
-		Events []json.RawMessage `json:"events"`
-	}
+	var in wire.EventBatch
 	if err := decodeStrict(body, &in); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -46,7 +38,7 @@ func (s *Server) postEventBatch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, invalid("events", "must list at most %d events", MaxBatch))
 		return
 	}
-	results := make([]batchResult, len(in.Events))
+	results := make([]wire.EventBatchResult, len(in.Events))
 	b := s.publisher.Batch()
 	var g errgroup.Group
 	g.SetLimit(batchConcurrency)
@@ -57,11 +49,13 @@ func (s *Server) postEventBatch(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	_ = g.Wait() // each event's outcome is in results
-	writeJSON(w, http.StatusOK, map[string]any{"results": results})
+	writeJSON(w, http.StatusOK, wire.EventBatchResults{Results: results})
 }
 
-func (s *Server) ingestOne(r *http.Request, b *ingest.Batch, raw json.RawMessage) batchResult {
-	var in eventIn
+// ingestOne is one event's outcome within a batch: 202 with the accepted
+// event's fields, or the error's status and the error.
+func (s *Server) ingestOne(r *http.Request, b *ingest.Batch, raw json.RawMessage) wire.EventBatchResult {
+	var in wire.EventCreate
 	err := decodeStrict(raw, &in)
 	var ev ingest.Event
 	if err == nil {
@@ -72,8 +66,9 @@ func (s *Server) ingestOne(r *http.Request, b *ingest.Batch, raw json.RawMessage
 		out, err = s.ingest(r.Context(), b, ev)
 	}
 	if err == nil {
-		return batchResult{Status: http.StatusAccepted, Result: &out}
+		a := acceptedOut(out)
+		return wire.EventBatchResult{Status: http.StatusAccepted, EventID: a.EventID, Deliveries: &a.Deliveries, Duplicate: &a.Duplicate}
 	}
 	e := s.apiError(r, err)
-	return batchResult{Status: statusOf[e.Code], Error: e}
+	return wire.EventBatchResult{Status: statusOf[e.Code], Error: e.detail()}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/catalog"
 )
 
@@ -38,16 +39,28 @@ var statusOf = map[string]int{
 }
 
 // Error is an API error: a code, the request field at fault (if any) and a
-// message safe to show the caller.
+// message safe to show the caller. Body is how the API answers it.
 type Error struct {
-	Code    string `json:"code"`
-	Field   string `json:"field,omitempty"`
-	Message string `json:"message"`
+	Code    string
+	Field   string
+	Message string
 	// Limit names the quota (Limits) a 409 or 429 is about.
-	Limit string `json:"limit,omitempty"`
+	Limit string
 	// Details are where and why a payload or example fails its event
 	// type's schema, the first failures.
-	Details []catalog.Problem `json:"details,omitempty"`
+	Details []catalog.Problem
+}
+
+// Body is the error as the API answers it: {"error": {...}}.
+func (e *Error) Body() wire.ErrorBody { return wire.ErrorBody{Error: e.detail()} }
+
+// detail is the error's object in an answer.
+func (e *Error) detail() wire.ErrorDetail {
+	d := wire.ErrorDetail{Code: wire.ErrorDetailCode(e.Code), Field: e.Field, Message: e.Message, Limit: wire.ErrorDetailLimit(e.Limit)}
+	for _, p := range e.Details {
+		d.Details = append(d.Details, wire.SchemaProblem{Pointer: p.Pointer, Reason: p.Reason})
+	}
+	return d
 }
 
 func (e *Error) Error() string {
@@ -66,7 +79,7 @@ func invalid(field, format string, args ...any) *Error {
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e := s.apiError(r, err)
 	setRetryAfter(w, err)
-	writeJSON(w, statusOf[e.Code], map[string]*Error{"error": e})
+	writeJSON(w, statusOf[e.Code], e.Body())
 }
 
 // apiError is the API error err is answered with. Errors that are not

@@ -7,39 +7,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/store"
 )
-
-// eventOut is an event as GET /v1/events/{id} shows it; lists leave out
-// the payload and the deliveries' status.
-type eventOut struct {
-	EventID    string             `json:"event_id"`
-	TenantID   string             `json:"tenant_id,omitempty"`
-	Type       string             `json:"type"`
-	Payload    json.RawMessage    `json:"payload,omitempty"`
-	AcceptedAt time.Time          `json:"accepted_at"`
-	Deliveries []eventDeliveryOut `json:"deliveries"`
-	// ExpungedAt, ExpungedBy and ExpungeReason say when, by whom and
-	// why the event was expunged; TemporalCopy what is left of its body
-	// in Temporal's history (copyUnreadable, copyNamespaceKey).
-	ExpungedAt    *time.Time `json:"expunged_at,omitempty"`
-	ExpungedBy    string     `json:"expunged_by,omitempty"`
-	ExpungeReason string     `json:"expunge_reason,omitempty"`
-	TemporalCopy  string     `json:"temporal_copy,omitempty"`
-}
-
-// eventDeliveryOut is one delivery an event fanned out to: the shape of
-// the deliveries in the 202 of POST /v1/events, plus the status.
-type eventDeliveryOut struct {
-	ID         string `json:"id"`
-	EndpointID string `json:"endpoint_id"`
-	Status     string `json:"status,omitempty"`
-}
 
 // statusNotStarted is a recorded delivery Temporal does not have: its
 // start was lost (a crash between the record and the starts); posting the
@@ -49,13 +23,17 @@ const statusNotStarted = "not_started"
 // describeConcurrency bounds the deliveries read at once for one event.
 const describeConcurrency = 8
 
-func eventOf(ev *store.Event) eventOut {
-	out := eventOut{EventID: ev.ID, TenantID: ev.TenantID, Type: ev.Type, AcceptedAt: ev.AcceptedAt, Deliveries: make([]eventDeliveryOut, len(ev.Deliveries))}
+// eventOf is an event as GET /v1/events/{id} shows it, but for its
+// deliveries' status (deliveryStatuses); lists show it as it is, without
+// the payload the store leaves out of them.
+func eventOf(ev *store.Event) wire.EventRecord {
+	out := wire.EventRecord{EventID: ev.ID, TenantID: ev.TenantID, Type: ev.Type, AcceptedAt: ev.AcceptedAt,
+		Deliveries: make([]wire.EventRecordDelivery, len(ev.Deliveries))}
 	if ev.Payload != "" {
 		out.Payload = json.RawMessage(ev.Payload)
 	}
 	for i, d := range ev.Deliveries {
-		out.Deliveries[i] = eventDeliveryOut{ID: d.ID, EndpointID: d.EndpointID}
+		out.Deliveries[i] = wire.EventRecordDelivery{ID: d.ID, EndpointID: d.EndpointID}
 	}
 	expungeOf(ev, &out)
 	return out
@@ -89,13 +67,14 @@ func (s *Server) event(ctx context.Context, id string) (*store.Event, error) {
 }
 
 // deliveryStatuses reads each delivery's status from Temporal.
-func (s *Server) deliveryStatuses(ctx context.Context, ds []eventDeliveryOut) error {
+func (s *Server) deliveryStatuses(ctx context.Context, ds []wire.EventRecordDelivery) error {
 	errs := make([]error, len(ds))
 	var g errgroup.Group
 	g.SetLimit(describeConcurrency)
 	for i := range ds {
 		g.Go(func() error {
-			ds[i].Status, errs[i] = s.deliveryStatus(ctx, ds[i].ID)
+			status, err := s.deliveryStatus(ctx, ds[i].ID)
+			ds[i].Status, errs[i] = wire.EventRecordDeliveryStatus(status), err
 			return nil
 		})
 	}
@@ -136,7 +115,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writePage(w, evs, next, eventOf)
+	writeJSON(w, http.StatusOK, wire.EventPage{Data: listOf(evs, eventOf), NextCursor: next})
 }
 
 // scopeEventFilter confines an event filter to the caller's scope: its

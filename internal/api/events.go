@@ -9,18 +9,11 @@ import (
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/store"
 )
-
-// eventIn is the body of POST /v1/events.
-type eventIn struct {
-	EventID  *string         `json:"event_id"`
-	Type     *string         `json:"type"`
-	Payload  json.RawMessage `json:"payload"`
-	TenantID *string         `json:"tenant_id"`
-}
 
 func (s *Server) postEvent(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(w, r, s.maxPayload+16<<10)
@@ -28,7 +21,7 @@ func (s *Server) postEvent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	var in eventIn
+	var in wire.EventCreate
 	if err := decodeStrict(body, &in); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -44,16 +37,23 @@ func (s *Server) postEvent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, out)
+	writeJSON(w, http.StatusAccepted, acceptedOut(out))
+}
+
+// acceptedOut is an accepted event as the API shows it.
+func acceptedOut(res ingest.Result) wire.EventAccepted {
+	return wire.EventAccepted{EventID: res.EventID, Duplicate: res.Duplicate, Deliveries: listOf(res.Deliveries, func(d ingest.Delivery) wire.EventDelivery {
+		return wire.EventDelivery{ID: d.ID, EndpointID: d.EndpointID}
+	})}
 }
 
 // validateEvent checks an event and serializes its payload once: compact
 // JSON, the exact bytes every attempt will send.
-func (s *Server) validateEvent(in eventIn, idempotencyKey string) (ingest.Event, error) {
-	if in.Type == nil || *in.Type == "" {
+func (s *Server) validateEvent(in wire.EventCreate, idempotencyKey string) (ingest.Event, error) {
+	if in.Type == "" {
 		return ingest.Event{}, invalid("type", "is required")
 	}
-	if err := validatePostedType(*in.Type); err != nil {
+	if err := validatePostedType(in.Type); err != nil {
 		return ingest.Event{}, err
 	}
 	if len(in.Payload) == 0 || bytes.Equal(in.Payload, []byte("null")) {
@@ -91,7 +91,7 @@ func (s *Server) validateEvent(in eventIn, idempotencyKey string) (ingest.Event,
 	if err := validateEventID(id); err != nil {
 		return ingest.Event{}, err
 	}
-	ev := ingest.Event{ID: id, Type: *in.Type, Body: buf.String()}
+	ev := ingest.Event{ID: id, Type: in.Type, Body: buf.String()}
 	if in.TenantID != nil {
 		if err := validateTenantID("tenant_id", *in.TenantID); err != nil {
 			return ingest.Event{}, err

@@ -11,20 +11,20 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/authz"
-	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
 )
 
 // What is left of an expunged event's body in Temporal's history
-// (eventOut.TemporalCopy).
+// (the TemporalCopy of an event's view).
 const (
 	// copyUnreadable: sealed with the event's key, now destroyed.
-	copyUnreadable = "unreadable"
+	copyUnreadable = wire.Unreadable
 	// copyNamespaceKey: the event had no key (recorded before per-event
 	// keys, or with them off); its copy is sealed only by the payload
 	// codec's namespace key.
-	copyNamespaceKey = "namespace_key_only"
+	copyNamespaceKey = wire.NamespaceKeyOnly
 )
 
 // maxExpungeLinks bounds the delivery traces an expunge's span links to
@@ -32,18 +32,16 @@ const (
 const maxExpungeLinks = 8
 
 func (s *Server) expungeEvent(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Reason *string `json:"reason"`
-	}
+	var body wire.ExpungeRequest
 	if err := s.decode(w, r, &body); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if body.Reason == nil || *body.Reason == "" || len(*body.Reason) > 1024 {
+	if body.Reason == "" || len(body.Reason) > 1024 {
 		s.writeError(w, r, invalid("reason", "is required: why the event is expunged, at most 1024 characters"))
 		return
 	}
-	out, err := s.ExpungeEvent(r.Context(), chi.URLParam(r, "id"), *body.Reason)
+	out, err := s.ExpungeEvent(r.Context(), chi.URLParam(r, "id"), body.Reason)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -57,10 +55,10 @@ func (s *Server) expungeEvent(w http.ResponseWriter, r *http.Request) {
 // again changes nothing in the store and ends whatever a first attempt
 // left under way. In a hookd.event.expunge span when tracing is on,
 // linked to its deliveries' traces.
-func (s *Server) ExpungeEvent(ctx context.Context, id, reason string) (eventOut, error) {
+func (s *Server) ExpungeEvent(ctx context.Context, id, reason string) (wire.EventRecord, error) {
 	ev, err := s.event(ctx, id)
 	if err != nil {
-		return eventOut{}, err
+		return wire.EventRecord{}, err
 	}
 	ctx, end := s.span(ctx, "hookd.event.expunge", trace.WithAttributes(attribute.String("hookd.event.id", id)),
 		trace.WithLinks(s.deliveryLinks(ctx, ev)...))
@@ -69,17 +67,17 @@ func (s *Server) ExpungeEvent(ctx context.Context, id, reason string) (eventOut,
 	return out, err
 }
 
-func (s *Server) expunge(ctx context.Context, ev *store.Event, reason string) (eventOut, error) {
+func (s *Server) expunge(ctx context.Context, ev *store.Event, reason string) (wire.EventRecord, error) {
 	ev, _, err := s.expunger.Expunge(ctx, ev.ID, authz.FromContext(ctx).Actor(), reason, s.now().UTC())
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return eventOut{}, notFound(err, "event")
+		return wire.EventRecord{}, notFound(err, "event")
 	case err != nil:
-		return eventOut{}, fmt.Errorf("%w: %w", errUnavailable, err)
+		return wire.EventRecord{}, fmt.Errorf("%w: %w", errUnavailable, err)
 	}
 	out := eventOf(ev)
 	if err := s.deliveryStatuses(ctx, out.Deliveries); err != nil {
-		return eventOut{}, err
+		return wire.EventRecord{}, err
 	}
 	expungedStatuses(ev, out.Deliveries)
 	return out, nil
@@ -88,25 +86,24 @@ func (s *Server) expunge(ctx context.Context, ev *store.Event, reason string) (e
 // expungedStatuses shows the deliveries of an expunged event that never
 // succeeded as expunged (a dead-lettered one failed before the expunge;
 // a running one is about to end so).
-func expungedStatuses(ev *store.Event, ds []eventDeliveryOut) {
+func expungedStatuses(ev *store.Event, ds []wire.EventRecordDelivery) {
 	if ev.Expunge == nil {
 		return
 	}
 	for i := range ds {
-		if ds[i].Status != string(delivery.StatusDelivered) {
-			ds[i].Status = string(delivery.StatusExpunged)
+		if ds[i].Status != wire.EventRecordDeliveryStatusDelivered {
+			ds[i].Status = wire.EventRecordDeliveryStatusExpunged
 		}
 	}
 }
 
 // expungeOf fills in what an event view says of its expunge.
-func expungeOf(ev *store.Event, out *eventOut) {
+func expungeOf(ev *store.Event, out *wire.EventRecord) {
 	x := ev.Expunge
 	if x == nil {
 		return
 	}
-	at := x.At.UTC()
-	out.ExpungedAt, out.ExpungedBy, out.ExpungeReason, out.TemporalCopy = &at, x.By, x.Reason, copyUnreadable
+	out.ExpungedAt, out.ExpungedBy, out.ExpungeReason, out.TemporalCopy = x.At.UTC(), x.By, x.Reason, copyUnreadable
 	if x.Keyless {
 		out.TemporalCopy = copyNamespaceKey
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -12,19 +11,9 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/delivery"
 )
-
-// tenantExpungeOut is a deleted tenant's expunge job as
-// GET /v1/tenants/{id}/expunge shows it.
-type tenantExpungeOut struct {
-	TenantID string     `json:"tenant_id"`
-	State    string     `json:"state"` // running, completed or failed
-	Expunged int64      `json:"expunged"`
-	Already  int64      `json:"already_expunged"`
-	Started  time.Time  `json:"started_at"`
-	Closed   *time.Time `json:"closed_at,omitempty"`
-}
 
 // deleteTenant starts the tenant's expunge job, then deletes the tenant:
 // its endpoints, tokens and sessions go at once, and the job expunges
@@ -82,11 +71,11 @@ func (s *Server) tenantExpunge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info := desc.GetWorkflowExecutionInfo()
-	out := tenantExpungeOut{TenantID: id, Started: info.GetStartTime().AsTime()}
+	out := wire.TenantExpunge{TenantID: id, StartedAt: info.GetStartTime().AsTime()}
 	var p delivery.ExpungeProgress
 	switch info.GetStatus() {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		out.State = "running"
+		out.State = wire.TenantExpungeStateRunning
 		if v, err := s.temporal.QueryWorkflow(ctx, job, "", delivery.QueryExpungeProgress); err == nil {
 			_ = v.Get(&p)
 		}
@@ -97,18 +86,17 @@ func (s *Server) tenantExpunge(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-		out.State = "completed"
+		out.State = wire.TenantExpungeStateCompleted
 		if err := s.temporal.GetWorkflow(ctx, job, "").Get(ctx, &p); err != nil {
 			s.writeError(w, r, fromTemporal(err, "read the tenant's expunge", ""))
 			return
 		}
 	default:
-		out.State = "failed"
+		out.State = wire.TenantExpungeStateFailed
 	}
-	out.Expunged, out.Already = p.Expunged, p.Already
+	out.Expunged, out.AlreadyExpunged = p.Expunged, p.Already
 	if info.GetCloseTime() != nil {
-		closed := info.GetCloseTime().AsTime()
-		out.Closed = &closed
+		out.ClosedAt = info.GetCloseTime().AsTime()
 	}
 	writeJSON(w, http.StatusOK, out)
 }

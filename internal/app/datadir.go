@@ -27,8 +27,8 @@ func withDataDirGuard(next http.Handler, g *embedded.DataDirGuard) http.Handler 
 	})
 	refuse := func(w http.ResponseWriter, r *http.Request) {
 		if err := g.Err(); err != nil {
-			writeProbe(w, http.StatusServiceUnavailable, map[string]*api.Error{"error": {Code: api.CodeUnavailable,
-				Message: "not accepting events: " + err.Error() + "; events accepted now would be lost"}})
+			writeProbe(w, http.StatusServiceUnavailable, (&api.Error{Code: api.CodeUnavailable,
+				Message: "not accepting events: " + err.Error() + "; events accepted now would be lost"}).Body())
 			return
 		}
 		next.ServeHTTP(w, r)
