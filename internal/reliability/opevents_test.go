@@ -1,6 +1,7 @@
 package reliability
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -26,8 +27,8 @@ type holdingSink struct {
 
 	mu       sync.Mutex
 	hold     bool
-	inFlight map[string]string // webhook-id -> type + " " + endpoint_id, of held requests
-	got      map[string]string // webhook-id -> type + " " + endpoint_id + " " + reason
+	inFlight map[string]string // webhook-id -> type + " " + endpoint_id (or event_id), of held requests
+	got      map[string]string // webhook-id -> type + " " + endpoint_id (or event_id) + " " + reason
 	answers  map[string]int    // webhook-id -> 2xx answers
 }
 
@@ -41,6 +42,7 @@ func newHoldingSink(t *testing.T) *holdingSink {
 func (s *holdingSink) handle(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		EndpointID string `json:"endpoint_id"`
+		EventID    string `json:"event_id"`
 		Reason     string `json:"reason"`
 	}
 	raw := make([]byte, 0, 1024)
@@ -54,7 +56,7 @@ func (s *holdingSink) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.Unmarshal(raw, &body)
 	id := r.Header.Get("webhook-id")
-	what := r.Header.Get("hookd-event-type") + " " + body.EndpointID
+	what := r.Header.Get("hookd-event-type") + " " + cmp.Or(body.EndpointID, body.EventID)
 	s.mu.Lock()
 	if s.verifier != nil {
 		if _, _, err := s.verifier.Verify(raw, r.Header); err != nil {
@@ -93,8 +95,8 @@ func (s *holdingSink) holding(what string) bool {
 	return false
 }
 
-// received lists what was answered about endpointID, sorted, and the
-// 2xx answers per webhook-id.
+// received lists what was answered about endpointID (or an event ID),
+// sorted, and the 2xx answers per webhook-id.
 func (s *holdingSink) received(endpointID string) ([]string, []int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
