@@ -1,6 +1,9 @@
 // Package app wires hookd's parts into running processes: `hookd dev`
-// (embedded Temporal and Web UI, endpoint store, worker and API in one
-// process). Tests start the same wiring the binary runs.
+// (embedded Temporal and Web UI, SQLite endpoint store, worker and API in
+// one process) and `hookd serve`, `worker` and `api` (stateless, against a
+// Temporal cluster and PostgreSQL). One builder (process.build) assembles
+// every mode from a spec of what it runs. Tests start the same wiring the
+// binary runs.
 package app
 
 import (
@@ -22,7 +25,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/api"
@@ -64,7 +66,7 @@ type DevConfig struct {
 	// with no success for this long; zero never does.
 	AutoDisableAfter time.Duration
 	// Observability tunes health figures and metrics.
-	Observability observabilityConfig
+	Observability ObservabilityConfig
 	// Limits are the API's quotas per tenant, endpoint and credential
 	// (zero: api's defaults).
 	Limits api.Limits
@@ -127,12 +129,8 @@ type Dev struct {
 	cfg    DevConfig
 	tuning Tuning
 	tracer *tracing.Tracer // nil: tracing off
-	codec  *codec.Codec
-	store  *sqlstore.Store
-	obs    *observability
-	parts  parts
+	proc   process
 	guard  *embedded.DataDirGuard
-	worker sdkworker.Worker
 	http   httpServers
 }
 
@@ -192,10 +190,7 @@ func StartDevTuned(ctx context.Context, cfg DevConfig, tuning Tuning) (_ *Dev, e
 	if d.APIKey, err = loadOrCreate(filepath.Join(cfg.DataDir, "api-key"), cfg.APIKey, "hk_"); err != nil {
 		return nil, err
 	}
-	if d.cfg.Payload, err = loadDevPayloadKeys(cfg.DataDir, cfg.Payload); err == nil {
-		d.codec, err = newPayloadCodec(d.cfg.Payload, cfg.Namespace)
-	}
-	if err != nil {
+	if d.cfg.Payload, err = loadDevPayloadKeys(cfg.DataDir, cfg.Payload); err != nil {
 		return nil, err
 	}
 	d.Temporal, err = embedded.Start(embedded.Options{
@@ -210,155 +205,125 @@ func StartDevTuned(ctx context.Context, cfg DevConfig, tuning Tuning) (_ *Dev, e
 	if cfg.UIAddr != "" {
 		d.UIURL = "http://" + cfg.UIAddr
 	}
-	handler, err := d.startWorker(ctx)
-	if err != nil {
+	if err := d.proc.build(ctx, d.spec()); err != nil {
 		return nil, err
 	}
-	d.http.serve(ln, handler)
-	d.http.serve(metricsLn, d.obs.scrapeHandler(d.API))
+	d.Client, d.API, d.Portal = d.proc.client, d.proc.api, d.proc.portal
+	if cfg.EgressProxy != nil {
+		cfg.Logger.Info("deliveries leave through the egress proxy", "egress_proxy", activities.MaskedProxy(cfg.EgressProxy))
+	}
+	d.http.serve(ln, d.proc.handler)
+	d.http.serve(metricsLn, d.proc.obs.scrapeHandler(d.API))
 	return d, nil
 }
 
-// startWorker connects to Temporal, prepares the namespace, opens the
-// store, and starts the worker; it returns the API handler.
-func (d *Dev) startWorker(ctx context.Context) (http.Handler, error) {
+// spec is what `hookd dev` builds: the embedded server's client, the
+// SQLite store in the data dir, a worker and the API.
+func (d *Dev) spec() spec {
 	cfg := d.cfg
-	var err error
-	d.obs = newObservability(cfg.Observability, cfg.Logger)
-	d.obs.otlp, d.obs.version = cfg.MetricsExporter, cfg.Version
+	return spec{
+		namespace: cfg.Namespace, retention: cfg.Retention, setRetention: true, payload: cfg.Payload,
+		observability: cfg.Observability, metricsExporter: cfg.MetricsExporter, version: cfg.Version,
+		tracer: d.tracer, log: cfg.Logger,
+		dial: d.dial, openStore: d.openStore,
+		worker: &workerSpec{activities: activities.Config{
+			Egress:              activities.Egress{Guard: d.tuning.guard(), Proxy: cfg.EgressProxy},
+			Version:             cfg.Version,
+			DeadLetterRetention: cfg.DeadLetterRetention,
+			DedupWindow:         cfg.Retention,
+			Circuit:             cfg.Circuit,
+			AutoDisableAfter:    cfg.AutoDisableAfter,
+			DisabledPoll:        d.tuning.DisabledPoll,
+		}},
+		api: &apiSpec{
+			config: api.Config{
+				APIKeys:          []string{d.APIKey},
+				EagerStart:       true,
+				AuthFailureLimit: cfg.AuthFailureLimit,
+				PublicURL:        cmp.Or(cfg.PublicURL, d.APIURL),
+				RecoverImmediate: d.tuning.RecoverImmediate,
+				Limits:           cfg.Limits,
+				DefaultSigning:   cfg.DefaultSigning,
+
+				RequireEventTypes: cfg.RequireEventTypes,
+			},
+			frameAncestors: cfg.PortalFrameAncestors,
+			wrap: func(next http.Handler, h *api.Server) http.Handler {
+				return withDataDirGuard(d.proc.obs.withMetrics(next, h), d.guard)
+			},
+			trustedOrigins: loopbackUIOrigins(cfg.UIAddr, strings.TrimPrefix(d.APIURL, "http://")),
+		},
+	}
+}
+
+// dial connects to the embedded server.
+func (d *Dev) dial(ctx context.Context, metrics client.MetricsHandler, c *codec.Codec) (client.Client, error) {
 	opts := client.Options{
-		HostPort:       cfg.TemporalAddr,
-		Namespace:      cfg.Namespace,
-		Logger:         sdkLogger(cfg.Logger),
-		MetricsHandler: d.obs.SDKMetrics(),
+		HostPort:       d.cfg.TemporalAddr,
+		Namespace:      d.cfg.Namespace,
+		Logger:         sdkLogger(d.cfg.Logger),
+		MetricsHandler: metrics,
 		// The server is in this process, reached over loopback: no gzip,
 		// which would cost CPU on every call and save no bandwidth that
 		// matters (docs/performance.md).
 		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}},
 	}
-	d.codec.Apply(&opts)
+	c.Apply(&opts)
 	if err := applyTracing(d.tracer, &opts); err != nil {
 		return nil, err
 	}
-	if d.Client, err = client.DialContext(ctx, opts); err != nil {
+	cl, err := client.DialContext(ctx, opts)
+	if err != nil {
 		return nil, fmt.Errorf("connect to temporal: %w", err)
 	}
-	if err := namespace.Ensure(ctx, d.Client, cfg.Namespace, cfg.Retention, true, cfg.Logger); err != nil {
-		return nil, err
-	}
-	if err := d.codec.CheckNamespace(ctx, d.Client.WorkflowService(), cfg.Logger); err != nil {
-		return nil, err
-	}
-	key, err := secretbox.LoadOrCreateKeyFile(filepath.Join(cfg.DataDir, "master.key"))
+	return cl, nil
+}
+
+// openStore opens the SQLite store in the data dir with the master key
+// kept there (created on first start), and guards the data dir.
+func (d *Dev) openStore(ctx context.Context) (*sqlstore.Store, []byte, error) {
+	dir, log := d.cfg.DataDir, d.cfg.Logger
+	key, err := secretbox.LoadOrCreateKeyFile(filepath.Join(dir, "master.key"))
 	if err != nil {
-		return nil, fmt.Errorf("master key: %w", err)
+		return nil, nil, fmt.Errorf("master key: %w", err)
 	}
-	if d.store, err = sqlite.Open(ctx, filepath.Join(cfg.DataDir, "hookd.db"), key); err != nil {
-		return nil, err
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "hookd.db"), key)
+	if err != nil {
+		return nil, nil, err
 	}
 	// hookd.db was just created with the umask's mode.
-	if err := embedded.SecureDataDir(cfg.DataDir, cfg.Logger); err != nil {
-		return nil, err
+	if err := embedded.SecureDataDir(dir, log); err != nil {
+		return st, nil, err
 	}
-	if d.guard, err = embedded.GuardDataDir(cfg.DataDir, guardedFiles, cfg.Logger); err != nil {
-		return nil, err
+	if d.guard, err = embedded.GuardDataDir(dir, guardedFiles, log); err != nil {
+		return st, nil, err
 	}
-	d.parts, err = startParts(d.store, d.Client, d.obs, d.tracer, cfg.Payload.NoEventKeys, cfg.Logger)
-	if err != nil {
-		return nil, err
-	}
-	d.parts.startPruner(cfg.Retention)
-	acts, err := d.parts.activities(activities.Config{
-		Egress:              activities.Egress{Guard: d.tuning.guard(), Proxy: cfg.EgressProxy},
-		Version:             cfg.Version,
-		DeadLetterRetention: cfg.DeadLetterRetention,
-		DedupWindow:         cfg.Retention,
-		Circuit:             cfg.Circuit,
-		AutoDisableAfter:    cfg.AutoDisableAfter,
-		DisabledPoll:        d.tuning.DisabledPoll,
-	})
-	if err != nil {
-		return nil, err
-	}
-	if cfg.EgressProxy != nil {
-		cfg.Logger.Info("deliveries leave through the egress proxy", "egress_proxy", activities.MaskedProxy(cfg.EgressProxy))
-	}
-	d.worker = worker.New(d.Client, acts, worker.Options{})
-	if err := d.worker.Start(); err != nil {
-		return nil, fmt.Errorf("start worker: %w", err)
-	}
-	h, err := api.New(api.Config{
-		Temporal:      d.Client,
-		Namespace:     cfg.Namespace,
-		Store:         d.store,
-		APIKeys:       []string{d.APIKey},
-		Logger:        cfg.Logger,
-		EagerStart:    true,
-		NoEventKeys:   cfg.Payload.NoEventKeys,
-		Stats:         d.obs.Stats,
-		Hours:         d.store,
-		Metrics:       d.obs.metrics,
-		DataConverter: d.codec.DataConverter(),
-		CursorSecret:  key,
-		Version:       cfg.Version,
-
-		AuthFailureLimit: cfg.AuthFailureLimit,
-		PublicURL:        cmp.Or(cfg.PublicURL, d.APIURL),
-
-		RecoverImmediate: d.tuning.RecoverImmediate,
-		Limits:           cfg.Limits,
-		DefaultSigning:   cfg.DefaultSigning,
-		Tracer:           d.tracer,
-
-		RequireEventTypes: cfg.RequireEventTypes,
-	})
-	if err != nil {
-		return nil, err
-	}
-	d.API = h
-	withUI, pt, err := withPortal(h, h, d.store, cfg.Version, cfg.PortalFrameAncestors, cfg.Logger)
-	if err != nil {
-		return nil, err
-	}
-	d.Portal = pt
-	return withCodecServer(withDataDirGuard(d.obs.withMetrics(withUI, h), d.guard), codecServerOptions{
-		payload: cfg.Payload, namespace: cfg.Namespace, requireKey: h.RequireAPIKey, eventKeys: storeEventKeys(d.store),
-		trustedOrigins: loopbackUIOrigins(cfg.UIAddr, strings.TrimPrefix(d.APIURL, "http://")),
-	})
+	return st, key, nil
 }
 
 // DataConverter is the data converter of the Dev's Temporal client (the
 // payload codec applied), for reading payloads from raw histories.
-func (d *Dev) DataConverter() converter.DataConverter { return d.codec.DataConverter() }
+func (d *Dev) DataConverter() converter.DataConverter { return d.proc.codec.DataConverter() }
 
 // StoreWrites returns how many rows the store has written since it
 // opened (sqlstore.Store.WrittenRows), for the benchmark.
-func (d *Dev) StoreWrites(ctx context.Context) (int64, error) { return d.store.WrittenRows(ctx) }
+func (d *Dev) StoreWrites(ctx context.Context) (int64, error) { return d.proc.store.WrittenRows(ctx) }
 
 // Wait blocks until ctx is done or the API server fails.
 func (d *Dev) Wait(ctx context.Context) error { return d.http.wait(ctx) }
 
 // Stop shuts down the API (finishing requests in flight), the worker, the
-// store and the Temporal server, in that order.
+// background work, the client and the store (process.stop), and the
+// Temporal server, in that order.
 func (d *Dev) Stop(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := d.http.stop(ctx); err != nil {
 		d.cfg.Logger.Warn("http shutdown", "error", err)
 	}
-	if d.worker != nil {
-		d.worker.Stop()
-	}
-	if err := d.parts.stop(ctx); err != nil {
-		d.cfg.Logger.Warn("stop background work", "error", err)
-	}
-	if d.Client != nil {
-		d.Client.Close()
-	}
+	// The guard answers only HTTP requests, which have stopped.
 	d.guard.Close()
-	if d.store != nil {
-		_ = d.store.Close()
-	}
+	d.proc.stop(ctx)
 	if d.Temporal != nil {
 		d.Temporal.Stop()
 	}

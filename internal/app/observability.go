@@ -21,9 +21,9 @@ import (
 	"github.com/hookd/hookd/internal/visibility"
 )
 
-// observabilityConfig tunes health figures, alerts and metrics; the zero
+// ObservabilityConfig tunes health figures, alerts and metrics; the zero
 // value is the default.
-type observabilityConfig struct {
+type ObservabilityConfig struct {
 	// NoEndpointLabels drops endpoint_id from the metrics (many endpoints).
 	NoEndpointLabels bool
 	// MaxEndpointSeries bounds the endpoints labelled one by one
@@ -40,7 +40,7 @@ type observabilityConfig struct {
 // Prometheus metrics. It is made before the Temporal client (whose SDK
 // metrics it takes) and started once the store and client exist.
 type observability struct {
-	cfg     observabilityConfig
+	cfg     ObservabilityConfig
 	log     *slog.Logger
 	metrics *metrics.Metrics
 	stats   *stats.Aggregator
@@ -52,7 +52,7 @@ type observability struct {
 
 // newObservability returns the metrics registry; SDKMetrics goes into the
 // Temporal client's options.
-func newObservability(cfg observabilityConfig, logger *slog.Logger) *observability {
+func newObservability(cfg ObservabilityConfig, logger *slog.Logger) *observability {
 	return &observability{
 		cfg:     cfg,
 		log:     logger,

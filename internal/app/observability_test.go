@@ -51,7 +51,7 @@ func TestObservability(t *testing.T) {
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hookd.db"), storetest.Key(t))
 	require.NoError(t, err)
 	defer st.Close()
-	o := newObservability(observabilityConfig{FlushEvery: time.Hour}, slog.New(slog.DiscardHandler))
+	o := newObservability(ObservabilityConfig{FlushEvery: time.Hour}, slog.New(slog.DiscardHandler))
 	bg := lifecycle.New(nil)
 	require.NoError(t, o.start(bg, st, emptyVisibility{}))
 
@@ -103,7 +103,7 @@ func TestMetricsNeedTheAPIKeyOnTheAPIListener(t *testing.T) {
 	h, err := api.New(api.Config{Temporal: noTemporal{}, Store: st, APIKeys: []string{"hk_key"}, Namespace: "default",
 		Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
-	o := newObservability(observabilityConfig{}, slog.New(slog.DiscardHandler))
+	o := newObservability(ObservabilityConfig{}, slog.New(slog.DiscardHandler))
 	o.Observe("ep_secret", delivery.Attempt{Start: time.Now(), Duration: time.Millisecond, Status: 200, Outcome: delivery.OutcomeSuccess})
 
 	status := func(url, cred string) (int, string) {

@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"sync/atomic"
@@ -14,7 +14,6 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/client"
-	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/api"
@@ -69,6 +68,10 @@ type ServeConfig struct {
 	// TrustedProxies are load balancers whose X-Forwarded-For names the
 	// client that failed authentications are counted by.
 	TrustedProxies []netip.Prefix
+	// AuthFailureLimit is how many failed authentications per minute a
+	// client address may make before it is answered 429 (zero:
+	// api.DefaultAuthFailureLimit).
+	AuthFailureLimit int
 	// Retention is the dedup window hookd expects of the namespace; a
 	// shorter retention is warned about, never changed.
 	Retention time.Duration
@@ -88,9 +91,8 @@ type ServeConfig struct {
 	// RequireEventTypes refuses posted events whose type the event-type
 	// catalog does not have.
 	RequireEventTypes bool
-	// MetricsEndpointSeries bounds the endpoints the metrics label one by
-	// one (zero: metrics.DefaultMaxEndpointSeries; negative: no bound).
-	MetricsEndpointSeries int
+	// Observability tunes health figures and metrics.
+	Observability ObservabilityConfig
 	// MaxConcurrentAttempts bounds one worker's HTTP attempts in flight.
 	MaxConcurrentAttempts int
 	// MaxAttemptsPerEndpoint bounds one endpoint's attempts in flight in
@@ -127,11 +129,7 @@ type Serve struct {
 
 	cfg      ServeConfig
 	tracer   *tracing.Tracer // nil: tracing off
-	codec    *codec.Codec
-	store    *sqlstore.Store
-	obs      *observability
-	parts    parts
-	worker   sdkworker.Worker
+	proc     process
 	http     httpServers
 	draining atomic.Bool
 }
@@ -197,118 +195,80 @@ func StartServe(ctx context.Context, cfg ServeConfig) (_ *Serve, err error) {
 		return nil, err
 	}
 	s.HTTPURL, s.MetricsURL = apiURL, metricsURL
-	if err = s.connect(ctx); err != nil {
+	if err = s.proc.build(ctx, s.spec(apiURL)); err != nil {
 		return nil, err
 	}
-	handler := s.probes(nil)
-	var h *api.Server
-	if cfg.API {
-		h, err = api.New(api.Config{
-			Temporal:  s.Client,
-			Namespace: cfg.Temporal.Namespace,
-			Store:     s.store,
-			APIKeys:   cfg.APIKeys,
-			Logger:    log,
-			// Eager start hands deliveries to the worker in this process.
-			EagerStart:    cfg.Worker,
-			NoEventKeys:   cfg.Payload.NoEventKeys,
-			URLPolicy:     URLPolicy(cfg.AllowCIDRs, nil),
-			Stats:         s.obs.Stats,
-			Hours:         s.store,
-			Metrics:       s.obs.metrics,
-			DataConverter: s.codec.DataConverter(),
-			CursorSecret:  cfg.MasterKey,
-			Version:       cfg.Version,
-
-			TrustedProxies: cfg.TrustedProxies,
-			PublicURL:      cmp.Or(cfg.PublicURL, apiURL),
-			Limits:         cfg.Limits,
-			DefaultSigning: cfg.DefaultSigning,
-			Tracer:         s.tracer,
-
-			RequireEventTypes: cfg.RequireEventTypes,
-		})
-		if err != nil {
-			return nil, err
-		}
-		withUI, _, err := withPortal(h, h, s.store, cfg.Version, cfg.PortalFrameAncestors, log)
-		if err != nil {
-			return nil, err
-		}
-		handler, err = withCodecServer(s.probes(withUI), codecServerOptions{
-			payload: cfg.Payload, namespace: cfg.Temporal.Namespace, requireKey: h.RequireAPIKey, eventKeys: storeEventKeys(s.store)})
-		if err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Worker {
-		if err = s.startWorker(); err != nil {
-			return nil, err
-		}
+	s.Client = s.proc.client
+	handler := s.proc.handler
+	if handler == nil {
+		handler = s.probes(nil)
 	}
 	s.http.serve(apiLn, handler)
-	s.http.serve(metricsLn, s.obs.scrapeHandler(h))
+	s.http.serve(metricsLn, s.proc.obs.scrapeHandler(s.proc.api))
 	log.Info("hookd started", "api", cfg.API, "worker", cfg.Worker, "http", s.HTTPURL, "metrics", s.MetricsURL,
 		"temporal", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace, "allow_cidrs", len(cfg.AllowCIDRs),
 		"egress_proxy", activities.MaskedProxy(cfg.EgressProxy))
 	return s, nil
 }
 
-// connect dials Temporal, prepares the namespace and opens the store.
-func (s *Serve) connect(ctx context.Context) error {
+// spec is what a stateless process builds: a client of the Temporal
+// cluster, the PostgreSQL store, and the worker or the API or both, the
+// API serving at apiURL.
+func (s *Serve) spec(apiURL string) spec {
 	cfg := s.cfg
-	var err error
-	s.obs = newObservability(observabilityConfig{MaxEndpointSeries: cfg.MetricsEndpointSeries}, cfg.Logger)
-	s.obs.otlp, s.obs.version = cfg.MetricsExporter, cfg.Version
-	if s.codec, err = newPayloadCodec(cfg.Payload, cfg.Temporal.Namespace); err != nil {
-		return err
+	sp := spec{
+		namespace: cfg.Temporal.Namespace, retention: cfg.Retention, payload: cfg.Payload,
+		observability: cfg.Observability, metricsExporter: cfg.MetricsExporter, version: cfg.Version,
+		tracer: s.tracer, log: cfg.Logger,
+		dial: func(ctx context.Context, metrics client.MetricsHandler, c *codec.Codec) (client.Client, error) {
+			tc := cfg.Temporal
+			tc.Metrics, tc.Codec, tc.tracer = metrics, c, s.tracer
+			return DialTemporal(ctx, tc, cfg.Logger)
+		},
+		openStore: func(ctx context.Context) (*sqlstore.Store, []byte, error) {
+			st, err := postgres.Open(ctx, cfg.DatabaseURL, cfg.MasterKey)
+			return st, cfg.MasterKey, err
+		},
 	}
-	tc := cfg.Temporal
-	tc.Metrics, tc.Codec, tc.tracer = s.obs.SDKMetrics(), s.codec, s.tracer
-	if s.Client, err = DialTemporal(ctx, tc, cfg.Logger); err != nil {
-		return err
-	}
-	// An operator owns the namespace's retention: warn, never change it.
-	if err := namespace.Ensure(ctx, s.Client, cfg.Temporal.Namespace, cfg.Retention, false, cfg.Logger); err != nil {
-		return err
-	}
-	if err := s.codec.CheckNamespace(ctx, s.Client.WorkflowService(), cfg.Logger); err != nil {
-		return err
-	}
-	if s.store, err = postgres.Open(ctx, cfg.DatabaseURL, cfg.MasterKey); err != nil {
-		return err
-	}
-	if s.parts, err = startParts(s.store, s.Client, s.obs, s.tracer, cfg.Payload.NoEventKeys, cfg.Logger); err != nil {
-		return err
-	}
-	s.parts.startPruner(cfg.Retention)
-	return nil
-}
+	if cfg.API {
+		sp.api = &apiSpec{
+			config: api.Config{
+				APIKeys: cfg.APIKeys,
+				// Eager start hands deliveries to the worker in this process.
+				EagerStart: cfg.Worker,
+				URLPolicy:  URLPolicy(cfg.AllowCIDRs, nil),
 
-// startWorker starts the Temporal worker. It is worker.New's worker plus a
-// stop timeout, so a stop lets in-flight attempts finish.
-func (s *Serve) startWorker() error {
-	cfg := s.cfg
-	acts, err := s.parts.activities(activities.Config{
-		Egress:              activities.Egress{Guard: activities.Guard{Allow: cfg.AllowCIDRs}, Proxy: cfg.EgressProxy},
-		Version:             cfg.Version,
-		DeadLetterRetention: cfg.DeadLetterRetention,
-		DedupWindow:         cfg.Retention,
-		Circuit:             cfg.Circuit,
-		AutoDisableAfter:    cfg.AutoDisableAfter,
-	})
-	if err != nil {
-		return err
+				AuthFailureLimit: cfg.AuthFailureLimit,
+				TrustedProxies:   cfg.TrustedProxies,
+				PublicURL:        cmp.Or(cfg.PublicURL, apiURL),
+				Limits:           cfg.Limits,
+				DefaultSigning:   cfg.DefaultSigning,
+
+				RequireEventTypes: cfg.RequireEventTypes,
+			},
+			frameAncestors: cfg.PortalFrameAncestors,
+			wrap:           func(next http.Handler, _ *api.Server) http.Handler { return s.probes(next) },
+		}
 	}
-	s.worker = hookdworker.New(s.Client, acts, hookdworker.Options{
-		MaxConcurrentAttempts:  cfg.MaxConcurrentAttempts,
-		MaxAttemptsPerEndpoint: cfg.MaxAttemptsPerEndpoint,
-		StopTimeout:            cfg.ShutdownTimeout,
-	})
-	if err := s.worker.Start(); err != nil {
-		return fmt.Errorf("start worker: %w", err)
+	if cfg.Worker {
+		// The worker's stop timeout lets a stop finish in-flight attempts.
+		sp.worker = &workerSpec{
+			activities: activities.Config{
+				Egress:              activities.Egress{Guard: activities.Guard{Allow: cfg.AllowCIDRs}, Proxy: cfg.EgressProxy},
+				Version:             cfg.Version,
+				DeadLetterRetention: cfg.DeadLetterRetention,
+				DedupWindow:         cfg.Retention,
+				Circuit:             cfg.Circuit,
+				AutoDisableAfter:    cfg.AutoDisableAfter,
+			},
+			options: hookdworker.Options{
+				MaxConcurrentAttempts:  cfg.MaxConcurrentAttempts,
+				MaxAttemptsPerEndpoint: cfg.MaxAttemptsPerEndpoint,
+				StopTimeout:            cfg.ShutdownTimeout,
+			},
+		}
 	}
-	return nil
+	return sp
 }
 
 // Wait blocks until ctx is done or a server fails.
@@ -331,20 +291,5 @@ func (s *Serve) Stop(ctx context.Context) {
 	if err := s.http.stop(shutdownCtx); err != nil {
 		log.Warn("http shutdown", "error", err)
 	}
-	if s.worker != nil {
-		start := time.Now()
-		s.worker.Stop()
-		log.Info("worker stopped", "took", time.Since(start).Round(time.Millisecond))
-	}
-	if err := s.parts.stop(shutdownCtx); err != nil {
-		log.Warn("stop background work", "error", err)
-	}
-	if s.Client != nil {
-		s.Client.Close()
-	}
-	if s.store != nil {
-		if err := s.store.Close(); err != nil {
-			log.Warn("close store", "error", err)
-		}
-	}
+	s.proc.stop(shutdownCtx)
 }

@@ -42,7 +42,7 @@ func (s *Serve) readyz(w http.ResponseWriter, r *http.Request) {
 		s.cfg.Logger.Warn("readiness: temporal unreachable", "error", err)
 		checks["temporal"], status = "unavailable", http.StatusServiceUnavailable
 	}
-	if _, _, err := s.store.ListEndpoints(ctx, store.AllTenants, store.Page{Limit: 1}); err != nil {
+	if _, _, err := s.proc.store.ListEndpoints(ctx, store.AllTenants, store.Page{Limit: 1}); err != nil {
 		s.cfg.Logger.Warn("readiness: endpoint store unreachable", "error", err)
 		checks["store"], status = "unavailable", http.StatusServiceUnavailable
 	}

@@ -60,7 +60,7 @@ func newServeFlagSet(mode string, f *serveFlags) envFlags {
 	fs.duration(&c.Retention, "retention", "HOOKD_RETENTION", namespace.DefaultRetention, "dedup window expected of the namespace retention (only checked)")
 	fs.duration(&c.DeadLetterRetention, "dead-letter-retention", "HOOKD_DEAD_LETTER_RETENTION", activities.DefaultDeadLetterRetention, "how long a dead letter waits for a redrive")
 	fs.str(&c.MetricsAddr, "metrics-addr", "HOOKD_METRICS_ADDR", "", "listen address serving only Prometheus /metrics, without an API key: keep it private (empty disables it)")
-	metricsSeriesFlag(fs, &c.MetricsEndpointSeries)
+	metricsSeriesFlag(fs, &c.Observability.MaxEndpointSeries)
 	fs.duration(&c.ShutdownDelay, "shutdown-delay", "HOOKD_SHUTDOWN_DELAY", 0, "after SIGTERM, keep serving with /readyz failing this long before stopping")
 	fs.duration(&c.ShutdownTimeout, "shutdown-timeout", "HOOKD_SHUTDOWN_TIMEOUT", 30*time.Second, "after SIGTERM, how long requests and in-flight attempts may take to finish")
 	fs.level(&f.logLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
