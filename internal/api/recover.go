@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 	"go.opentelemetry.io/otel/trace"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
@@ -20,41 +20,17 @@ import (
 	"github.com/hookd/hookd/internal/visibility"
 )
 
-// recoverOut is the answer of POST /v1/endpoints/{id}/recover: what the
-// recover changed and who asked for it.
-type recoverOut struct {
-	EndpointID string    `json:"endpoint_id"`
-	By         string    `json:"by"`
-	Reason     string    `json:"reason"`
-	At         time.Time `json:"at"`
-	// Circuit and ConsecutiveFailures are the breaker's state before the
-	// recover; after it the circuit is closed with no failures counted.
-	Circuit             string `json:"previous_circuit"`
-	ConsecutiveFailures int    `json:"previous_consecutive_failures"`
-	// Reenabled says the endpoint was disabled and is enabled again.
-	Reenabled bool `json:"reenabled"`
-	// Woken counts the waiting deliveries the endpoint's wake-up tells to
-	// try again, all within Spread of At; or, Paced, the backlog (over
-	// wake.Immediate) it wakes as fast as it drains. A recover while a
-	// wake-up runs joins it.
-	Woken  int    `json:"woken"`
-	Spread string `json:"spread,omitempty"`
-	Paced  bool   `json:"paced"`
-}
-
 // recoverEndpoint is an operator's "the receiver is fixed": it enables the
 // endpoint if it was disabled, closes its circuit and resets its failure
 // count, and tells every delivery waiting on the circuit or the switch to
 // try again now instead of at the end of its wait.
 func (s *Server) recoverEndpoint(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Reason string `json:"reason"`
-	}
+	var body wire.RecoverRequest
 	if err := s.decode(w, r, &body); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	out, err := s.RecoverEndpoint(r.Context(), chi.URLParam(r, "id"), body.Reason)
+	out, err := s.RecoverEndpoint(r.Context(), chi.URLParam(r, "id"), wire.Deref(body.Reason))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -67,35 +43,35 @@ func (s *Server) recoverEndpoint(w http.ResponseWriter, r *http.Request) {
 // reason, by the scope's actor.
 func (s *Server) RecoverEndpoint(ctx context.Context, id, reason string) (RecoverResult, error) {
 	if err := permit(ctx, authz.Recover); err != nil {
-		return recoverOut{}, err
+		return RecoverResult{}, err
 	}
 	if len(reason) > 1024 {
-		return recoverOut{}, invalid("reason", "must be at most 1024 characters")
+		return RecoverResult{}, invalid("reason", "must be at most 1024 characters")
 	}
 	ep, err := s.endpointIn(ctx, id)
 	if err != nil {
-		return recoverOut{}, err
+		return RecoverResult{}, err
 	}
-	out := recoverOut{EndpointID: ep.ID, By: authz.FromContext(ctx).Actor(), Reason: reason, At: s.now().UTC()}
+	out := RecoverResult{EndpointID: ep.ID, By: authz.FromContext(ctx).Actor(), Reason: reason, At: s.now().UTC()}
 	if !ep.Enabled {
 		ep.Enabled, ep.DisabledReason, ep.UpdatedAt, out.Reenabled = true, "", out.At, true
 		if err := s.store.UpdateEndpoint(ctx, ep, endpointEvent(ctx, opevents.EndpointEnabled, ep, reason, nil)); err != nil {
-			return recoverOut{}, notFoundAs(err, "endpoint not found")
+			return RecoverResult{}, notFoundAs(err, "endpoint not found")
 		}
 	}
 	_, err = s.store.UpdateCircuit(ctx, ep.ID, func(b circuit.Breaker) circuit.Breaker {
-		out.Circuit, out.ConsecutiveFailures = string(cmp.Or(b.State, circuit.Closed)), b.Failures
+		out.PreviousCircuit, out.PreviousConsecutiveFailures = wire.RecoveredPreviousCircuit(cmp.Or(b.State, circuit.Closed)), b.Failures
 		return circuit.Breaker{State: circuit.Closed}
 	})
 	if err != nil {
-		return recoverOut{}, notFoundAs(err, "endpoint not found")
+		return RecoverResult{}, notFoundAs(err, "endpoint not found")
 	}
 	s.linkWaiting(ctx, ep.ID)
 	if err := s.wakeWaiting(ctx, ep.ID, &out); err != nil {
-		return recoverOut{}, err
+		return RecoverResult{}, err
 	}
 	s.log.Info("endpoint recovered", "endpoint_id", ep.ID, "by", out.By, "reason", out.Reason,
-		"previous_circuit", out.Circuit, "previous_failures", out.ConsecutiveFailures,
+		"previous_circuit", out.PreviousCircuit, "previous_failures", out.PreviousConsecutiveFailures,
 		"reenabled", out.Reenabled, "woken", out.Woken)
 	return out, nil
 }
@@ -131,7 +107,7 @@ func (s *Server) linkWaiting(ctx context.Context, endpointID string) {
 
 // wakeWaiting tells the endpoint's waiting deliveries to try again
 // (wakeBacklog) and records how in out.
-func (s *Server) wakeWaiting(ctx context.Context, endpointID string, out *recoverOut) error {
+func (s *Server) wakeWaiting(ctx context.Context, endpointID string, out *RecoverResult) error {
 	w, err := s.wakeBacklog(ctx, endpointID, delivery.RecoverSignal{By: out.By, Reason: out.Reason}, out.At)
 	out.Woken, out.Paced = w.Woken, w.Paced
 	if !w.Paced {

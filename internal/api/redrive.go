@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
@@ -29,28 +30,20 @@ const (
 )
 
 func (s *Server) redriveOne(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Reason string `json:"reason"`
-	}
+	var body wire.RedriveRequest
 	if err := s.decode(w, r, &body); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	id := chi.URLParam(r, "id")
-	if err := s.RedriveDeadLetter(r.Context(), id, body.Reason); err != nil {
+	if err := s.RedriveDeadLetter(r.Context(), id, wire.Deref(body.Reason)); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	out := redriveRequested{DeliveryID: id, Status: "redrive requested"}
-	_, out.Hold = s.RedriveHold(r.Context(), id)
+	out := wire.RedriveRequested{DeliveryID: id, Status: wire.RedriveRequestedStatusRedriveRequested}
+	_, hold := s.RedriveHold(r.Context(), id)
+	out.HeldBy, out.HeldUntil = hold.wire()
 	writeJSON(w, http.StatusAccepted, out)
-}
-
-// redriveRequested is the answer of a single redrive.
-type redriveRequested struct {
-	DeliveryID string `json:"delivery_id"`
-	Status     string `json:"status"`
-	Hold
 }
 
 // HoldCircuitOpen is Hold.By when the endpoint's circuit is open.
@@ -61,8 +54,17 @@ const HoldCircuitOpen = "circuit_open"
 // endpoint's switch, so only the circuit holds it. The zero Hold holds
 // nothing.
 type Hold struct {
-	By    string     `json:"held_by,omitempty"` // HoldCircuitOpen
-	Until *time.Time `json:"held_until,omitempty"`
+	By    string // HoldCircuitOpen
+	Until *time.Time
+}
+
+// wire is the hold as an answer's held_by and held_until.
+func (h Hold) wire() (wire.HeldBy, time.Time) {
+	var until time.Time
+	if h.Until != nil {
+		until = *h.Until
+	}
+	return wire.HeldBy(h.By), until
 }
 
 // RedriveHold is the endpoint of the dead letter with this delivery ID,
@@ -167,13 +169,10 @@ func checkRedriveRate(rate *float64) error {
 	return nil
 }
 
-// RedriveStarted is the answer of a bulk redrive.
-type RedriveStarted struct {
-	JobID   string  `json:"job_id"`
-	Matched int64   `json:"matched"` // no job starts when zero
-	Rate    float64 `json:"rate"`
-	Hold            // a bulk redrive of one endpoint whose circuit is open
-}
+// RedriveStarted is the answer of a bulk redrive: no job starts when
+// Matched is zero; HeldBy is set for a bulk redrive of one endpoint whose
+// circuit is open.
+type RedriveStarted = wire.RedriveStarted
 
 // redriveDeadLetters is RedriveDeadLetters without its span.
 func (s *Server) redriveDeadLetters(ctx context.Context, f DeadLetterFilter, rateIn *float64, reason string) (RedriveStarted, error) {
@@ -222,25 +221,14 @@ func (s *Server) redriveDeadLetters(ctx context.Context, f DeadLetterFilter, rat
 		return RedriveStarted{}, fromTemporal(err, "start bulk redrive", "")
 	}
 	s.log.InfoContext(ctx, "bulk redrive started", "job_id", job, "matched", out.Matched, "rate", rate, "by", sig.By)
-	out.Hold = s.heldBy(ctx, f.EndpointID)
+	out.HeldBy, out.HeldUntil = s.heldBy(ctx, f.EndpointID).wire()
 	return out, nil
 }
 
-// RedriveProgress is where a bulk redrive stands.
-type RedriveProgress struct {
-	JobID string `json:"job_id"`
-	// State is running, completed or failed.
-	State     string `json:"state"`
-	Total     int64  `json:"total"`
-	Completed int64  `json:"completed"`
-	Failed    int64  `json:"failed"`
-	// Skipped counts dead letters that closed (redriven or expired)
-	// between the job's listing and its signal.
-	Skipped int64      `json:"skipped,omitempty"`
-	Started time.Time  `json:"started"`
-	Reason  string     `json:"reason"`
-	Closed  *time.Time `json:"closed,omitempty"`
-}
+// RedriveProgress is where a bulk redrive stands: State is running,
+// completed or failed; Skipped counts dead letters that closed (redriven
+// or expired) between the job's listing and its signal.
+type RedriveProgress = wire.RedriveJob
 
 func (s *Server) redriveJob(w http.ResponseWriter, r *http.Request) {
 	out, err := s.RedriveJob(r.Context(), chi.URLParam(r, "job"))
@@ -270,13 +258,12 @@ func (s *Server) RedriveJob(ctx context.Context, job string) (RedriveProgress, e
 		return RedriveProgress{}, fromTemporal(err, "describe redrive job", "no such redrive job")
 	}
 	out := RedriveProgress{
-		JobID: job, State: batchState(resp.GetState().String()), Total: resp.GetTotalOperationCount(),
+		JobID: job, State: wire.RedriveJobState(batchState(resp.GetState().String())), Total: resp.GetTotalOperationCount(),
 		Completed: resp.GetCompleteOperationCount(), Failed: resp.GetFailureOperationCount(),
 		Started: resp.GetStartTime().AsTime(), Reason: resp.GetReason(),
 	}
 	if resp.GetCloseTime() != nil {
-		closed := resp.GetCloseTime().AsTime()
-		out.Closed = &closed
+		out.Closed = resp.GetCloseTime().AsTime()
 	}
 	return out, nil
 }
@@ -331,7 +318,7 @@ func emptyJob(job string) (RedriveProgress, bool) {
 		return RedriveProgress{}, false
 	}
 	at := time.Unix(n, 0).UTC()
-	return RedriveProgress{JobID: job, State: "completed", Started: at, Closed: &at, Reason: "no dead letter matched"}, true
+	return RedriveProgress{JobID: job, State: wire.RedriveJobStateCompleted, Started: at, Closed: at, Reason: "no dead letter matched"}, true
 }
 
 // redriveJobProgress reads a redrive job workflow's progress, if the scope
@@ -352,7 +339,7 @@ func (s *Server) redriveJobProgress(ctx context.Context, job string, desc *workf
 	var p delivery.RedriveProgress
 	switch info.GetStatus() {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		out.State = "running"
+		out.State = wire.RedriveJobStateRunning
 		if v, err := s.temporal.QueryWorkflow(ctx, job, "", delivery.QueryRedriveProgress); err == nil {
 			_ = v.Get(&p)
 		}
@@ -363,17 +350,16 @@ func (s *Server) redriveJobProgress(ctx context.Context, job string, desc *workf
 			}
 		}
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-		out.State = "completed"
+		out.State = wire.RedriveJobStateCompleted
 		if err := s.temporal.GetWorkflow(ctx, job, "").Get(ctx, &p); err != nil {
 			return RedriveProgress{}, fromTemporal(err, "read redrive job", "")
 		}
 	default:
-		out.State = "failed"
+		out.State = wire.RedriveJobStateFailed
 	}
 	out.Completed, out.Skipped, out.Failed = p.Completed, p.Skipped, p.Failed
 	if info.GetCloseTime() != nil {
-		closed := info.GetCloseTime().AsTime()
-		out.Closed = &closed
+		out.Closed = info.GetCloseTime().AsTime()
 	}
 	return out, nil
 }

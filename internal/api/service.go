@@ -3,6 +3,8 @@ package api
 import (
 	"context"
 	"errors"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // The service layer: the scoped operations behind the /v1 routes, exported
@@ -26,8 +28,12 @@ type (
 	Health = healthOut
 	// TestResult is the first attempt of a test event.
 	TestResult = testOut
-	// RecoverResult is what a recover changed.
-	RecoverResult = recoverOut
+	// RecoverResult is what a recover changed and who asked for it: the
+	// breaker's state before (after it the circuit is closed with no
+	// failures counted), whether the endpoint was enabled again, and the
+	// waiting deliveries its wake-up tells to try again, all within
+	// Spread of At or, Paced, as fast as the backlog drains.
+	RecoverResult = wire.Recovered
 	// DeliveryRef is a delivery in a list.
 	DeliveryRef = deliveryRef
 	// DeliveryView is one delivery with its timeline.

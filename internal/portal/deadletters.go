@@ -134,7 +134,7 @@ func (p *Portal) redrive(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		to := Prefix + "/dead-letters/redrive/" + url.PathEscape(started.JobID)
-		if started.Hold.By != "" {
+		if started.HeldBy != "" {
 			to += "?held=" + url.QueryEscape(f.EndpointID)
 		}
 		seeOther(w, r, to)
