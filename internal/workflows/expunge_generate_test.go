@@ -41,6 +41,29 @@ func TestGenerateExpungeHistories(t *testing.T) {
 	require.Empty(t, dead, "an expunged delivery is no dead letter")
 }
 
+// TestGenerateExpungeOldHistory records the expunge of an event from
+// before per-event keys: the delivery's body is in its input as it is
+// (sealed by the payload codec alone), its first attempt failed and it
+// waits for the next when the expunge signal comes. Until the signal the
+// run writes what a worker from before changeExpunge wrote (its
+// goroutine writes no command until then); the signal takes version 1
+// and ends the pending delivery expunged.
+//
+//	go test -tags histories ./internal/workflows/ -run TestGenerateExpungeOldHistory -update
+func TestGenerateExpungeOldHistory(t *testing.T) {
+	fakes := &fakeActivities{now: time.Now, outcome: func(delivery.Request, int) delivery.Outcome { return delivery.OutcomeRetryable },
+		retention: func(delivery.DeadLetter) time.Duration { return time.Hour }}
+	ctx, c := recordOn(t, fakes)
+
+	run := startDelivery(ctx, t, c, newRequest("expunged_old", []time.Duration{time.Hour, time.Hour}))
+	require.Eventually(t, func() bool { calls, _, _ := fakes.snapshot(); return len(calls) == 1 }, 10*time.Second, 20*time.Millisecond)
+	require.NoError(t, c.SignalWorkflow(ctx, run.GetID(), "", delivery.SignalExpunge, nil))
+	requireFailed(ctx, t, run, delivery.StatusExpunged, 1)
+	saveHistory(ctx, t, c, run.GetID(), run.GetRunID(), histDeliveryExpungedOld)
+	_, dead, _ := fakes.snapshot()
+	require.Empty(t, dead, "an expunged delivery is no dead letter")
+}
+
 // TestGenerateTenantExpungeHistory records a tenant's expunge job over
 // three pages.
 //

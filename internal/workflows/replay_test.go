@@ -74,7 +74,7 @@ var histories = []string{
 	histDeliveryRecoveredV0, histDeliveryRecovered, histDeliveryReadable, histDeadLetterReadable,
 	histDeliveryWake, histDeliveryWakeRetry, histDeliveryWakeRecovered, histDeliveryWakeUpdated,
 	histDeliveryWakeDurable, histWake, histDeliveryExpungedWaiting, histDeliveryExpungedAttempt,
-	histTenantExpunge,
+	histDeliveryExpungedOld, histTenantExpunge,
 }
 
 // replay replays a recorded history against the workflows register registers.

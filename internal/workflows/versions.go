@@ -149,5 +149,7 @@ func (w *run) durableWake(ctx workflow.Context) bool {
 // recorded by a worker that ignored it) the signal changes nothing and
 // an expunged attempt counts as a permanent failure. Old shape: every
 // history without the marker. Version 1: delivery-expunged-waiting,
-// delivery-expunged-attempt.
+// delivery-expunged-attempt, and delivery-expunged-old (a delivery
+// started before it, its body in its input as it is, takes version 1 at
+// the signal).
 const changeExpunge = "expunge"
