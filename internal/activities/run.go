@@ -14,7 +14,7 @@ import (
 // local activity: the fast path that costs no extra history events. It
 // reports the outcome as a value; the workflow decides what follows.
 func (a *Activities) FirstAttempt(ctx context.Context, req delivery.Request) (delivery.Attempt, error) {
-	at := a.attempt(ctx, req, 1, nil)
+	at := a.attempt(ctx, req, 1, req.Slot) // the slot ingest reserved, if any
 	a.logAttempt(ctx, req, at)
 	return at, nil
 }

@@ -9,30 +9,22 @@ import (
 	"github.com/hookd/hookd/internal/store"
 )
 
-// MaxInlineWait is the longest an attempt waits for its rate limit's slot
-// inside the attempt itself; a slot further ahead is the workflow's wait,
-// on a timer. A wait this short costs less in place than a timer's round
-// trip through Temporal, and is well below an interval at 20 a second.
+// MaxInlineWait is how much longer than its limit's Lead an attempt
+// waits in place for its slot; a slot further ahead is the workflow's
+// wait, on a timer that ends Lead before the slot. A wait this short
+// costs less in place than a timer's round trip through Temporal.
 const MaxInlineWait = 25 * time.Millisecond
 
-// MaxPace bounds how long an attempt whose slot has come waits in place
-// for this worker's own spacing (pacer); a longer wait is a timer's. It
-// is short: a waiting attempt holds one of its endpoint's share of the
-// worker's attempts in flight, and a bunch held for long would defer the
-// next deliveries as "endpoint busy", whose turns come slower than the
-// limit's.
-const MaxPace = MaxInlineWait
-
 // throttle gives an attempt to ep its slot under the endpoint's rate
-// limit, if it has one: none costs nothing. A delivery woken for a slot it
-// holds (held, reserved under the limit as it is now) keeps it: it goes
-// if the slot has come, or waits for it again if something woke it early
-// (a circuit that closed). Otherwise the attempt reserves a slot, one
-// write (store.RateLimits.ReserveSlot). wait reports that the attempt
-// waits, g saying until when; a slot within MaxInlineWait is slept out
-// here instead. An attempt whose slot has come then waits for the
-// worker's pacer, up to MaxPace in place, or on a timer to the turn the
-// pacer names, keeping its slot, to ask again then.
+// limit, if it has one: none costs nothing. A delivery that holds a slot
+// (reserved at ingest, or by an earlier attempt that deferred; held) keeps
+// it while the limit is the one it was reserved under. Otherwise the
+// attempt reserves a slot, one write (store.RateLimits.ReserveSlot). A
+// slot within the limit's Lead (and MaxInlineWait) is waited out here;
+// one further ahead is the workflow's wait (wait), g saying until when:
+// Lead before the slot, keeping it. An attempt whose slot has come then
+// takes its turn from the worker's pacer, waiting up to Lead in place, or
+// on a timer to the turn the pacer gives it.
 // A store that cannot reserve lets the attempt through: a store hiccup
 // must not stop deliveries.
 func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *delivery.Slot, now time.Time) (g gate, wait bool) {
@@ -50,18 +42,19 @@ func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *del
 			return gate{}, false
 		}
 	}
+	keep := &delivery.Slot{At: slot.At, Since: slot.Since}
 	ahead := slot.At.Sub(now)
-	if ahead > MaxInlineWait || sleep(ctx, ahead) != nil {
-		return gate{wait: slot.At, reason: delivery.WaitRateLimit, slot: &delivery.Slot{At: slot.At, Since: slot.Since}}, true
+	if ahead > l.Lead()+MaxInlineWait || sleep(ctx, ahead) != nil {
+		return gate{wait: slot.At.Add(-l.Lead()), reason: delivery.WaitRateLimit, slot: keep}, true
 	}
 	if ahead > 0 {
 		now = slot.At
 	}
-	d, ok := a.pace.wait(ep.ID, *l, now, MaxPace)
+	d, ok := a.pace.wait(ep.ID, *l, now, l.Lead())
 	if !ok {
-		// A bunch late past its slots: the rest wait on a timer, keeping
-		// the slot they hold, and ask the pacer again when it ends.
-		return gate{wait: now.Add(d), reason: delivery.WaitRateLimit, slot: &delivery.Slot{At: slot.At, Since: slot.Since}}, true
+		// A bunch late past its slots: the rest wait on a timer, each to
+		// a turn of its own, keeping the slot they hold.
+		return gate{wait: now.Add(d), reason: delivery.WaitRateLimit, slot: keep}, true
 	}
 	_ = sleep(ctx, d)
 	return gate{}, false
@@ -87,18 +80,20 @@ func sleep(ctx context.Context, d time.Duration) error {
 // sum over every worker at the limit on average; but deliveries whose
 // timers fire late (a busy worker) would all find their slots passed and
 // go together, more than a burst at once. The pacer keeps a GCRA of its
-// own per endpoint, in memory, and spaces such a bunch out: each waits up
-// to MaxPace in place; the rest wait on a timer and ask again.
-// No store write, and nothing to wait for when timers are on time.
+// own per endpoint over the attempts it let go, in memory, and spaces
+// such a bunch out: each waits up to its limit's Lead in place; the rest
+// get turns of their own, an interval apart, to wait for on a timer, so
+// they come back spread instead of together. No store write, and nothing
+// to wait for when timers are on time.
 type pacer struct {
 	mu  sync.Mutex
 	tat map[string]paced
 }
 
 // paced is one endpoint's theoretical arrival time in the pacer, under
-// the limit set at since.
+// the limit set at since, and the turn the next attempt it refuses gets.
 type paced struct {
-	tat, since time.Time
+	tat, since, next time.Time
 }
 
 // pacerSweep is the size at which the pacer drops the endpoints it no
@@ -106,7 +101,9 @@ type paced struct {
 const pacerSweep = 1024
 
 // wait returns how long until the endpoint's next slot in this worker at
-// now under l starts, and takes it if that is at most most (ok).
+// now under l starts, and takes it if that is at most most (ok). Refused
+// (not ok), the attempt is given a turn of its own instead: the later of
+// that slot and the turn after the last one refused.
 func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time, most time.Duration) (time.Duration, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -115,20 +112,30 @@ func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time, most t
 	}
 	if len(p.tat) >= pacerSweep {
 		for id, e := range p.tat {
-			if e.tat.Before(now) {
+			if e.tat.Before(now) && e.next.Before(now) {
 				delete(p.tat, id)
 			}
 		}
 	}
 	e := p.tat[endpointID]
-	if !e.since.Equal(l.Since) || e.tat.Before(now) {
-		e = paced{tat: now, since: l.Since}
+	if !e.since.Equal(l.Since) {
+		e = paced{since: l.Since}
 	}
-	e.tat = e.tat.Add(l.Interval())
-	d := l.SlotAt(e.tat, now).Sub(now)
-	if d > most {
-		return d, false
+	if e.tat.Before(now) {
+		e.tat = now
 	}
+	tat := e.tat.Add(l.Interval())
+	d := l.SlotAt(tat, now).Sub(now)
+	if d <= most {
+		e.tat = tat
+		p.tat[endpointID] = e
+		return d, true
+	}
+	turn := now.Add(d)
+	if e.next.After(turn) {
+		turn = e.next
+	}
+	e.next = turn.Add(l.Interval())
 	p.tat[endpointID] = e
-	return d, true
+	return turn.Sub(now), false
 }

@@ -33,38 +33,39 @@ func TestThrottle(t *testing.T) {
 
 	var waits []time.Duration
 	var slots []*delivery.Slot
-	for range 4 {
+	for range 5 {
 		g := a.admit(ctx, req, &limited, nil, now)
 		if g.allowed {
-			waits = append(waits, 0)
 			continue
 		}
 		assert.Equal(t, delivery.WaitRateLimit, g.reason)
 		require.NotNil(t, g.slot)
-		assert.Equal(t, g.wait, g.slot.At)
+		assert.Equal(t, g.wait, g.slot.At.Add(-limited.RateLimit.Lead()), "it wakes its lead before the slot")
 		assert.True(t, g.slot.Since.Equal(since))
-		waits = append(waits, g.wait.Sub(now))
+		waits = append(waits, g.slot.At.Sub(now))
 		slots = append(slots, g.slot)
 	}
-	assert.Equal(t, []time.Duration{0, 0, 100 * time.Millisecond, 200 * time.Millisecond}, waits)
-	assert.Equal(t, 4, eps.reserves)
+	assert.Equal(t, []time.Duration{200 * time.Millisecond, 300 * time.Millisecond}, waits,
+		"a burst of 2 went, the third within the lead waited in place, the rest wait for their slots")
+	assert.Equal(t, 5, eps.reserves)
 
 	// Woken at its slot, it goes in it.
 	at := slots[0].At
 	a.now = func() time.Time { return at }
 	assert.True(t, a.admit(ctx, req, &limited, slots[0], at).allowed)
-	assert.Equal(t, 4, eps.reserves, "the held slot is not reserved again")
-	// Woken early, it waits for the same slot again.
-	g := a.admit(ctx, req, &limited, slots[1], at)
+	assert.Equal(t, 5, eps.reserves, "the held slot is not reserved again")
+	// Woken early (further ahead than its lead), it waits for the same
+	// slot again.
+	g := a.admit(ctx, req, &limited, slots[1], now)
 	assert.False(t, g.allowed)
-	assert.Equal(t, slots[1].At, g.wait)
-	assert.Equal(t, 4, eps.reserves)
+	assert.Equal(t, slots[1].At.Add(-limited.RateLimit.Lead()), g.wait)
+	assert.Equal(t, 5, eps.reserves)
 
 	// A new limit voids the slot: it reserves again.
 	changed := limited
 	changed.RateLimit = &store.RateLimit{PerSecond: 10, Burst: 2, Since: now}
 	a.admit(ctx, req, &changed, slots[1], at)
-	assert.Equal(t, 5, eps.reserves)
+	assert.Equal(t, 6, eps.reserves)
 	// No limit any more: it goes at once.
 	assert.True(t, a.admit(ctx, req, &store.Endpoint{ID: "ep_1", Enabled: true}, slots[1], at).allowed)
 
@@ -73,7 +74,7 @@ func TestThrottle(t *testing.T) {
 	g = a.admit(ctx, req, &limited, nil, at)
 	assert.False(t, g.allowed)
 	assert.Equal(t, delivery.WaitCircuitOpen, g.reason)
-	assert.Equal(t, 5, eps.reserves)
+	assert.Equal(t, 6, eps.reserves)
 }
 
 // A slot within MaxInlineWait is slept out in the attempt itself.
@@ -92,7 +93,8 @@ func TestThrottleInline(t *testing.T) {
 
 // The pacer spaces a bunch that goes together (timers fired late) to the
 // limit: a burst at once, then one an interval, up to the most it may
-// wait; past that it takes no slot. A limit changed since, or a quiet
+// wait; past that it takes no slot, and each refused gets a turn of its
+// own, an interval after the last. A limit changed since, or a quiet
 // spell, starts it again.
 func TestPacer(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -111,6 +113,9 @@ func TestPacer(t *testing.T) {
 	d, ok := p.wait("ep_1", l, now, 250*time.Millisecond)
 	assert.False(t, ok, "300 ms is past the most")
 	assert.Equal(t, 300*time.Millisecond, d)
+	d, ok = p.wait("ep_1", l, now, 250*time.Millisecond)
+	assert.False(t, ok)
+	assert.Equal(t, 400*time.Millisecond, d, "the next refused gets the turn after")
 	assert.Equal(t, 200*time.Millisecond, wait("ep_1", l, now.Add(100*time.Millisecond)), "the refused took no slot")
 	assert.Zero(t, wait("ep_2", l, now), "each endpoint its own")
 	assert.Zero(t, wait("ep_1", l, now.Add(time.Second)), "quiet since")
@@ -119,8 +124,10 @@ func TestPacer(t *testing.T) {
 	assert.Zero(t, wait("ep_2", changed, now), "a new limit starts again")
 }
 
-// A bunch woken late past its slots goes a burst at once; the rest wait
-// on timers, keeping the slots they hold, and ask the pacer again.
+// A bunch woken late past its slots goes a burst at once, then one an
+// interval within the limit's lead, waiting in place; the rest wait on
+// timers, each to a turn of its own, keeping the slots they hold, and ask
+// the pacer again.
 func TestThrottlePacesALateBunch(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	since := now.Add(-time.Hour)
@@ -130,15 +137,16 @@ func TestThrottlePacesALateBunch(t *testing.T) {
 	ctx := context.Background()
 	past := &delivery.Slot{At: now.Add(-time.Second), Since: since}
 	var waits []time.Duration
-	for range 4 {
+	for range 5 {
 		g, wait := a.throttle(ctx, &limited, past, now)
 		if wait {
 			assert.Equal(t, past.At, g.slot.At, "it keeps its slot")
 			waits = append(waits, g.wait.Sub(now))
 		}
 	}
-	assert.Equal(t, []time.Duration{100 * time.Millisecond, 100 * time.Millisecond}, waits, "a burst of 2 went; the pacer's next turn")
+	assert.Equal(t, []time.Duration{200 * time.Millisecond, 300 * time.Millisecond}, waits,
+		"a burst of 2 went, the third waited its interval in place; the rest got turns of their own")
 	assert.Zero(t, eps.reserves, "nothing reserved in the store")
-	_, wait := a.throttle(ctx, &limited, past, now.Add(100*time.Millisecond))
+	_, wait := a.throttle(ctx, &limited, past, now.Add(200*time.Millisecond))
 	assert.False(t, wait, "asked again at its turn, it goes")
 }

@@ -108,8 +108,18 @@ func (s *Server) readDeliveryRun(ctx context.Context, id string) (deliveryOut, *
 // openState reads a running delivery's timeline: the workflow's own state
 // (by query, which needs a worker) overlaid with the pending retry's
 // heartbeat details, which carry the attempts Temporal retried on its own.
-func (s *Server) openState(ctx context.Context, id string, desc *workflowservice.DescribeWorkflowExecutionResponse) delivery.Result {
+// A run whose start is delayed to its rate limit's slot (reserved at
+// ingest: slot, from its input) has no state to query yet: it waits for
+// the rate limit until that slot.
+func (s *Server) openState(ctx context.Context, id string, desc *workflowservice.DescribeWorkflowExecutionResponse, slot *delivery.Slot) delivery.Result {
 	res := delivery.Result{Status: delivery.StatusPending}
+	if at := desc.GetWorkflowExecutionInfo().GetExecutionTime().AsTime(); at.After(s.now()) {
+		res.WaitUntil, res.WaitReason = at, delivery.WaitRateLimit
+		if slot != nil {
+			res.WaitUntil = slot.At
+		}
+		return res
+	}
 	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	if v, err := s.temporal.QueryWorkflow(qctx, id, "", delivery.QueryState); err == nil {

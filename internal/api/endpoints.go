@@ -419,11 +419,12 @@ func (s *Server) UpdateEndpoint(ctx context.Context, id string, p EndpointPatch)
 	switch {
 	case ep.Enabled && !wasEnabled:
 		s.restartFailing(ctx, ep.ID)
-		s.wakeHeld(ctx, ep.ID, ep.UpdatedAt, "endpoint enabled")
+		s.wakeHeld(ctx, ep.ID, delivery.RecoverSignal{Reason: "endpoint enabled"}, ep.UpdatedAt)
 	case ep.Enabled && rateLimitChanged(wasLimit, ep.RateLimit):
 		// The deliveries waiting for their slots take new ones under
-		// the new limit, or go at once without one.
-		s.wakeHeld(ctx, ep.ID, ep.UpdatedAt, "rate limit changed")
+		// the new limit, or go at once without one; so do those whose
+		// start is still delayed to the slot ingest reserved.
+		s.wakeHeld(ctx, ep.ID, delivery.RecoverSignal{Reason: "rate limit changed", Slots: true}, ep.UpdatedAt)
 	}
 	out := toJSON(ep)
 	out.Warnings = s.typeWarnings(ctx, ep.EventTypes)
@@ -443,17 +444,18 @@ func (s *Server) restartFailing(ctx context.Context, endpointID string) {
 	}
 }
 
-// wakeHeld wakes the deliveries the endpoint held, for reason: it was
-// enabled, or its rate limit changed (wakeBacklog). The change is stored
-// either way: a delivery not reached finds it at the end of its wait.
-func (s *Server) wakeHeld(ctx context.Context, endpointID string, at time.Time, reason string) {
-	by := authz.FromContext(ctx).Actor()
-	w, err := s.wakeBacklog(ctx, endpointID, delivery.RecoverSignal{By: by, Reason: reason}, at)
+// wakeHeld wakes the deliveries the endpoint held, with sig saying why:
+// it was enabled, or its rate limit changed (wakeBacklog). The change is
+// stored either way: a delivery not reached finds it at the end of its
+// wait.
+func (s *Server) wakeHeld(ctx context.Context, endpointID string, sig delivery.RecoverSignal, at time.Time) {
+	sig.By = authz.FromContext(ctx).Actor()
+	w, err := s.wakeBacklog(ctx, endpointID, sig, at)
 	if err != nil {
 		s.log.Warn("wake held deliveries", "endpoint_id", endpointID, "woken", w.Woken, "error", err)
 		return
 	}
-	s.log.Info(reason, "endpoint_id", endpointID, "by", by, "woken", w.Woken, "paced", w.Paced)
+	s.log.Info(sig.Reason, "endpoint_id", endpointID, "by", sig.By, "woken", w.Woken, "paced", w.Paced)
 }
 
 func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) {

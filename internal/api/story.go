@@ -61,8 +61,9 @@ func (s *Server) deliveryRuns(ctx context.Context, id string, current *workflowp
 func (s *Server) readRun(ctx context.Context, id string, ex *workflowpb.WorkflowExecutionInfo, desc *workflowservice.DescribeWorkflowExecutionResponse) (runStory, error) {
 	runID := ex.GetExecution().GetRunId()
 	st := runStory{start: ex.GetStartTime().AsTime()}
+	var slot *delivery.Slot
 	if req, err := s.runInput(ctx, id, runID); err == nil {
-		st.redrive = req.Redrive
+		st.redrive, slot = req.Redrive, req.Slot
 		st.body, st.expunged = s.bodyOf(ctx, req)
 	} else {
 		s.log.Warn("read delivery run input", "delivery_id", id, "run_id", runID, "error", err)
@@ -72,7 +73,7 @@ func (s *Server) readRun(ctx context.Context, id string, ex *workflowpb.Workflow
 	case ex.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
 		st.res, err = s.closedState(ctx, id, runID, ex.GetStatus())
 	case runID == desc.GetWorkflowExecutionInfo().GetExecution().GetRunId():
-		st.res = s.openState(ctx, id, desc)
+		st.res = s.openState(ctx, id, desc, slot)
 	default:
 		// Visibility still lists an earlier run as running: it closed
 		// since, or the current run could not have started.

@@ -35,7 +35,7 @@ type parts struct {
 // outbox publisher and the observability on the store and client, in one
 // lifecycle group; stop stops them.
 func startParts(st *sqlstore.Store, c client.Client, obs *observability, tracer *tracing.Tracer, noEventKeys bool, log *slog.Logger) (parts, error) {
-	pub := &ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Logger: log, Metrics: obs.metrics, Tracer: tracer, NoEventKeys: noEventKeys}
+	pub := &ingest.Publisher{Temporal: c, Endpoints: st, Records: st, Slots: st, Logger: log, Metrics: obs.metrics, Tracer: tracer, NoEventKeys: noEventKeys}
 	if err := pub.Validate(); err != nil {
 		return parts{}, err
 	}

@@ -70,6 +70,11 @@ type Request struct {
 	// endpoint and is never dead-lettered (a test event). False in
 	// requests from before it, whose runs go on as they started.
 	SingleAttempt bool `json:"single_attempt,omitempty"`
+	// Slot is the rate limit's slot reserved for the first attempt when
+	// the event was accepted: the run's start is delayed to just before
+	// it, and the first attempt goes in it. Nil when the endpoint has no
+	// limit, for a duplicate post, and in requests from before it.
+	Slot *Slot `json:"slot,omitempty"`
 	// Resume carries the attempts made so far when a long-waiting run
 	// continues as new.
 	Resume []Attempt `json:"resume,omitempty"`
@@ -132,10 +137,13 @@ type Attempt struct {
 }
 
 // Slot is an attempt's reservation under its endpoint's rate limit: it
-// may start at At, under the limit set at Since.
+// may start at At, under the limit set at Since. Lead, on a slot
+// reserved at ingest (Request.Slot), is how long before At its run
+// starts: the attempt waits out the rest in place.
 type Slot struct {
-	At    time.Time `json:"at"`
-	Since time.Time `json:"since"`
+	At    time.Time     `json:"at"`
+	Since time.Time     `json:"since"`
+	Lead  time.Duration `json:"lead,omitempty"`
 }
 
 // Outcome classifies an attempt.

@@ -74,6 +74,10 @@ type RecoverSignal struct {
 	By        string    `json:"by,omitempty"`
 	Reason    string    `json:"reason,omitempty"`
 	NotBefore time.Time `json:"not_before,omitzero"`
+	// Slots, on a wake-up for a changed rate limit, wakes the deliveries
+	// whose start is still delayed to their slot too (Request.Slot), by
+	// update: a signal does not end a start's delay.
+	Slots bool `json:"slots,omitempty"`
 }
 
 // StartOptions returns the options that start a delivery workflow. Ingest

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
 
 	"go.temporal.io/sdk/client"
 
@@ -75,6 +76,12 @@ type Records interface {
 	GetEndpoint(ctx context.Context, id string) (*store.Endpoint, error)
 }
 
+// SlotReserver reserves an endpoint's next rate-limit slot: the endpoint
+// store (store.RateLimits).
+type SlotReserver interface {
+	ReserveSlot(ctx context.Context, endpointID string, limit store.RateLimit, now time.Time) (store.Slot, error)
+}
+
 // DefaultMaxStarts bounds the delivery starts one request has in flight.
 const DefaultMaxStarts = 32
 
@@ -97,6 +104,10 @@ type Publisher struct {
 	Temporal  Starter
 	Endpoints Matcher
 	Records   Records
+	// Slots reserves the first attempt's slot of each new delivery to a
+	// rate-limited endpoint, and its start is delayed to it (throttle.go);
+	// nil leaves the reservation to the attempt.
+	Slots SlotReserver
 	// NoEventKeys records events without a data key: their bodies go
 	// into Temporal under the payload codec alone, where an expunge
 	// cannot reach them. Off (keys on) unless asked for; the benchmark

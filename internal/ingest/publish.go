@@ -80,6 +80,9 @@ func (b *Batch) publish(ctx context.Context, ev Event, fanOut func(context.Conte
 			reqs[i].Body, reqs[i].SealedBody = "", sealed
 		}
 	}
+	if claimed {
+		b.p.reserveSlots(ctx, reqs, eps)
+	}
 	if err := b.startAll(ctx, reqs); err != nil {
 		return Result{}, err
 	}
@@ -207,6 +210,9 @@ func acquire(ctx context.Context, sem chan struct{}) error {
 func (p *Publisher) start(ctx context.Context, req delivery.Request) error {
 	opts := delivery.StartOptions(req, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
 	opts.EnableEagerStart = p.EagerStart
+	if d := startDelay(req, time.Now()); d > 0 {
+		opts.StartDelay, opts.EnableEagerStart = d, false
+	}
 	_, err := p.Temporal.ExecuteWorkflow(ctx, opts, delivery.WorkflowDelivery, req)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if err == nil || errors.As(err, &started) {

@@ -29,6 +29,17 @@ func (l RateLimit) Interval() time.Duration {
 	return time.Second / time.Duration(max(l.PerSecond, 1))
 }
 
+// MaxLead bounds Lead.
+const MaxLead = 100 * time.Millisecond
+
+// Lead is how long before its slot a delivery waiting for it wakes: the
+// rest it waits out in its attempt, so a timer that fires a little late
+// still sends in the slot. Ten intervals at most, so the attempts waiting
+// in place for one endpoint stay about ten, whatever its rate.
+func (l RateLimit) Lead() time.Duration {
+	return min(MaxLead, 10*l.Interval())
+}
+
 // burst is Burst, at least 1.
 func (l RateLimit) burst() time.Duration { return time.Duration(max(l.Burst, 1)) }
 

@@ -98,6 +98,10 @@ func NotStatus(st ExecutionStatus) Query {
 // Started selects the executions whose start compares with t by op.
 func Started(op Op, t time.Time) Query { return compareTime("StartTime", op, t) }
 
+// Executes selects the executions whose execution time (the start, or
+// when a start delay ends) compares with t by op.
+func Executes(op Op, t time.Time) Query { return compareTime("ExecutionTime", op, t) }
+
 // Is selects the executions whose keyword attribute key is v.
 func Is(key temporal.SearchAttributeKeyKeyword, v string) Query { return equal(key.GetName(), v) }
 

@@ -10,6 +10,7 @@ package visibility
 
 import (
 	"context"
+	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
 
@@ -34,6 +35,13 @@ func DeadLetters(endpointID string) Query { return running(delivery.WorkflowDead
 // or its switch.
 func Waiting(endpointID string) Query {
 	return And(Pending(endpointID), Is(delivery.AttrStatus, delivery.SearchStatusWaiting))
+}
+
+// WaitingOrDelayed is Waiting's deliveries and those whose start is still
+// delayed at now to the rate limit's slot ingest reserved (their
+// execution time is ahead; they carry no status yet).
+func WaitingOrDelayed(endpointID string, now time.Time) Query {
+	return And(Pending(endpointID), Or(Is(delivery.AttrStatus, delivery.SearchStatusWaiting), Executes(After, now)))
 }
 
 func running(workflowType, endpointID string) Query {

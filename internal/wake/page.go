@@ -23,14 +23,14 @@ const PageSize = 1000
 // progress, if set, is told the cursor each time the deliveries done
 // from the page's first on grow, so a retried page resumes after them.
 func Page(ctx context.Context, c Updater, in delivery.WakePageInput, progress func(delivery.WakeCursor)) (delivery.WakePageResult, error) {
-	waiting, err := ListAfter(ctx, c, in.EndpointID, in.Cursor)
+	waiting, err := listAfter(ctx, c, QueryFor(in.EndpointID, in.Signal, time.Now()), in.Cursor)
 	if err != nil {
 		return delivery.WakePageResult{}, err
 	}
 	if len(waiting) == 0 {
 		return delivery.WakePageResult{Cursor: in.Cursor}, nil
 	}
-	if in.Cursor == nil && len(waiting) <= in.Immediate {
+	if in.Cursor == nil && len(waiting) <= in.Immediate && !in.Signal.Slots {
 		n, err := waiting.Signal(ctx, c, in.Signal, in.Signal.NotBefore)
 		return delivery.WakePageResult{Woken: n, Cursor: waiting[len(waiting)-1].cursor()}, err
 	}

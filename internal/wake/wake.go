@@ -40,6 +40,17 @@ type Temporal interface {
 	SignalWorkflow(ctx context.Context, workflowID, runID, signalName string, arg any) error
 }
 
+// QueryFor finds the deliveries a wake-up with sig wakes at now: those
+// waiting on the endpoint's circuit or switch (visibility.Waiting), and
+// with sig.Slots those whose start is still delayed to their rate limit's
+// slot too (visibility.WaitingOrDelayed).
+func QueryFor(endpointID string, sig delivery.RecoverSignal, now time.Time) visibility.Query {
+	if !sig.Slots {
+		return visibility.Waiting(endpointID)
+	}
+	return visibility.WaitingOrDelayed(endpointID, now)
+}
+
 // Immediate is the largest backlog an operator's recover signals at once,
 // each delivery at its slot of Window: about the rate hookd drains at on
 // two cores. A larger one is woken at the drain's pace instead
@@ -63,7 +74,12 @@ func List(ctx context.Context, c Temporal, endpointID string) (Backlog, error) {
 // ListAfter returns endpointID's waiting deliveries after cursor (all if
 // nil), oldest first: ordered by start, then workflow ID.
 func ListAfter(ctx context.Context, c Temporal, endpointID string, cursor *delivery.WakeCursor) (Backlog, error) {
-	query := visibility.Waiting(endpointID)
+	return listAfter(ctx, c, visibility.Waiting(endpointID), cursor)
+}
+
+// listAfter returns the deliveries query finds after cursor (all if
+// nil), oldest first.
+func listAfter(ctx context.Context, c Temporal, query visibility.Query, cursor *delivery.WakeCursor) (Backlog, error) {
 	if cursor != nil {
 		query = visibility.And(query, visibility.Started(visibility.NotBefore, cursor.Started))
 	}

@@ -247,9 +247,10 @@ func (f *fakeActivities) attempt(name string, req delivery.Request, n int, held 
 	return at
 }
 
-// FirstAttempt mimics activities.FirstAttempt.
+// FirstAttempt mimics activities.FirstAttempt: it comes with the slot
+// ingest reserved, if any.
 func (f *fakeActivities) FirstAttempt(_ context.Context, req delivery.Request) (delivery.Attempt, error) {
-	at := f.attempt(delivery.ActivityFirstAttempt, req, 1, nil)
+	at := f.attempt(delivery.ActivityFirstAttempt, req, 1, req.Slot)
 	if at.Outcome == outcomeBroken {
 		return delivery.Attempt{}, errors.New("attempt broke")
 	}

@@ -48,6 +48,33 @@ func TestDeliveryWaitsForItsRateLimitSlot(t *testing.T) {
 	assert.Equal(t, []string{delivery.SearchStatusWaiting, string(delivery.StatusDelivered)}, env.statuses)
 }
 
+// A delivery whose first slot was reserved at ingest (its start delayed
+// to it) makes its first attempt in that slot, carrying it: nothing is
+// reserved again, nothing waits in the run, no status is written.
+func TestDeliveryAttemptsInTheSlotReservedAtIngest(t *testing.T) {
+	env := newTestEnv(t)
+	env.fakes.outcome = outcomes(success)
+	env.fakes.rateEvery = time.Second
+	env.fakes.rateTAT = t0.Add(3 * time.Second)
+	req := newRequest("slot-at-ingest", []time.Duration{time.Second})
+	req.Slot = &delivery.Slot{At: t0, Since: t0, Lead: 100 * time.Millisecond}
+	env.ExecuteWorkflow(delivery.WorkflowDelivery, req)
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+	var res delivery.Result
+	require.NoError(t, env.GetWorkflowResult(&res))
+
+	calls, _, _ := env.fakes.snapshot()
+	require.Len(t, calls, 1)
+	assert.Equal(t, delivery.ActivityFirstAttempt, calls[0].activity)
+	assert.False(t, calls[0].deferred)
+	require.NotNil(t, calls[0].held, "the first attempt carries the slot")
+	assert.Equal(t, t0, calls[0].held.At)
+	assert.Zero(t, env.fakes.reserved, "the slot was not reserved again")
+	assert.Equal(t, delivery.StatusDelivered, res.Status)
+	assert.Empty(t, env.statuses, "the happy path writes no status")
+}
+
 // A retry over the limit waits for its slot the same way: the Retry
 // activity completes unsent with the slot, and the wake-up carries it.
 func TestRetryWaitsForItsRateLimitSlot(t *testing.T) {
