@@ -98,7 +98,7 @@ func (s *Server) span(ctx context.Context, name string, opts ...trace.SpanStartO
 	ctx, span := s.tracer.Start(ctx, name, opts...)
 	return ctx, func(err error) {
 		if err != nil {
-			code := "internal"
+			code := CodeInternal
 			if e := (*Error)(nil); errors.As(err, &e) {
 				code = e.Code
 			}

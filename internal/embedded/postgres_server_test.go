@@ -3,7 +3,6 @@ package embedded_test
 import (
 	"context"
 	"log/slog"
-	"net"
 	"net/url"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/embedded"
 	"github.com/hookd/hookd/internal/store/pgtest"
+	"github.com/hookd/hookd/internal/testkit"
 )
 
 func echo(_ workflow.Context, s string) (string, error) { return s, nil }
@@ -75,10 +75,7 @@ func TestServerOnPostgres(t *testing.T) {
 
 func startOnPostgres(t *testing.T, opts embedded.Options) (*embedded.Server, client.Client) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	opts.FrontendAddr = l.Addr().String()
-	require.NoError(t, l.Close())
+	opts.FrontendAddr = testkit.FreeAddr(t)
 	srv, err := embedded.Start(opts)
 	require.NoError(t, err)
 	c, err := client.Dial(client.Options{HostPort: opts.FrontendAddr, Namespace: opts.Namespace})
