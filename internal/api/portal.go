@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/store"
 )
@@ -63,14 +64,17 @@ func (in portalLinkIn) options() (time.Duration, []authz.Capability, error) {
 	return ttl, slices.Compact(drop), nil
 }
 
-// capabilityMap is every capability with whether a session without
+// capabilitiesOut is every capability with whether a session without
 // denied has it.
-func capabilityMap(denied []authz.Capability) map[string]bool {
-	out := map[string]bool{}
-	for _, c := range authz.Capabilities {
-		out[string(c)] = !slices.Contains(denied, c)
+func capabilitiesOut(denied []authz.Capability) wire.PortalCapabilities {
+	has := func(c authz.Capability) *bool {
+		ok := !slices.Contains(denied, c)
+		return &ok
 	}
-	return out
+	return wire.PortalCapabilities{
+		ManageEndpoints: has(authz.ManageEndpoints), RevealSecret: has(authz.RevealSecret), RotateSecret: has(authz.RotateSecret),
+		SendTest: has(authz.SendTest), Recover: has(authz.Recover), Redrive: has(authz.Redrive),
+	}
 }
 
 // createPortalLink issues a single-use link that signs a browser into the
@@ -110,8 +114,8 @@ func (s *Server) createPortalLink(w http.ResponseWriter, r *http.Request) {
 	}
 	u := s.publicURL + PortalLoginPath + "?" + url.Values{"t": {token}}.Encode()
 	s.log.Info("portal link issued", "tenant_id", id, "expires_at", link.ExpiresAt, "session_ttl", ttl, "denied", link.Denied, "by", scope(r).Actor())
-	writeJSON(w, http.StatusCreated, map[string]any{"url": u, "tenant_id": id, "expires_at": link.ExpiresAt,
-		"session_ttl": ttl.String(), "capabilities": capabilityMap(denied)})
+	writeJSON(w, http.StatusCreated, wire.PortalLink{URL: u, TenantID: id, ExpiresAt: link.ExpiresAt,
+		SessionTTL: ttl.String(), Capabilities: capabilitiesOut(denied)})
 }
 
 // endPortalSessions ends every portal session of the tenant and voids its
@@ -124,7 +128,7 @@ func (s *Server) endPortalSessions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.log.Info("portal sessions ended", "tenant_id", id, "ended", n, "by", scope(r).Actor())
-	writeJSON(w, http.StatusOK, map[string]any{"tenant_id": id, "ended": n})
+	writeJSON(w, http.StatusOK, wire.EndedPortalSessions{TenantID: id, Ended: int(n)})
 }
 
 // ParsePublicURL checks a public base URL (Config.PublicURL) and returns
