@@ -21,21 +21,17 @@ var (
 // body sealed with its event's key (delivery.Request.SealedBody) is
 // opened with the key read in the same query as the endpoint
 // (store.GetEndpointForEvent), so per-event keys add no round trip; a
-// plaintext body (a request from before them) is sent as it is.
+// plaintext body (a request from before them, or of an event recorded
+// without a key) is sent as it is, unless its event was expunged.
 func (a *Activities) endpointAndBody(ctx context.Context, req delivery.Request) (*store.Endpoint, []byte, error) {
-	if req.SealedBody == nil {
-		ep, err := a.endpoints.GetEndpoint(ctx, req.EndpointID)
-		if err != nil {
-			return nil, nil, loadErr(req.EndpointID, err)
-		}
-		return ep, []byte(req.Body), nil
-	}
 	ep, k, err := a.endpoints.GetEndpointForEvent(ctx, req.EndpointID, req.EventID)
 	switch {
 	case err != nil:
 		return nil, nil, loadErr(req.EndpointID, err)
 	case k.Expunged:
 		return nil, nil, errExpunged
+	case req.SealedBody == nil:
+		return ep, []byte(req.Body), nil
 	case !k.Found:
 		return nil, nil, errEventKeyPruned
 	case k.Key == nil:

@@ -50,3 +50,24 @@ func TestAttemptOpensTheSealedBody(t *testing.T) {
 	require.Equal(t, delivery.ClassInternal, at.ErrorClass)
 	require.NotContains(t, at.Error, `{"n":1}`)
 }
+
+// A plaintext body (a delivery from before per-event keys, sealed by the
+// payload codec alone) is sent as it is, but not once its event was
+// expunged: the attempt says expunged and sends nothing, whether or not
+// the expunge signal reached the run first.
+func TestAttemptRefusesAnExpungedPlaintextBody(t *testing.T) {
+	rc := newHeaderReceiver(t, "hookd-event-id", "evt_1")
+	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_1", URL: rc.URL, Enabled: true})
+	req := request("ep_1", 3)
+	a := newTestActivities(eps, nil, nil)
+
+	for name, k := range map[string]store.EventKey{"no record": {}, "record without a key": {Found: true}} {
+		eps.eventKeys = map[string]store.EventKey{"evt_1": k}
+		at := a.attempt(context.Background(), req, 1, nil)
+		require.Equal(t, delivery.OutcomeSuccess, at.Outcome, "%s: %+v", name, at)
+	}
+	eps.eventKeys = map[string]store.EventKey{"evt_1": {Found: true, Expunged: true}}
+	at := a.attempt(context.Background(), req, 2, nil)
+	require.Equal(t, delivery.OutcomeExpunged, at.Outcome)
+	require.Len(t, rc.requests(), 2, "nothing sent once expunged")
+}
