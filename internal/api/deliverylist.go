@@ -126,7 +126,7 @@ func (s *Server) ListDeliveries(ctx context.Context, f DeliveryFilter, p store.P
 		from = &k
 	}
 	until, _ := parseTime("until", f.Until) // validated by deliveryQuery
-	l := deliveryLister{s: s, query: q, status: delivery.Status(f.Status), from: from, limit: cmp.Or(p.Limit, 50), seen: map[string]bool{}}
+	l := deliveryLister{s: s, query: q, status: delivery.Status(f.Status), from: from, limit: cmp.Or(p.Limit, store.DefaultPageSize), seen: map[string]bool{}}
 	out, more, err := l.page(ctx, until)
 	if err != nil || !more || len(out) == 0 {
 		return out, "", err

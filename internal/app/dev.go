@@ -28,6 +28,7 @@ import (
 
 	"github.com/hookd/hookd/internal/activities"
 	"github.com/hookd/hookd/internal/api"
+	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/codec"
 	"github.com/hookd/hookd/internal/delivery"
@@ -187,7 +188,7 @@ func StartDevTuned(ctx context.Context, cfg DevConfig, tuning Tuning) (_ *Dev, e
 	if err := embedded.SecureDataDir(cfg.DataDir, cfg.Logger); err != nil {
 		return nil, err
 	}
-	if d.APIKey, err = loadOrCreate(filepath.Join(cfg.DataDir, "api-key"), cfg.APIKey, "hk_"); err != nil {
+	if d.APIKey, err = loadOrCreate(filepath.Join(cfg.DataDir, "api-key"), cfg.APIKey, authz.APIKeyPrefix); err != nil {
 		return nil, err
 	}
 	if d.cfg.Payload, err = loadDevPayloadKeys(cfg.DataDir, cfg.Payload); err != nil {

@@ -17,6 +17,10 @@ import (
 // (and secret scanners can match it).
 const TokenPrefix = "htk_"
 
+// APIKeyPrefix starts the platform API keys hookd makes up (hookd dev's,
+// kept in its data dir), for the same reason.
+const APIKeyPrefix = "hk_"
+
 // NewToken returns a new tenant token: TokenPrefix and 32 random bytes.
 func NewToken() (string, error) { return newSecret(TokenPrefix) }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hookd/hookd/internal/app"
+	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/store/pgtest"
 	"github.com/hookd/hookd/internal/store/secretbox"
 )
@@ -172,7 +173,7 @@ func childEnv(temporalAddr, dbURL string) ([]string, string, error) {
 		"HOOKD_SHUTDOWN_TIMEOUT=10s",
 		"HOOKD_LOG_FORMAT=text",
 		"HOOKD_LOG_LEVEL=warn",
-	}, "hk_" + base64.RawURLEncoding.EncodeToString(tok), nil
+	}, authz.APIKeyPrefix + base64.RawURLEncoding.EncodeToString(tok), nil
 }
 
 // roots are the processes whose CPU the bench reads, by kind, in the
