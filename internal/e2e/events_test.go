@@ -10,13 +10,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/delivery"
 )
 
 // apiError is the JSON error body.
-type apiError struct {
-	Error struct{ Code, Field, Message string } `json:"error"`
-}
+type apiError = wire.ErrorBody
 
 // eventRecord is GET /v1/events/{id}.
 type eventRecord struct {
@@ -179,7 +178,7 @@ func TestRepostWhileOnlySubscriberDisabled(t *testing.T) {
 
 	var e apiError
 	require.Equal(t, http.StatusConflict, api.do("POST", "/v1/events", `{"event_id":"evt_paused","type":"paused.x","payload":{"v":"B"}}`, &e))
-	require.Equal(t, "conflict", e.Error.Code)
+	require.Equal(t, wire.ErrorDetailCodeConflict, e.Error.Code)
 	again := api.send(`{"event_id":"evt_paused","type":"paused.x","payload":{"v":"A"}}`)
 	require.True(t, again.Duplicate)
 	require.Equal(t, first.Deliveries, again.Deliveries)
@@ -219,7 +218,7 @@ func TestEventsAPI(t *testing.T) {
 	}
 	var e apiError
 	require.Equal(t, http.StatusNotFound, api.do("GET", "/v1/events/evt_api_missing", nil, &e))
-	require.Equal(t, "not_found", e.Error.Code)
+	require.Equal(t, wire.ErrorDetailCodeNotFound, e.Error.Code)
 
 	type page struct {
 		Data       []eventRecord `json:"data"`

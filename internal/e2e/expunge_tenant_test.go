@@ -11,15 +11,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 )
 
 // tenantExpunge is GET /v1/tenants/{id}/expunge.
-type tenantExpunge struct {
-	State    string `json:"state"`
-	Expunged int64  `json:"expunged"`
-	Already  int64  `json:"already_expunged"`
-}
+type tenantExpunge = wire.TenantExpunge
 
 // waitTenantExpunged waits until the deleted tenant's expunge job is done.
 func (c *apiClient) waitTenantExpunged(tenant string) tenantExpunge {
@@ -100,14 +97,14 @@ func TestTenantDeletionExpungesItsEvents(t *testing.T) {
 	require.Equal(t, http.StatusNoContent, api.do("DELETE", "/v1/tenants/"+tenant, nil, nil))
 	var p tenantExpunge
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/tenants/"+tenant+"/expunge", nil, &p))
-	assert.Contains(t, []string{"running", "completed"}, p.State)
+	assert.Contains(t, []wire.TenantExpungeState{wire.TenantExpungeStateRunning, wire.TenantExpungeStateCompleted}, p.State)
 	first.Stop(context.Background())
 
 	second := ownDev(t, func(c *app.DevConfig) { c.DataDir, c.TemporalAddr = dir, temporalAddr })
 	api = &apiClient{t: t, dev: second}
 	p = api.waitTenantExpunged(tenant)
-	assert.Equal(t, int64(n), p.Expunged+p.Already)
-	assert.GreaterOrEqual(t, p.Already, int64(1), "the event its token expunged")
+	assert.Equal(t, int64(n), p.Expunged+p.AlreadyExpunged)
+	assert.GreaterOrEqual(t, p.AlreadyExpunged, int64(1), "the event its token expunged")
 
 	for _, id := range tenantIDs {
 		require.Equal(t, http.StatusNotFound, api.do("GET", "/v1/events/"+id, nil, nil), "expunged, then its record deleted: the ID is free")

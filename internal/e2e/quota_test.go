@@ -7,14 +7,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
-type limitError struct {
-	Error struct {
-		Code  string `json:"code"`
-		Limit string `json:"limit"`
-	} `json:"error"`
-}
+type limitError = wire.ErrorBody
 
 // A tenant token creates endpoints up to the default limit, then is
 // answered 409 naming it; past its burst of requests it is answered 429
@@ -46,13 +43,13 @@ func TestQuotas(t *testing.T) {
 		}
 	}
 	require.True(t, limited, "a token past its burst is answered 429")
-	require.Equal(t, "requests_per_second_per_token", e.Error.Limit)
+	require.Equal(t, wire.RequestsPerSecondPerToken, e.Error.Limit)
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints/"+first.ID, nil, nil), "the API key is not held back")
 	time.Sleep(2100 * time.Millisecond)
 
 	e = limitError{}
 	require.Equal(t, http.StatusConflict, as.do("POST", "/v1/endpoints", map[string]any{"url": rc.URL}, &e))
-	require.Equal(t, "endpoints_per_tenant", e.Error.Limit)
+	require.Equal(t, wire.EndpointsPerTenant, e.Error.Limit)
 
 	start := time.Now()
 	var summary struct {
@@ -76,6 +73,6 @@ func TestQuotas(t *testing.T) {
 	require.True(t, wait >= 1 && wait <= 60, "Retry-After %d", wait)
 	e = limitError{}
 	require.Equal(t, http.StatusTooManyRequests, as.do("POST", "/v1/endpoints/"+first.ID+"/test", map[string]any{}, &e))
-	require.Equal(t, "test_events_per_endpoint_per_minute", e.Error.Limit)
+	require.Equal(t, wire.TestEventsPerEndpointPerMinute, e.Error.Limit)
 	require.Len(t, rc.Hits(), 10, "the refused tests sent nothing")
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // tenantEndpoint is an endpoint as the API shows it, with its tenant.
@@ -32,12 +34,7 @@ type deliveryPage struct {
 	NextCursor string        `json:"next_cursor"`
 }
 
-type apiErrorBody struct {
-	Error struct {
-		Code  string `json:"code"`
-		Field string `json:"field"`
-	} `json:"error"`
-}
+type apiErrorBody = wire.ErrorBody
 
 // uniq is a suffix that keeps a test's names apart from other tests' on
 // the shared hookd.
