@@ -103,7 +103,9 @@ func (p *Publisher) Run(ctx context.Context) {
 }
 
 // Drain publishes every row due now, a claim at a time, and returns how
-// many it published.
+// many it published. A publish that fails ends it: the rest of the claim
+// is due again with the failed row, not tried against an ingest that is
+// down (each try would wait out its timeout, past the claim's lease).
 func (p *Publisher) Drain(ctx context.Context) int {
 	published := 0
 	for ctx.Err() == nil {
@@ -114,9 +116,14 @@ func (p *Publisher) Drain(ctx context.Context) int {
 			}
 			return published
 		}
-		for _, r := range rows {
-			if p.publish(ctx, r) {
+		for i, r := range rows {
+			ok, retryAt := p.publish(ctx, r)
+			if ok {
 				published++
+			}
+			if !retryAt.IsZero() {
+				p.release(ctx, rows[i+1:], retryAt)
+				return published
 			}
 		}
 		if len(rows) < batch {
@@ -126,22 +133,22 @@ func (p *Publisher) Drain(ctx context.Context) int {
 	return published
 }
 
-// publish publishes one claimed row and deletes it, or makes it due
-// again after backoff, and reports whether it was published. An event
+// publish publishes one claimed row and deletes it, and reports whether
+// it did; or makes it due again after backoff and says when. An event
 // ingest refuses for good (its ID recorded with another body, or
 // expunged) is deleted with an error logged: retrying cannot change it.
-func (p *Publisher) publish(ctx context.Context, r store.OpEvent) bool {
+func (p *Publisher) publish(ctx context.Context, r store.OpEvent) (bool, time.Time) {
 	err := p.cfg.Emitter.Emit(ctx, opevents.Recorded(r))
 	if ctx.Err() != nil {
-		return false // stopping: the lease hands it to the next claim
+		return false, time.Time{} // stopping: the lease hands it to the next claim
 	}
-	if err != nil && !errors.Is(err, ingest.ErrConflict) {
+	if err != nil && !refused(err) {
 		at := p.cfg.Now().Add(Backoff(r.Attempts))
 		p.log.Warn("operational event not published; retrying", "event_id", r.ID, "event_type", r.Type, "attempts", r.Attempts, "retry_at", at, "error", err)
 		if rerr := p.cfg.Store.RetryOpEvent(ctx, r.ID, at, err.Error()); rerr != nil {
 			p.log.Warn("reschedule operational event", "event_id", r.ID, "error", rerr)
 		}
-		return false
+		return false, at
 	}
 	if err != nil {
 		p.log.Error("operational event refused by ingest; dropped", "event_id", r.ID, "event_type", r.Type, "error", err)
@@ -149,7 +156,30 @@ func (p *Publisher) publish(ctx context.Context, r store.OpEvent) bool {
 	if derr := p.cfg.Store.DeleteOpEvent(ctx, r.ID); derr != nil {
 		p.log.Warn("delete published operational event", "event_id", r.ID, "error", derr)
 	}
-	return err == nil
+	return err == nil, time.Time{}
+}
+
+// release makes claimed rows not tried due at at.
+func (p *Publisher) release(ctx context.Context, rows []store.OpEvent, at time.Time) {
+	for _, r := range rows {
+		if err := p.cfg.Store.RetryOpEvent(ctx, r.ID, at, "not tried: an earlier publish failed"); err != nil {
+			p.log.Warn("reschedule operational event", "event_id", r.ID, "error", err)
+		}
+	}
+}
+
+// refused reports whether every error err joins (the platform's copy, the
+// tenant's) is ingest.ErrConflict: a refusal for good.
+func refused(err error) bool {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			if !refused(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return errors.Is(err, ingest.ErrConflict)
 }
 
 // Backoff is the wait before the next publish of a row whose attempts

@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -136,4 +137,26 @@ func TestBackoff(t *testing.T) {
 	for attempts, want := range map[int]time.Duration{0: time.Second, 1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second, 9: 256 * time.Second, 10: 5 * time.Minute, 100: 5 * time.Minute} {
 		require.Equal(t, want, Backoff(attempts), "attempts %d", attempts)
 	}
+}
+
+// A failed publish ends the drain: the rest of the claim is not tried
+// against an ingest that is down, and is due again with the failed row.
+// A copy refused beside one that failed is retried, not dropped.
+func TestFailureEndsTheDrain(t *testing.T) {
+	ctx := context.Background()
+	db := openStore(t)
+	createWithEvent(t, db, "ep_1")
+	createWithEvent(t, db, "ep_2")
+	createWithEvent(t, db, "ep_3")
+	down := fmt.Errorf("emit: %w", ingest.ErrUnavailable)
+	em := &emitter{fail: []error{errors.Join(down, fmt.Errorf("emit: %w", ingest.ErrConflict))}}
+	now := time.Now()
+	p := New(Config{Store: db, Emitter: em, Now: func() time.Time { return now }})
+
+	require.Zero(t, p.Drain(ctx))
+	require.Len(t, em.published(), 1, "the first failed; the others were not tried")
+	require.Zero(t, p.Drain(ctx), "none due before the backoff")
+	now = now.Add(Backoff(1))
+	require.Equal(t, 3, p.Drain(ctx), "all three, the failed one again")
+	require.Len(t, em.published(), 4)
 }
