@@ -18,6 +18,7 @@ import (
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/store/sqlite"
 	"github.com/hookd/hookd/internal/store/storetest"
+	"github.com/hookd/hookd/internal/testkit"
 	"github.com/hookd/hookd/signing"
 )
 
@@ -38,7 +39,7 @@ func TestCircuitAlertRecordedWithTheChange(t *testing.T) {
 
 	acts, err := New(Config{
 		Endpoints: db,
-		Temporal:  noTemporal{},
+		Temporal:  testkit.DownTemporal{},
 		HTTP:      NewHTTPClient(Guard{AllowLoopback: true}),
 		Circuit:   circuit.Policy{Threshold: 1, BaseCooldown: time.Minute, MaxCooldown: time.Minute},
 	})

@@ -17,6 +17,7 @@ import (
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/internal/testkit"
 	"github.com/hookd/hookd/signing"
 )
 
@@ -181,15 +182,6 @@ func (s *scripted) seen() []string {
 	return append([]string(nil), s.attempts...)
 }
 
-// noTemporal is the Temporal client of activities under test that do not
-// reach Temporal: a wake-up's start fails, so none starts; any other call
-// panics.
-type noTemporal struct{ client.Client }
-
-func (noTemporal) SignalWithStartWorkflow(context.Context, string, string, any, client.StartWorkflowOptions, any, ...any) (client.WorkflowRun, error) {
-	return nil, errors.New("no Temporal in this test")
-}
-
 // testPolicy opens after three failures for a minute.
 var testPolicy = circuit.Policy{Threshold: 3, BaseCooldown: time.Minute, MaxCooldown: 4 * time.Minute}
 
@@ -198,7 +190,7 @@ var testPolicy = circuit.Policy{Threshold: 3, BaseCooldown: time.Minute, MaxCool
 // and the given clock.
 func newTestActivities(eps *fakeEndpoints, tc client.Client, now func() time.Time) *Activities {
 	if tc == nil {
-		tc = noTemporal{}
+		tc = testkit.DownTemporal{}
 	}
 	a, err := New(Config{Endpoints: eps, HTTP: &http.Client{}, Egress: Egress{Guard: Guard{AllowLoopback: true}}, Temporal: tc, Version: "test",
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Circuit: testPolicy})

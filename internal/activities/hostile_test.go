@@ -17,6 +17,7 @@ import (
 
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
+	"github.com/hookd/hookd/internal/testkit"
 )
 
 // hostileReceiver is a loopback receiver on a raw TCP listener: it reads
@@ -121,7 +122,7 @@ func (c *eofConn) report() {
 func hostileActivities(t *testing.T, url string) *Activities {
 	t.Helper()
 	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_hostile", URL: url, Enabled: true})
-	a, err := New(Config{Endpoints: eps, Temporal: noTemporal{}, HTTP: NewHTTPClient(Guard{AllowLoopback: true}), Version: "test",
+	a, err := New(Config{Endpoints: eps, Temporal: testkit.DownTemporal{}, HTTP: NewHTTPClient(Guard{AllowLoopback: true}), Version: "test",
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Circuit: testPolicy})
 	require.NoError(t, err)
 	a.jitter = func() float64 { return 0 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
 
 	"github.com/hookd/hookd/internal/api"
 	"github.com/hookd/hookd/internal/delivery"
@@ -20,6 +19,7 @@ import (
 	"github.com/hookd/hookd/internal/stats"
 	"github.com/hookd/hookd/internal/store/sqlite"
 	"github.com/hookd/hookd/internal/store/storetest"
+	"github.com/hookd/hookd/internal/testkit"
 )
 
 // emptyVisibility is a Temporal with no running workflows.
@@ -88,9 +88,6 @@ func TestObservability(t *testing.T) {
 	require.InDelta(t, float64(8*time.Millisecond)+float64(8*time.Millisecond)*2/3, float64(hour.P50), float64(time.Microsecond)) // rank 2 of 3 in (8ms, 16ms]
 }
 
-// noTemporal is a Temporal client the metrics routes never call.
-type noTemporal struct{ client.Client }
-
 // TestMetricsNeedTheAPIKeyOnTheAPIListener: /metrics beside the API names
 // every tenant's endpoints, so it answers only the platform's API key;
 // the scrape listener of its own answers without one (its address is
@@ -100,7 +97,7 @@ func TestMetricsNeedTheAPIKeyOnTheAPIListener(t *testing.T) {
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hookd.db"), storetest.Key(t))
 	require.NoError(t, err)
 	defer st.Close()
-	h, err := api.New(api.Config{Temporal: noTemporal{}, Store: st, APIKeys: []string{"hk_key"}, Namespace: "default",
+	h, err := api.New(api.Config{Temporal: testkit.DownTemporal{}, Store: st, APIKeys: []string{"hk_key"}, Namespace: "default",
 		Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	o := newObservability(ObservabilityConfig{}, slog.New(slog.DiscardHandler))

@@ -16,10 +16,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 
 	"github.com/hookd/hookd/internal/api"
 	"github.com/hookd/hookd/internal/authz"
@@ -27,29 +23,8 @@ import (
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/store/secretbox"
 	"github.com/hookd/hookd/internal/store/sqlite"
+	"github.com/hookd/hookd/internal/testkit"
 )
-
-// downTemporal is a Temporal that cannot be reached: every call the
-// portal's pages make fails as unavailable.
-type downTemporal struct{ client.Client }
-
-var errDown = serviceerror.NewUnavailable("connection refused")
-
-func (downTemporal) ListWorkflow(context.Context, *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
-	return nil, errDown
-}
-
-func (downTemporal) CountWorkflow(context.Context, *workflowservice.CountWorkflowExecutionsRequest) (*workflowservice.CountWorkflowExecutionsResponse, error) {
-	return nil, errDown
-}
-
-func (downTemporal) DescribeWorkflowExecution(context.Context, string, string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
-	return nil, errDown
-}
-
-func (downTemporal) QueryWorkflow(context.Context, string, string, string, ...any) (converter.EncodedValue, error) {
-	return nil, errDown
-}
 
 // fixture is a portal on a real SQLite store and an unreachable Temporal,
 // with one tenant that has one endpoint.
@@ -70,7 +45,7 @@ func newFixture(t testing.TB) *fixture {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := api.New(api.Config{Temporal: downTemporal{}, Store: st, APIKeys: []string{"k"}, Namespace: "default", Logger: log,
+	srv, err := api.New(api.Config{Temporal: testkit.DownTemporal{}, Store: st, APIKeys: []string{"k"}, Namespace: "default", Logger: log,
 		Hours: st})
 	require.NoError(t, err)
 	p, err := New(Config{API: srv, Sessions: st, Version: "test", Logger: log})
