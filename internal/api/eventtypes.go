@@ -7,10 +7,10 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/catalog"
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/opevents"
@@ -22,15 +22,7 @@ import (
 const maxEventTypeBody = catalog.MaxSchemaSize + catalog.MaxExamples*catalog.MaxExampleSize + 16<<10
 
 // EventTypeView is an event type of the catalog as the API shows it.
-type EventTypeView struct {
-	Name        string            `json:"name"`
-	Description string            `json:"description"`
-	Schema      json.RawMessage   `json:"schema,omitempty"`
-	Examples    []json.RawMessage `json:"examples"`
-	Deprecated  bool              `json:"deprecated"`
-	CreatedAt   time.Time         `json:"created_at"`
-	UpdatedAt   time.Time         `json:"updated_at"`
-}
+type EventTypeView = wire.CatalogType
 
 func eventTypeOut(t *store.EventType) EventTypeView {
 	out := EventTypeView{Name: t.Name, Description: t.Description, Schema: t.Schema, Examples: t.Examples,
@@ -67,12 +59,7 @@ func catalogError(err error) error {
 // schema must compile and its examples must match it.
 func (s *Server) putEventType(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
-	var body struct {
-		Description *string           `json:"description"`
-		Schema      json.RawMessage   `json:"schema"`
-		Examples    []json.RawMessage `json:"examples"`
-		Deprecated  *bool             `json:"deprecated"`
-	}
+	var body wire.EventTypePut
 	err := validateCatalogName(name)
 	var raw []byte
 	if err == nil {
@@ -85,15 +72,10 @@ func (s *Server) putEventType(w http.ResponseWriter, r *http.Request) {
 		err = decodeStrict(raw, &body)
 	}
 	now := s.now().UTC()
-	t := &store.EventType{Name: name, Examples: body.Examples, CreatedAt: now, UpdatedAt: now}
-	if body.Description != nil {
-		t.Description = *body.Description
-	}
-	if body.Deprecated != nil {
-		t.Deprecated = *body.Deprecated
-	}
-	if !bytes.Equal(bytes.TrimSpace(body.Schema), []byte("null")) {
-		t.Schema = body.Schema
+	t := &store.EventType{Name: name, Examples: wire.Deref(body.Examples), CreatedAt: now, UpdatedAt: now,
+		Description: wire.Deref(body.Description), Deprecated: wire.Deref(body.Deprecated)}
+	if schema := wire.Deref(body.Schema); !bytes.Equal(bytes.TrimSpace(schema), []byte("null")) {
+		t.Schema = schema
 	}
 	if err == nil {
 		err = catalogError(catalog.Check(t))
@@ -165,7 +147,7 @@ func (s *Server) listEventTypes(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writePage(w, ts, next, same)
+	writeJSON(w, http.StatusOK, wire.EventTypePage{Data: ts, NextCursor: next})
 }
 
 // EventTypes returns a page of the catalog in name order, which every
@@ -202,13 +184,9 @@ func (s *Server) checkCatalog(ctx context.Context, ev ingest.Event) error {
 }
 
 // Warning is something a request did that is allowed but likely a
-// mistake, in the answer beside what it did.
-type Warning struct {
-	// Field is the request field it is about; Value the entry at fault.
-	Field   string `json:"field"`
-	Value   string `json:"value"`
-	Message string `json:"message"`
-}
+// mistake, in the answer beside what it did: Field is the request field
+// it is about, Value the entry at fault.
+type Warning = wire.Warning
 
 // typeWarnings names the entries of an endpoint's event_types that match
 // no type of the catalog. They are allowed (a type may be added to the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 )
 
@@ -16,22 +17,8 @@ import (
 // endpoint's create answers say, and --require-event-types what every
 // post may be.
 
-// catalogType is GET /v1/event-types/{name}.
-type catalogType struct {
-	Name        string            `json:"name"`
-	Description string            `json:"description"`
-	Schema      json.RawMessage   `json:"schema"`
-	Examples    []json.RawMessage `json:"examples"`
-	Deprecated  bool              `json:"deprecated"`
-}
-
 // schemaError is a 400 with the failures of a payload or an example.
-type schemaError struct {
-	Error struct {
-		Code, Field, Message string
-		Details              []struct{ Pointer, Reason string }
-	} `json:"error"`
-}
+type schemaError = wire.ErrorBody
 
 const invoiceSchema = `{"type":"object","required":["amount","currency"],"properties":{"amount":{"type":"integer","minimum":1},"currency":{"enum":["EUR","USD"]}}}`
 
@@ -43,7 +30,7 @@ func TestCatalogCRUD(t *testing.T) {
 	api := &apiClient{t: t, dev: checkedDev(t, func(*app.DevConfig) {})}
 	body := map[string]any{"description": "An invoice was paid.", "schema": json.RawMessage(invoiceSchema),
 		"examples": []json.RawMessage{json.RawMessage(`{"amount": 1500, "currency": "EUR"}`)}}
-	var got catalogType
+	var got wire.CatalogType
 	require.Equal(t, http.StatusCreated, api.do("PUT", "/v1/event-types/invoice.paid", body, &got))
 	require.JSONEq(t, invoiceSchema, string(got.Schema))
 	require.Equal(t, []json.RawMessage{json.RawMessage(`{"amount":1500,"currency":"EUR"}`)}, got.Examples, "stored compact")
@@ -54,9 +41,7 @@ func TestCatalogCRUD(t *testing.T) {
 
 	api.putTenant("cat-acme")
 	tenant := api.asTenant(api.tenantToken("cat-acme", "1h"))
-	var list struct {
-		Data []catalogType `json:"data"`
-	}
+	var list wire.EventTypePage
 	require.Equal(t, http.StatusOK, tenant.do("GET", "/v1/event-types", nil, &list), "every tenant reads the catalog")
 	require.Len(t, list.Data, 2)
 	require.Equal(t, "invoice.paid", list.Data[0].Name)
