@@ -40,7 +40,7 @@ func startParts(st *sqlstore.Store, c client.Client, obs *observability, tracer 
 		return parts{}, err
 	}
 	p := parts{bg: lifecycle.New(log), store: st, client: c, obs: obs, tracer: tracer, log: log,
-		events: opevents.NewEmitter(pub, st, log)}
+		events: opevents.NewEmitter(pub, st)}
 	p.bg.Go("operational events outbox", outbox.New(outbox.Config{Store: st, Emitter: p.events, Logger: log}).Run)
 	return p, obs.start(p.bg, st, c)
 }

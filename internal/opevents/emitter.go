@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -35,20 +34,17 @@ const TenantSuffix = ":tenant"
 
 // Emitter publishes operational events through ingest. Emit returns once
 // the event is recorded and Temporal has every delivery's start, so a
-// process stopping after it drops nothing.
+// process stopping after it drops nothing; a failure is its caller's to
+// log and retry (the outbox publisher, a delivery's activity).
 type Emitter struct {
 	sink      Sink
 	endpoints Endpoints
-	log       *slog.Logger
 }
 
 // NewEmitter returns an emitter publishing through sink to the endpoints
 // of eps subscribed to each event.
-func NewEmitter(sink Sink, eps Endpoints, logger *slog.Logger) *Emitter {
-	if logger == nil {
-		logger = slog.Default()
-	}
-	return &Emitter{sink: sink, endpoints: eps, log: logger}
+func NewEmitter(sink Sink, eps Endpoints) *Emitter {
+	return &Emitter{sink: sink, endpoints: eps}
 }
 
 // Emit publishes ev to the platform's endpoints that subscribe to its type
@@ -85,11 +81,7 @@ func (e *Emitter) Emit(ctx context.Context, ev Event) error {
 			ID: ev.ID + TenantSuffix, Type: ev.Type, Body: string(body), TenantID: ev.TenantID, TenantIncarnation: ev.TenantIncarnation,
 		}))
 	}
-	if err != nil {
-		e.log.Warn("operational event not emitted", "event_id", ev.ID, "event_type", ev.Type, "error", err)
-		return err
-	}
-	return nil
+	return err
 }
 
 // publish records ev for its tenant's endpoints that name its type.
@@ -125,9 +117,4 @@ func NamesType(types []string, eventType string) bool {
 		}
 	}
 	return false
-}
-
-// EmitHealth emits a health event about the endpoint h names.
-func (e *Emitter) EmitHealth(ctx context.Context, eventType string, h Health) error {
-	return e.Emit(ctx, HealthEvent(eventType, h, nil))
 }

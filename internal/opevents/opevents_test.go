@@ -133,7 +133,7 @@ func TestEmitRoutes(t *testing.T) {
 		{ID: "ep_globex", TenantID: "globex", EventTypes: []string{"hookd.*"}},
 	}
 	s := &sink{}
-	e := NewEmitter(s, eps, nil)
+	e := NewEmitter(s, eps)
 	ev := EndpointEvent(EndpointDisabled, eps[4], ActorHookd, DisabledGone, nil, t0)
 	require.NoError(t, e.Emit(context.Background(), ev))
 	require.Len(t, s.events, 2)
@@ -148,20 +148,20 @@ func TestEmitRoutes(t *testing.T) {
 
 	// A health event names only the endpoint: its tenant is read.
 	s2 := &sink{}
-	require.NoError(t, NewEmitter(s2, eps, nil).EmitHealth(context.Background(), EndpointUnhealthy, Health{EndpointID: "ep_acme", Reason: ReasonCircuit, At: t0}))
+	require.NoError(t, NewEmitter(s2, eps).Emit(context.Background(), HealthEvent(EndpointUnhealthy, Health{EndpointID: "ep_acme", Reason: ReasonCircuit, At: t0}, nil)))
 	require.Len(t, s2.events, 2)
 	assert.Equal(t, "acme", s2.events[1].TenantID)
 
 	// Nobody subscribed: nothing recorded.
 	s3 := &sink{}
-	require.NoError(t, NewEmitter(s3, endpoints{{ID: "ep_all"}}, nil).Emit(context.Background(), ev))
+	require.NoError(t, NewEmitter(s3, endpoints{{ID: "ep_all"}}).Emit(context.Background(), ev))
 	assert.Empty(t, s3.events)
 }
 
 // A failed emission is the caller's error, to retry with the same ID.
 func TestEmitFails(t *testing.T) {
 	s := &sink{fail: errors.New("temporal unavailable")}
-	e := NewEmitter(s, endpoints{{ID: "ep_1", EventTypes: []string{"hookd.*"}}}, nil)
+	e := NewEmitter(s, endpoints{{ID: "ep_1", EventTypes: []string{"hookd.*"}}})
 	require.Error(t, e.Emit(context.Background(), ExpungedEvent("evt_1", "", "", "platform", "gdpr", t0)))
 	var nilEmitter *Emitter
 	require.NoError(t, nilEmitter.Emit(context.Background(), Event{}))
