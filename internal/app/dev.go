@@ -140,27 +140,32 @@ func StartDev(ctx context.Context, cfg DevConfig) (*Dev, error) {
 	return StartDevTuned(ctx, cfg, Tuning{})
 }
 
-// StartDevTuned is StartDev with the benchmark's and the tests' levers.
-func StartDevTuned(ctx context.Context, cfg DevConfig, tuning Tuning) (_ *Dev, err error) {
+// Validate checks the required fields and fills in defaults, as
+// ServeConfig.Validate does for the stateless modes. StartDev calls it.
+func (cfg *DevConfig) Validate() error {
 	switch {
 	case cfg.DataDir == "":
-		return nil, errors.New("missing data dir")
+		return errors.New("missing data dir")
 	case cfg.HTTPAddr == "":
-		return nil, errors.New("missing HTTP address")
+		return errors.New("missing HTTP address")
 	case cfg.TemporalAddr == "":
-		return nil, errors.New("missing Temporal address")
+		return errors.New("missing Temporal address")
 	}
-	if cfg.Namespace == "" {
-		cfg.Namespace = "default"
-	}
-	if cfg.Retention == 0 {
-		cfg.Retention = namespace.DefaultRetention
-	}
+	cfg.Namespace = cmp.Or(cfg.Namespace, "default")
+	cfg.Retention = cmp.Or(cfg.Retention, namespace.DefaultRetention)
 	if err := checkWindows(cfg.Retention, cfg.DeadLetterRetention); err != nil {
-		return nil, err
+		return err
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	return nil
+}
+
+// StartDevTuned is StartDev with the benchmark's and the tests' levers.
+func StartDevTuned(ctx context.Context, cfg DevConfig, tuning Tuning) (_ *Dev, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	tracer, logger := withTracing(cfg.TracerProvider, cfg.Logger)
 	cfg.Logger = logger
