@@ -1493,7 +1493,7 @@ type PortalSettings struct {
 	// AccentColor The colour of buttons, links and the current section, as `#rrggbb`; empty for the default.
 	//
 	// Example: #0a7d5a
-	AccentColor string `json:"accent_color,omitempty,omitzero"`
+	AccentColor string `json:"accent_color"`
 
 	// Logo The portal's logo: empty for none, an https URL (the only origin the
 	// portal's pages load an image from), or a `data:` URL of a PNG, JPEG
@@ -1503,20 +1503,20 @@ type PortalSettings struct {
 	//
 	//
 	// Example: https://cdn.example.com/logo.svg
-	Logo PortalLogo `json:"logo,omitempty,omitzero"`
+	Logo PortalLogo `json:"logo"`
 
 	// ProductName The name the portal shows instead of "Webhooks"; empty for the default.
 	//
 	// Example: Acme Webhooks
-	ProductName PortalProductName `json:"product_name,omitempty,omitzero"`
+	ProductName PortalProductName `json:"product_name"`
 
 	// SupportURL An https URL the portal links to as "Help"; empty for none.
 	//
 	// Example: https://example.com/support
-	SupportURL string `json:"support_url,omitempty,omitzero"`
+	SupportURL string `json:"support_url"`
 
 	// Theme The portal's colours; `auto` follows the viewer's `prefers-color-scheme`.
-	Theme PortalSettingsTheme `json:"theme,omitempty,omitzero"`
+	Theme PortalSettingsTheme `json:"theme"`
 
 	// UpdatedAt When the settings were last put; absent if never.
 	UpdatedAt time.Time `json:"updated_at,omitempty,omitzero"`
@@ -1840,12 +1840,12 @@ type TenantPortalBranding struct {
 	//
 	//
 	// Example: https://cdn.example.com/logo.svg
-	Logo PortalLogo `json:"logo,omitempty,omitzero"`
+	Logo PortalLogo `json:"logo"`
 
 	// ProductName The name the portal shows instead of "Webhooks"; empty for the default.
 	//
 	// Example: Acme Webhooks
-	ProductName PortalProductName `json:"product_name,omitempty,omitzero"`
+	ProductName PortalProductName `json:"product_name"`
 
 	// TenantID The tenant; in a body, the path's or left out.
 	TenantID TenantID `json:"tenant_id,omitempty,omitzero"`

@@ -1,12 +1,14 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/store"
 )
@@ -19,26 +21,6 @@ const DefaultProductName = "Webhooks"
 // base64, and the rest.
 const brandingBodyLimit = MaxLogoBytes*4/3 + 16<<10
 
-// portalSettingsJSON is the body of PUT /v1/portal/settings and the
-// answer of both its methods.
-type portalSettingsJSON struct {
-	ProductName string     `json:"product_name"`
-	Logo        string     `json:"logo"`
-	AccentColor string     `json:"accent_color"`
-	Theme       string     `json:"theme"`
-	SupportURL  string     `json:"support_url"`
-	UpdatedAt   *time.Time `json:"updated_at,omitempty"`
-}
-
-// tenantBrandingJSON is the body of PUT /v1/tenants/{id}/portal-branding
-// and the answer of both its methods.
-type tenantBrandingJSON struct {
-	TenantID    string     `json:"tenant_id"`
-	ProductName string     `json:"product_name"`
-	Logo        string     `json:"logo"`
-	UpdatedAt   *time.Time `json:"updated_at,omitempty"`
-}
-
 // Themes the portal may be shown in.
 const (
 	ThemeLight = "light"
@@ -47,8 +29,8 @@ const (
 )
 
 // settings checks a PUT body and returns the settings it stores.
-func (in portalSettingsJSON) settings(now time.Time) (store.PortalSettings, error) {
-	out := store.PortalSettings{ProductName: in.ProductName, AccentColor: in.AccentColor, Theme: in.Theme, SupportURL: in.SupportURL, UpdatedAt: now}
+func settingsIn(in wire.PortalSettings, now time.Time) (store.PortalSettings, error) {
+	out := store.PortalSettings{ProductName: in.ProductName, AccentColor: in.AccentColor, Theme: string(in.Theme), SupportURL: in.SupportURL, UpdatedAt: now}
 	var err error
 	if err = checkProductName(in.ProductName); err != nil {
 		return out, err
@@ -89,16 +71,16 @@ func (s *Server) getPortalSettings(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) putPortalSettings(w http.ResponseWriter, r *http.Request) {
-	var in portalSettingsJSON
+	var in wire.PortalSettings
 	if err := s.decodeUpTo(w, r, brandingBodyLimit, &in); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if in.UpdatedAt != nil {
+	if !in.UpdatedAt.IsZero() {
 		s.writeError(w, r, invalid("updated_at", "is set by hookd"))
 		return
 	}
-	ps, err := in.settings(s.now().UTC())
+	ps, err := settingsIn(in, s.now().UTC())
 	if err == nil {
 		err = s.store.PutPortalSettings(r.Context(), ps)
 	}
@@ -110,15 +92,10 @@ func (s *Server) putPortalSettings(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, settingsOut(ps, in.Logo))
 }
 
-func settingsOut(ps store.PortalSettings, logo string) portalSettingsJSON {
-	out := portalSettingsJSON{ProductName: ps.ProductName, Logo: logo, AccentColor: ps.AccentColor, Theme: ps.Theme, SupportURL: ps.SupportURL}
-	if out.Theme == "" {
-		out.Theme = ThemeLight
-	}
-	if !ps.UpdatedAt.IsZero() {
-		out.UpdatedAt = &ps.UpdatedAt
-	}
-	return out
+// settingsOut is the portal's settings as the API shows them.
+func settingsOut(ps store.PortalSettings, logo string) wire.PortalSettings {
+	return wire.PortalSettings{ProductName: ps.ProductName, Logo: logo, AccentColor: ps.AccentColor,
+		Theme: wire.PortalSettingsTheme(cmp.Or(ps.Theme, ThemeLight)), SupportURL: ps.SupportURL, UpdatedAt: ps.UpdatedAt}
 }
 
 func (s *Server) getTenantBranding(w http.ResponseWriter, r *http.Request) {
@@ -136,7 +113,7 @@ func (s *Server) getTenantBranding(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) putTenantBranding(w http.ResponseWriter, r *http.Request) {
-	var in tenantBrandingJSON
+	var in wire.TenantPortalBranding
 	if err := s.decodeUpTo(w, r, brandingBodyLimit, &in); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -148,7 +125,7 @@ func (s *Server) putTenantBranding(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 	case in.TenantID != "" && in.TenantID != id:
 		err = invalid("tenant_id", "must be the tenant of the path, or left out")
-	case in.UpdatedAt != nil:
+	case !in.UpdatedAt.IsZero():
 		err = invalid("updated_at", "is set by hookd")
 	default:
 		err = checkProductName(in.ProductName)
@@ -167,12 +144,9 @@ func (s *Server) putTenantBranding(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, brandingOut(b, in.Logo))
 }
 
-func brandingOut(b store.TenantBranding, logo string) tenantBrandingJSON {
-	out := tenantBrandingJSON{TenantID: b.TenantID, ProductName: b.ProductName, Logo: logo}
-	if !b.UpdatedAt.IsZero() {
-		out.UpdatedAt = &b.UpdatedAt
-	}
-	return out
+// brandingOut is a tenant's portal branding as the API shows it.
+func brandingOut(b store.TenantBranding, logo string) wire.TenantPortalBranding {
+	return wire.TenantPortalBranding{TenantID: b.TenantID, ProductName: b.ProductName, Logo: logo, UpdatedAt: b.UpdatedAt}
 }
 
 // logoOut is a logo as the API shows it: its URL, or the stored image as
