@@ -79,6 +79,8 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	workers := fs.String("workers", "1,2", "worker counts the external mode measures, one after the other, each with fresh state")
 	fs.BoolVar(&o.ext.Serve, "serve", false, "external mode: run that many `hookd serve` processes (worker and API in one, eager start) instead of workers and one API")
 	fs.BoolVar(&o.ext.TemporalPostgres, "temporal-postgres", false, "external mode: the Temporal server persists in the bench's PostgreSQL (databases temporal and temporal_visibility, beside hookd's endpoint store) instead of SQLite files")
+	fs.BoolVar(&o.ext.Durable, "durable", false, "external mode: run the bench's PostgreSQL durable (fsync, synchronous_commit and full_page_writes on, as production does; default off)")
+	fs.IntVar(&o.ext.TemporalShards, "temporal-shards", 0, "external mode: the Temporal server's history shards (0: hookd's default, 1)")
 	fs.level(&o.logLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level of progress lines (stderr)")
 	err := fs.parse(args)
 	if err != nil {

@@ -100,6 +100,10 @@ type DevConfig struct {
 	// TemporalPostgres, for StartTemporalOnly only, persists the embedded
 	// Temporal server in PostgreSQL instead of SQLite files.
 	TemporalPostgres *embedded.Postgres
+	// TemporalShards is the embedded server's history shard count when its
+	// persistence is created (embedded.Options.HistoryShards; zero: its
+	// persistence's default).
+	TemporalShards int
 	// Payload is how payloads are encrypted in Temporal; by default with
 	// the keys in <DataDir>/payload-keys, created on first start.
 	Payload PayloadConfig
@@ -203,7 +207,7 @@ func StartDevTuned(ctx context.Context, cfg DevConfig, tuning Tuning) (_ *Dev, e
 		DataDir: cfg.DataDir, FrontendAddr: cfg.TemporalAddr, Namespace: cfg.Namespace,
 		UIAddr: cfg.UIAddr, Logger: cfg.Logger, LogLevel: cfg.TemporalLogLevel,
 		SearchAttributes: delivery.SearchAttributes(), Tuning: d.tuning.Temporal,
-		CodecEndpoint: d.APIURL + codec.Path,
+		CodecEndpoint: d.APIURL + codec.Path, HistoryShards: cfg.TemporalShards,
 	})
 	if err != nil {
 		return nil, err

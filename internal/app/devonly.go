@@ -32,7 +32,7 @@ func StartTemporalOnly(ctx context.Context, cfg DevConfig) (*embedded.Server, er
 	srv, err := embedded.Start(embedded.Options{
 		DataDir: cfg.DataDir, Postgres: cfg.TemporalPostgres, FrontendAddr: cfg.TemporalAddr, Namespace: cfg.Namespace,
 		UIAddr: cfg.UIAddr, Logger: cfg.Logger, LogLevel: cfg.TemporalLogLevel,
-		SearchAttributes: delivery.SearchAttributes(),
+		SearchAttributes: delivery.SearchAttributes(), HistoryShards: cfg.TemporalShards,
 	})
 	if err != nil {
 		return nil, err

@@ -33,6 +33,8 @@ func devFlags(fs envFlags, o *devOptions) {
 	fs.level(&o.TemporalLogLevel, "temporal-log-level", "HOOKD_TEMPORAL_LOG_LEVEL", slog.LevelError, "log level of the embedded Temporal server")
 	fs.boolean(&o.OnlyTemporal, "only-temporal", "HOOKD_ONLY_TEMPORAL", false, "run only the embedded Temporal server and Web UI (for hookd worker and hookd api processes)")
 	fs.secret(&o.TemporalDatabaseURL, "temporal-database-url", "HOOKD_TEMPORAL_DATABASE_URL", "with --only-temporal: persist Temporal in PostgreSQL, postgres://user:password@host:port/temporal (that database and <database>_visibility, created with their schemas if missing) instead of SQLite files in the data dir")
+	fs.integer(&o.TemporalShards, "temporal-shards", "HOOKD_TEMPORAL_SHARDS", 0, "history shards of the embedded Temporal server when its persistence is created, 1 to 4096 (0: 8 on PostgreSQL, 1 on SQLite); existing persistence keeps its count, and a count given that differs stops the server. More let Temporal on PostgreSQL work on more deliveries at once")
+	fs.integer(&o.TemporalDBMaxConns, "temporal-db-max-conns", "HOOKD_TEMPORAL_DB_MAX_CONNS", 20, "with --temporal-database-url: connections each of the embedded server's four services may open to the main database (visibility keeps 2)")
 	circuitFlags(fs, &o.Circuit)
 	autoDisableFlag(fs, &o.AutoDisableAfter)
 	limitFlags(fs, &o.Limits)
@@ -46,6 +48,11 @@ func devFlags(fs envFlags, o *devOptions) {
 	fs.offSwitch(&o.Payload.Off, "payload-encryption", "HOOKD_PAYLOAD_ENCRYPTION", "encrypt payloads in Temporal (on, with the keys in <data-dir>/payload-keys) or write them in plaintext (off)")
 }
 
+// maxTemporalShards bounds --temporal-shards: Temporal keeps a set of
+// queue processors per shard, so a count far past what one server's
+// persistence can serve only costs memory and idle work.
+const maxTemporalShards = 4096
+
 // check validates the options once flags and environment are applied.
 func (o *devOptions) check() error {
 	if err := checkAutoDisable(o.AutoDisableAfter); err != nil {
@@ -53,6 +60,12 @@ func (o *devOptions) check() error {
 	}
 	if err := checkCircuit(o.Circuit); err != nil {
 		return err
+	}
+	if o.TemporalShards < 0 || o.TemporalShards > maxTemporalShards {
+		return usagef("--temporal-shards must be from 1 to %d (or 0 for the default), not %d", maxTemporalShards, o.TemporalShards)
+	}
+	if o.TemporalDBMaxConns < 1 {
+		return usagef("--temporal-db-max-conns must be at least 1, not %d", o.TemporalDBMaxConns)
 	}
 	if o.TemporalDatabaseURL != "" && !o.OnlyTemporal {
 		return usagef("--temporal-database-url needs --only-temporal (plain hookd dev keeps Temporal in SQLite)")
@@ -111,7 +124,7 @@ func runDev(ctx context.Context, cfg devOptions, stdout io.Writer, logger *slog.
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, `hookd %s dev is running
+	fmt.Fprintf(stdout, `hookd dev is running (version %s)
   API:        %s
   API key:    %s
   Web UI:     %s

@@ -21,6 +21,9 @@ type devOptions struct {
 	// Temporal server in PostgreSQL (this database and one named
 	// <database>_visibility) instead of SQLite files in the data dir.
 	TemporalDatabaseURL string
+	// TemporalDBMaxConns, with TemporalDatabaseURL, bounds each service's
+	// pool to the main database (embedded.Postgres.MaxConns).
+	TemporalDBMaxConns int
 	// LogLevel is hookd's own log level, applied to the logger it builds.
 	LogLevel slog.Level
 	// frameAncestors is --portal-frame-ancestors as given.
@@ -35,21 +38,21 @@ func runOnlyTemporal(ctx context.Context, o devOptions, stdout io.Writer, logger
 	cfg.Logger = logger
 	persistence := "SQLite files in " + cfg.DataDir
 	if o.TemporalDatabaseURL != "" {
-		cfg.TemporalPostgres = &embedded.Postgres{URL: o.TemporalDatabaseURL}
+		cfg.TemporalPostgres = &embedded.Postgres{URL: o.TemporalDatabaseURL, MaxConns: o.TemporalDBMaxConns}
 		persistence = "PostgreSQL " + cfg.TemporalPostgres.Redacted() + " (and its _visibility database)"
 	}
 	srv, err := app.StartTemporalOnly(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, `hookd %s dev --only-temporal is running
+	fmt.Fprintf(stdout, `hookd dev --only-temporal is running (version %s)
   Temporal:   %s  (namespace %q, retention %s)
   Web UI:     %s
-  Persisted:  %s
+  Persisted:  %s  (%d history shards)
 Run workers and the API against it, e.g.
   TEMPORAL_ADDRESS=%s hookd worker --database-url ... --master-key ... --payload-keys ...
 Press Ctrl-C to stop.
-`, cfg.Version, cfg.TemporalAddr, cfg.Namespace, cfg.Retention, orNone(uiURL(cfg.UIAddr)), persistence, cfg.TemporalAddr)
+`, cfg.Version, cfg.TemporalAddr, cfg.Namespace, cfg.Retention, orNone(uiURL(cfg.UIAddr)), persistence, srv.HistoryShards(), cfg.TemporalAddr)
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "stopping...")
 	srv.Stop()

@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,6 +32,10 @@ type Postgres struct {
 	// VisibilityDatabase holds visibility (default: the main database's
 	// name with "_visibility" appended).
 	VisibilityDatabase string
+	// MaxConns bounds each service's pool of connections to the main
+	// database (zero: 20); VisibilityMaxConns to visibility (zero: 2).
+	// Each of the server's four services has its own pools.
+	MaxConns, VisibilityMaxConns int
 }
 
 // Schemas embedded in go.temporal.io/server/schema, as temporal-sql-tool
@@ -107,7 +112,7 @@ func (p Postgres) sqlConfigs() (main, vis *config.SQL, err error) {
 			MaxConnLifetime:   pgMaxConnLifetime,
 		}
 	}
-	return store(db, pgMainMaxConns), store(visDB, pgVisibilityMaxConns), nil
+	return store(db, cmp.Or(p.MaxConns, pgMainMaxConns)), store(visDB, cmp.Or(p.VisibilityMaxConns, pgVisibilityMaxConns)), nil
 }
 
 // preparePostgres creates the two databases if missing and sets up or

@@ -2,6 +2,7 @@ package embedded_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"testing"
@@ -47,6 +48,7 @@ func TestServerOnPostgres(t *testing.T) {
 	began := time.Now()
 	srv, c := startOnPostgres(t, opts)
 	t.Logf("first start (databases and schemas created): %s", time.Since(began).Round(time.Millisecond))
+	require.Equal(t, embedded.DefaultPostgresShards, srv.HistoryShards(), "new PostgreSQL persistence takes the default shards")
 	w := sdkworker.New(c, "pg-test", sdkworker.Options{})
 	w.RegisterWorkflowWithOptions(echo, workflow.RegisterOptions{Name: "echo"})
 	require.NoError(t, w.Start())
@@ -71,6 +73,11 @@ func TestServerOnPostgres(t *testing.T) {
 	require.Equal(t, 1, listed(ctx, c, query), "the first run's workflow is still there")
 	c.Close()
 	srv.Stop()
+
+	opts.HistoryShards = 2
+	opts.FrontendAddr = testkit.FreeAddr(t)
+	_, err = embedded.Start(opts)
+	require.ErrorContains(t, err, fmt.Sprintf("created with %d history shards, not 2", embedded.DefaultPostgresShards), "a count that differs from the persistence's stops the server")
 }
 
 func startOnPostgres(t *testing.T, opts embedded.Options) (*embedded.Server, client.Client) {

@@ -52,6 +52,15 @@ type Options struct {
 	// Logger receives the server's logs at LogLevel and above.
 	Logger   *slog.Logger
 	LogLevel slog.Level
+	// HistoryShards is the number of history shards of new persistence
+	// (zero: DefaultShards on SQLite, DefaultPostgresShards on
+	// PostgreSQL). Every workflow lives on one shard, and a shard's
+	// writes are serialised, so more shards let a server persisting to
+	// PostgreSQL work on more deliveries at once. The count is fixed when
+	// the persistence is created: existing persistence keeps its count,
+	// and a count set here that differs stops the server with an error
+	// saying so.
+	HistoryShards int
 	// Tuning departs from the measured defaults, to measure other settings.
 	Tuning Tuning
 }
@@ -82,6 +91,7 @@ type Server struct {
 	ui       *uiserver.Server
 	uiDone   chan error
 	opts     Options
+	shards   int // history shards, as the persistence holds them
 }
 
 // Validate checks the fields Start needs: DataDir (or Postgres),
@@ -141,7 +151,12 @@ func Start(opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	s := &Server{temporal: srv, opts: opts}
+	shards, err := shardCount(opts.FrontendAddr, opts.HistoryShards)
+	if err != nil {
+		_ = srv.Stop()
+		return nil, err
+	}
+	s := &Server{temporal: srv, opts: opts, shards: shards}
 	if opts.UIAddr != "" {
 		if err := s.startUI(); err != nil {
 			_ = srv.Stop()
@@ -153,6 +168,10 @@ func Start(opts Options) (*Server, error) {
 
 // FrontendAddr is the gRPC address of the frontend.
 func (s *Server) FrontendAddr() string { return s.opts.FrontendAddr }
+
+// HistoryShards is the server's history shard count, as its persistence
+// holds it.
+func (s *Server) HistoryShards() int { return s.shards }
 
 // Stop stops the UI and the server.
 func (s *Server) Stop() {
@@ -349,7 +368,7 @@ func buildConfig(opts Options, host string, port int) (*config.Config, error) {
 	conf.Global.Membership.BroadcastAddress = host
 	conf.Persistence.DefaultStore = "main"
 	conf.Persistence.VisibilityStore = "visibility"
-	conf.Persistence.NumHistoryShards = 1
+	conf.Persistence.NumHistoryShards = int32(shardsFor(opts))
 	conf.Persistence.DataStores = map[string]config.DataStore{"main": {SQL: main}, "visibility": {SQL: vis}}
 	conf.ClusterMetadata = &cluster.Config{
 		FailoverVersionIncrement: 10,

@@ -28,6 +28,7 @@ type server struct {
 	port    int
 	cred    *syscall.Credential // non-nil when running as root
 	started bool
+	durable bool // fsync, synchronous_commit and full_page_writes on
 }
 
 // newServer makes the server's directory. initdb refuses to run as root,
@@ -87,8 +88,10 @@ func (s *server) start() error {
 			return err
 		}
 		s.port = port
-		opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
-			port, s.dir)
+		opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s", port, s.dir)
+		if !s.durable {
+			opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+		}
 		err = s.run(s.bin.pgCtl, "start", "-D", s.dataDir(), "-l", s.logFile(), "-w", "-t", "30", "-o", opts)
 		if err == nil {
 			s.started = true

@@ -21,7 +21,14 @@ type Server struct {
 // StartServer starts a PostgreSQL server from the machine's binaries (on
 // PATH or under /usr/lib/postgresql/*/bin). The caller must call Stop,
 // also when a later step fails.
-func StartServer() (*Server, error) {
+func StartServer() (*Server, error) { return startServer(false) }
+
+// StartDurableServer is StartServer with PostgreSQL's durability on
+// (fsync, synchronous_commit and full_page_writes, as a production server
+// runs), for a benchmark of the production path.
+func StartDurableServer() (*Server, error) { return startServer(true) }
+
+func startServer(durable bool) (*Server, error) {
 	bin, err := findBinaries(debianBinaries)
 	if err != nil {
 		return nil, fmt.Errorf("%w; install the server with `apt-get install postgresql`", err)
@@ -33,6 +40,7 @@ func StartServer() (*Server, error) {
 		}
 		return nil, err
 	}
+	srv.durable = durable
 	if err := srv.launch(); err != nil {
 		_ = srv.stop()
 		return nil, err

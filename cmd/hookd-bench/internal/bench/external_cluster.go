@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/hookd/hookd/internal/app"
@@ -52,7 +53,11 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 			err = errors.Join(err, c.stop())
 		}
 	}()
-	if c.pg, err = pgtest.StartServer(); err != nil {
+	startPG := pgtest.StartServer
+	if cfg.Durable {
+		startPG = pgtest.StartDurableServer
+	}
+	if c.pg, err = startPG(); err != nil {
 		return c, fmt.Errorf("start postgres: %w", err)
 	}
 	if c.pgPID, err = c.pg.PID(); err != nil {
@@ -72,6 +77,9 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 			return c, err
 		}
 		args = append(args, "--temporal-database-url", u)
+	}
+	if cfg.TemporalShards > 0 {
+		args = append(args, "--temporal-shards", strconv.Itoa(cfg.TemporalShards))
 	}
 	if c.temporal, err = startChild(dir, cfg.Hookd, "temporal", nil, args...); err != nil {
 		return c, err

@@ -32,6 +32,12 @@ type ExternalConfig struct {
 	// hookd's endpoint store) instead of SQLite files; PostgreSQL's CPU
 	// then includes Temporal's persistence.
 	TemporalPostgres bool
+	// TemporalShards is the Temporal server's history shard count (zero:
+	// hookd's default, 1).
+	TemporalShards int
+	// Durable runs the bench's PostgreSQL with fsync, synchronous_commit
+	// and full_page_writes on, as production runs it (default: off).
+	Durable bool
 	// Timeout bounds the wait for the deliveries of one phase.
 	Timeout time.Duration
 	// Log receives progress.
