@@ -88,7 +88,8 @@ func heldBacklog(t *testing.T, d *app.Dev, api *apiClient, eventType string, n i
 func delivered(t *testing.T, d *app.Dev, endpointID string) int {
 	t.Helper()
 	c, err := d.Client.CountWorkflow(context.Background(), &workflowservice.CountWorkflowExecutionsRequest{
-		Query: fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Completed' AND %s = '%s'", delivery.WorkflowDelivery, delivery.AttrEndpointID.GetName(), endpointID),
+		Query: visibility.And(visibility.WorkflowType(delivery.WorkflowDelivery), visibility.Status(visibility.Completed),
+			visibility.Is(delivery.AttrEndpointID, endpointID)).String(),
 	})
 	require.NoError(t, err)
 	return int(c.GetCount())
