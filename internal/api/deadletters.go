@@ -16,40 +16,11 @@ import (
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/visibility"
 )
-
-// deadLetterRef is a dead letter in a list: what its search attributes
-// and memo say.
-type deadLetterRef struct {
-	ID         string    `json:"id"` // the delivery ID
-	EventID    string    `json:"event_id"`
-	EventType  string    `json:"event_type"`
-	EndpointID string    `json:"endpoint_id"`
-	TenantID   string    `json:"tenant_id,omitempty"`
-	Reason     string    `json:"reason"`
-	DeadAt     time.Time `json:"dead_at"`
-	// LastStatus and LastError are how the last attempt ended: the HTTP
-	// status (0 for none) and the error.
-	LastStatus int    `json:"last_status,omitempty"`
-	LastError  string `json:"last_error,omitempty"`
-}
-
-// deadLetterOut is one dead letter in full.
-type deadLetterOut struct {
-	deadLetterRef
-	State        string          `json:"state"` // waiting, or closed (redriven or expired)
-	Attempts     int             `json:"attempts"`
-	FirstAttempt time.Time       `json:"first_attempt_at,omitzero"`
-	LastAttempt  time.Time       `json:"last_attempt_at,omitzero"`
-	Timeline     []attemptOut    `json:"timeline"`
-	Payload      json.RawMessage `json:"payload"`
-	// PayloadExpunged says the payload is null because the event was
-	// expunged.
-	PayloadExpunged bool `json:"payload_expunged,omitempty"`
-}
 
 var safeValue = regexp.MustCompile(`^[A-Za-z0-9._:*-]{1,255}$`)
 
@@ -144,7 +115,7 @@ func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writePage(w, refs, next, same)
+	writeJSON(w, http.StatusOK, wire.DeadLetterPage{Data: listOf(refs, same), NextCursor: next})
 }
 
 // ListDeadLetters returns a page of the waiting dead letters f selects in
@@ -160,15 +131,15 @@ func (s *Server) ListDeadLetters(ctx context.Context, f DeadLetterFilter, p stor
 // refOf reads a dead letter's list entry from its visibility record; the
 // memo is decoded through the client's data converter (it is encrypted
 // with the payloads).
-func (s *Server) refOf(ex *workflowpb.WorkflowExecutionInfo) deadLetterRef {
+func (s *Server) refOf(ex *workflowpb.WorkflowExecutionInfo) DeadLetterRef {
 	attrs := ex.GetSearchAttributes().GetIndexedFields()
-	return deadLetterRef{
+	return DeadLetterRef{
 		ID:         keyword(attrs, delivery.AttrDeliveryID.GetName()),
 		EventID:    keyword(attrs, delivery.AttrEventID.GetName()),
 		EventType:  keyword(attrs, delivery.AttrEventType.GetName()),
 		EndpointID: keyword(attrs, delivery.AttrEndpointID.GetName()),
 		TenantID:   keyword(attrs, delivery.AttrTenantID.GetName()),
-		Reason:     keyword(attrs, delivery.AttrReason.GetName()),
+		Reason:     wire.DeadLetterReason(keyword(attrs, delivery.AttrReason.GetName())),
 		DeadAt:     ex.GetStartTime().AsTime(),
 		LastStatus: payloadValue[int](s.dc, ex.GetMemo().GetFields(), delivery.MemoLastStatus),
 		LastError:  payloadValue[string](s.dc, ex.GetMemo().GetFields(), delivery.MemoLastError),
@@ -239,17 +210,22 @@ func (s *Server) deadLetter(ctx context.Context, deliveryID string) (*workflowpb
 	return info, nil
 }
 
-func deadLetterOf(ref deadLetterRef, status enumspb.WorkflowExecutionStatus, e delivery.DeadLetter) deadLetterOut {
-	out := deadLetterOut{deadLetterRef: ref, State: "waiting", Attempts: len(e.Attempts), Timeline: timelineOut(e.Attempts), Payload: json.RawMessage(e.Request.Body)}
+// deadLetterOf is one dead letter in full, as the API shows it: its list
+// entry, its state (waiting, or closed: redriven or expired), timeline and
+// payload.
+func deadLetterOf(ref DeadLetterRef, status enumspb.WorkflowExecutionStatus, e delivery.DeadLetter) DeadLetterView {
+	out := DeadLetterView{ID: ref.ID, EventID: ref.EventID, EventType: ref.EventType, EndpointID: ref.EndpointID, TenantID: ref.TenantID,
+		Reason: ref.Reason, DeadAt: ref.DeadAt, LastStatus: ref.LastStatus, LastError: ref.LastError,
+		State: wire.DeadLetterStateWaiting, Attempts: len(e.Attempts), Timeline: timelineOut(e.Attempts), Payload: json.RawMessage(e.Request.Body)}
 	if status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		out.State = "closed"
+		out.State = wire.DeadLetterStateClosed
 	}
 	if !e.DeadAt.IsZero() {
 		out.DeadAt = e.DeadAt
 	}
 	if len(e.Attempts) > 0 {
 		first, last := e.Attempts[0], e.Attempts[len(e.Attempts)-1]
-		out.FirstAttempt, out.LastAttempt = first.Start, last.Start
+		out.FirstAttemptAt, out.LastAttemptAt = first.Start, last.Start
 		out.LastStatus, out.LastError = last.Status, last.LastError()
 	}
 	return out

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -19,34 +18,6 @@ import (
 	"github.com/hookd/hookd/internal/delivery"
 )
 
-// deliveryOut is a delivery as GET /v1/deliveries/{id} shows it: the
-// story of every run of its ID (the first, then one per redrive), with
-// the current run's status.
-type deliveryOut struct {
-	ID         string          `json:"id"`
-	EventID    string          `json:"event_id"`
-	EventType  string          `json:"event_type"`
-	EndpointID string          `json:"endpoint_id"`
-	TenantID   string          `json:"tenant_id,omitempty"`
-	Status     delivery.Status `json:"status"` // the current run's
-	// Attempts counts the attempts of every run; Runs the runs.
-	Attempts   int        `json:"attempts"`
-	Runs       int        `json:"runs"`
-	LastStatus int        `json:"last_status,omitempty"`
-	LastError  string     `json:"last_error,omitempty"`
-	NextTry    *time.Time `json:"next_attempt_at,omitempty"`
-	WaitReason string     `json:"wait_reason,omitempty"`
-	// CreatedAt is when the first run started.
-	CreatedAt time.Time       `json:"created_at"`
-	Timeline  []timelineEntry `json:"timeline"`
-	// Redrive is who started the current run, if a redrive did.
-	Redrive *delivery.Redrive `json:"redrive,omitempty"`
-	// Payload is the event's payload, as every attempt sends it;
-	// PayloadExpunged says there is none to show: the event was expunged.
-	Payload         json.RawMessage `json:"payload,omitempty"`
-	PayloadExpunged bool            `json:"payload_expunged,omitempty"`
-}
-
 func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request) {
 	out, err := s.readDelivery(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
@@ -61,36 +32,36 @@ func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request) {
 // status and search attributes from Describe, then every run of the
 // delivery ID in order, each with the redrive that started it (from its
 // input) and its attempts (see readRun).
-func (s *Server) readDelivery(ctx context.Context, id string) (deliveryOut, error) {
+func (s *Server) readDelivery(ctx context.Context, id string) (DeliveryView, error) {
 	out, _, err := s.readDeliveryRun(ctx, id)
 	return out, err
 }
 
 // readDeliveryRun is readDelivery, also returning the current run's
 // description.
-func (s *Server) readDeliveryRun(ctx context.Context, id string) (deliveryOut, *workflowpb.WorkflowExecutionInfo, error) {
+func (s *Server) readDeliveryRun(ctx context.Context, id string) (DeliveryView, *workflowpb.WorkflowExecutionInfo, error) {
 	desc, err := s.temporal.DescribeWorkflowExecution(ctx, id, "")
 	if err != nil {
-		return deliveryOut{}, nil, fromTemporal(err, "describe delivery", "delivery not found")
+		return DeliveryView{}, nil, fromTemporal(err, "describe delivery", "delivery not found")
 	}
 	info := desc.GetWorkflowExecutionInfo()
 	if info.GetType().GetName() != delivery.WorkflowDelivery {
-		return deliveryOut{}, nil, &Error{Code: CodeNotFound, Message: "delivery not found"}
+		return DeliveryView{}, nil, &Error{Code: CodeNotFound, Message: "delivery not found"}
 	}
 	attrs := info.GetSearchAttributes().GetIndexedFields()
 	tenantID := keyword(attrs, delivery.AttrTenantID.GetName())
 	if err := s.res.Owned(ctx, tenantID, keyword(attrs, delivery.AttrTenantIncarnation.GetName())); err != nil {
-		return deliveryOut{}, nil, notFound(err, "delivery")
+		return DeliveryView{}, nil, notFound(err, "delivery")
 	}
 	runs, created, err := s.deliveryRuns(ctx, id, info)
 	if err != nil {
-		return deliveryOut{}, nil, err
+		return DeliveryView{}, nil, err
 	}
 	story := make([]runStory, 0, len(runs))
 	for _, ex := range runs {
 		st, err := s.readRun(ctx, id, ex, desc)
 		if err != nil {
-			return deliveryOut{}, nil, err
+			return DeliveryView{}, nil, err
 		}
 		story = append(story, st)
 	}

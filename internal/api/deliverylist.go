@@ -17,33 +17,12 @@ import (
 	"go.temporal.io/sdk/converter"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/visibility"
 )
-
-// deliveryRef is a delivery in a list: the delivery once, whatever its
-// runs, with its current (latest) run's status, the attempts of every run
-// and its latest attempt's HTTP status.
-type deliveryRef struct {
-	ID         string          `json:"id"`
-	EventID    string          `json:"event_id"`
-	EventType  string          `json:"event_type"`
-	EndpointID string          `json:"endpoint_id"`
-	TenantID   string          `json:"tenant_id,omitempty"`
-	Status     delivery.Status `json:"status"`
-	// Attempts counts the attempts of every run; Runs the runs.
-	Attempts int `json:"attempts"`
-	Runs     int `json:"runs"`
-	// LastStatus is the latest attempt's HTTP status (absent: no
-	// attempt, or no answer).
-	LastStatus int `json:"last_status,omitempty"`
-	// CreatedAt is when the delivery was created (its event accepted),
-	// the list's order; ClosedAt when its current run closed.
-	CreatedAt time.Time  `json:"created_at"`
-	ClosedAt  *time.Time `json:"closed_at,omitempty"`
-}
 
 // statusQuery is the visibility condition of each status filter.
 var statusQuery = map[delivery.Status]visibility.Query{
@@ -90,7 +69,7 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writePage(w, refs, next, same)
+	writeJSON(w, http.StatusOK, wire.DeliveryPage{Data: listOf(refs, same), NextCursor: next})
 }
 
 // ListDeliveries returns a page of the deliveries f selects in the scope
@@ -306,16 +285,14 @@ func (l *deliveryLister) row(ctx context.Context, c candidate) (*DeliveryRef, er
 	if current.GetExecution().GetRunId() != c.ex.GetExecution().GetRunId() && superseded(c.ex) {
 		return nil, nil
 	}
-	if l.status != "" && d.Status != l.status {
+	if l.status != "" && d.Status != wire.DeliveryStatus(l.status) {
 		return nil, nil
 	}
 	ref := deliveryRefOf(c.ex)
 	ref.Status, ref.Attempts, ref.Runs, ref.LastStatus = d.Status, d.Attempts, d.Runs, d.LastStatus
+	ref.ClosedAt = time.Time{}
 	if current.GetCloseTime() != nil {
-		closed := current.GetCloseTime().AsTime()
-		ref.ClosedAt = &closed
-	} else {
-		ref.ClosedAt = nil
+		ref.ClosedAt = current.GetCloseTime().AsTime()
 	}
 	return &ref, nil
 }
@@ -493,9 +470,9 @@ func listExecutions[U any](ctx context.Context, s *Server, query visibility.Quer
 }
 
 // deliveryRefOf reads a delivery's list entry from its visibility record.
-func deliveryRefOf(ex *workflowpb.WorkflowExecutionInfo) deliveryRef {
+func deliveryRefOf(ex *workflowpb.WorkflowExecutionInfo) DeliveryRef {
 	attrs := ex.GetSearchAttributes().GetIndexedFields()
-	ref := deliveryRef{
+	ref := DeliveryRef{
 		ID:         ex.GetExecution().GetWorkflowId(),
 		EventID:    keyword(attrs, delivery.AttrEventID.GetName()),
 		EventType:  keyword(attrs, delivery.AttrEventType.GetName()),
@@ -504,10 +481,9 @@ func deliveryRefOf(ex *workflowpb.WorkflowExecutionInfo) deliveryRef {
 		CreatedAt:  createdOf(ex),
 	}
 	if ex.GetCloseTime() != nil {
-		closed := ex.GetCloseTime().AsTime()
-		ref.ClosedAt = &closed
+		ref.ClosedAt = ex.GetCloseTime().AsTime()
 	}
-	ref.Status = runStatus(ex)
+	ref.Status = wire.DeliveryStatus(runStatus(ex))
 	return ref
 }
 

@@ -34,20 +34,25 @@ type (
 	// waiting deliveries its wake-up tells to try again, all within
 	// Spread of At or, Paced, as fast as the backlog drains.
 	RecoverResult = wire.Recovered
-	// DeliveryRef is a delivery in a list.
-	DeliveryRef = deliveryRef
-	// DeliveryView is one delivery with its timeline.
-	DeliveryView = deliveryOut
+	// DeliveryRef is a delivery in a list: the delivery once, whatever
+	// its runs, with its current (latest) run's status, the attempts of
+	// every run and its latest attempt's HTTP status.
+	DeliveryRef = wire.DeliveryRow
+	// DeliveryView is a delivery as GET /v1/deliveries/{id} shows it:
+	// the story of every run of its ID (the first, then one per
+	// redrive), with the current run's status.
+	DeliveryView = wire.Delivery
 	// TimelineEntry is an entry of a delivery's timeline: an attempt
-	// (Kind TimelineAttempt, its fields promoted) or the redrive that
-	// started a run (Kind TimelineRedrive, Redrive set).
-	TimelineEntry = timelineEntry
+	// (Kind TimelineAttempt) or the redrive that started a run (Kind
+	// TimelineRedrive, Redrive set).
+	TimelineEntry = wire.TimelineEntry
 	// DeadLetterFilter selects dead letters.
 	DeadLetterFilter = deadLetterFilter
-	// DeadLetterRef is a dead letter in a list.
-	DeadLetterRef = deadLetterRef
+	// DeadLetterRef is a dead letter in a list: what its search
+	// attributes and memo say.
+	DeadLetterRef = wire.DeadLetterRow
 	// DeadLetterView is one dead letter in full.
-	DeadLetterView = deadLetterOut
+	DeadLetterView = wire.DeadLetter
 )
 
 // Kinds of a delivery's timeline entries.

@@ -12,6 +12,7 @@ import (
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/visibility"
 )
@@ -109,8 +110,8 @@ func (s *Server) runInput(ctx context.Context, id, runID string) (delivery.Reque
 // tell composes the delivery's story from its runs, oldest first: one
 // timeline of every run's attempts, each redrive between the runs it
 // separates; the current (last) run's status and next attempt.
-func tell(runs []runStory) deliveryOut {
-	out := deliveryOut{Runs: len(runs), Timeline: []timelineEntry{}}
+func tell(runs []runStory) DeliveryView {
+	out := DeliveryView{Runs: len(runs), Timeline: []wire.TimelineEntry{}}
 	if len(runs) == 0 {
 		return out
 	}
@@ -119,18 +120,18 @@ func tell(runs []runStory) deliveryOut {
 	for i, r := range runs {
 		n := i + 1
 		if r.redrive != nil {
-			out.Timeline = append(out.Timeline, timelineEntry{Kind: kindRedrive, Run: n, Redrive: r.redrive})
+			out.Timeline = append(out.Timeline, redriveEntry(n, r.redrive))
 		}
 		for _, a := range r.res.Attempts {
-			out.Timeline = append(out.Timeline, timelineEntry{Kind: kindAttempt, Run: n, attemptOut: attemptOf(a)})
+			out.Timeline = append(out.Timeline, attemptEntry(n, a))
 			last = a
 		}
 		out.Attempts += len(r.res.Attempts)
 	}
 	current := runs[len(runs)-1]
-	out.Status, out.Redrive = current.res.Status, current.redrive
-	if current.expunged && out.Status != delivery.StatusDelivered {
-		out.Status = delivery.StatusExpunged
+	out.Status, out.Redrive = wire.DeliveryStatus(current.res.Status), redriveOut(current.redrive)
+	if current.expunged && out.Status != wire.DeliveryStatusDelivered {
+		out.Status = wire.DeliveryStatusExpunged
 	}
 	out.PayloadExpunged = current.expunged
 	if json.Valid([]byte(current.body)) {
@@ -139,9 +140,9 @@ func tell(runs []runStory) deliveryOut {
 	if last.Number > 0 {
 		out.LastStatus, out.LastError = last.Status, last.ErrorClass
 	}
-	if out.Status == delivery.StatusPending {
+	if out.Status == wire.DeliveryStatusPending {
 		if at, reason := nextAttempt(current.res); !at.IsZero() {
-			out.NextTry, out.WaitReason = &at, reason
+			out.NextAttemptAt, out.WaitReason = at, reason
 		}
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/delivery"
 )
 
@@ -24,28 +25,27 @@ func TestTellOneStory(t *testing.T) {
 
 	out := tell(runs)
 	assert.Equal(t, t0, out.CreatedAt)
-	assert.Equal(t, delivery.StatusPending, out.Status)
+	assert.Equal(t, wire.DeliveryStatusPending, out.Status)
 	assert.Equal(t, 2, out.Runs)
 	assert.Equal(t, 2, out.Attempts)
-	assert.Equal(t, rd, out.Redrive)
+	assert.Equal(t, redriveOut(rd), out.Redrive)
 	assert.Equal(t, 503, out.LastStatus)
 	require.Len(t, out.Timeline, 3)
-	assert.Equal(t, []string{kindAttempt, kindRedrive, kindAttempt}, []string{out.Timeline[0].Kind, out.Timeline[1].Kind, out.Timeline[2].Kind})
+	assert.Equal(t, []wire.TimelineEntryKind{kindAttempt, kindRedrive, kindAttempt}, []wire.TimelineEntryKind{out.Timeline[0].Kind, out.Timeline[1].Kind, out.Timeline[2].Kind})
 	assert.Equal(t, []int{1, 2, 2}, []int{out.Timeline[0].Run, out.Timeline[1].Run, out.Timeline[2].Run})
-	assert.Equal(t, rd, out.Timeline[1].Redrive)
-	require.NotNil(t, out.NextTry)
-	assert.Equal(t, retry.NextAttempt, *out.NextTry, "the latest attempt's delay")
+	assert.Equal(t, wire.Redrive{By: rd.By, Reason: rd.Reason, At: rd.At}, out.Timeline[1].Redrive)
+	assert.Equal(t, retry.NextAttempt, out.NextAttemptAt, "the latest attempt's delay")
 	assert.Equal(t, "schedule", out.WaitReason)
 
 	// Waiting out a deferral: the wait, not the attempt's older delay.
 	runs[1].res.WaitUntil, runs[1].res.WaitReason = t0.Add(3*time.Hour), delivery.WaitCircuitOpen
 	out = tell(runs)
-	assert.Equal(t, t0.Add(3*time.Hour), *out.NextTry)
+	assert.Equal(t, t0.Add(3*time.Hour), out.NextAttemptAt)
 	assert.Equal(t, delivery.WaitCircuitOpen, out.WaitReason)
 
 	// A closed run has no next attempt.
 	runs[1].res = delivery.Result{Status: delivery.StatusDelivered, Attempts: []delivery.Attempt{retry}}
 	out = tell(runs)
-	assert.Nil(t, out.NextTry)
+	assert.Zero(t, out.NextAttemptAt)
 	assert.Empty(t, out.WaitReason)
 }

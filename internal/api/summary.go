@@ -11,17 +11,10 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/visibility"
 )
-
-// summaryGroup is the waiting dead letters of one endpoint for one reason.
-// Those of endpoints no longer in the store are grouped under "".
-type summaryGroup struct {
-	EndpointID string `json:"endpoint_id"`
-	Reason     string `json:"reason"`
-	Count      int64  `json:"count"`
-}
 
 // deadLetterSummary counts waiting dead letters per endpoint and reason,
 // of one tenant when tenant_id names one (a tenant's token sees only its
@@ -36,7 +29,7 @@ func (s *Server) deadLetterSummary(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	total, oldest, err := s.oldest(r.Context(), q)
-	groups, truncated := []summaryGroup{}, false
+	groups, truncated := []wire.SummaryGroup{}, false
 	if err == nil && total > 0 {
 		groups, truncated, err = s.summaryGroups(r.Context(), q, total)
 	}
@@ -44,14 +37,9 @@ func (s *Server) deadLetterSummary(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := struct {
-		Total  int64          `json:"total"`
-		Groups []summaryGroup `json:"groups"`
-		// Truncated: the groups leave out dead letters of endpoints
-		// past the summary's bounds (the total counts them).
-		Truncated        bool    `json:"truncated,omitempty"`
-		OldestAgeSeconds float64 `json:"oldest_age_seconds"`
-	}{Total: total, Groups: groups, Truncated: truncated}
+	// Truncated: the groups leave out dead letters of endpoints past the
+	// summary's bounds (the total counts them).
+	out := wire.DeadLetterSummary{Total: total, Groups: groups, Truncated: truncated}
 	if !oldest.IsZero() {
 		out.OldestAgeSeconds = s.now().Sub(oldest).Seconds()
 	}
@@ -77,7 +65,7 @@ const (
 // summaryMaxLists lists made, when the rest is left out and truncated set.
 // Endpoints no longer in the store are grouped under "". Groups follow the
 // store's order of endpoints (creation, then ID).
-func (s *Server) summaryGroups(ctx context.Context, q visibility.Query, total int64) ([]summaryGroup, bool, error) {
+func (s *Server) summaryGroups(ctx context.Context, q visibility.Query, total int64) ([]wire.SummaryGroup, bool, error) {
 	failedQ := visibility.And(q, visibility.Is(delivery.AttrReason, string(delivery.StatusFailed)))
 	counts := map[string]*[2]int64{} // endpoint -> failed, exhausted
 	var (
@@ -105,7 +93,7 @@ func (s *Server) summaryGroups(ctx context.Context, q visibility.Query, total in
 					counts[ref.EndpointID] = c
 					order = append(order, ref.EndpointID)
 				}
-				c[reasonIndex(ref.Reason)]++
+				c[reasonIndex(string(ref.Reason))]++
 			}
 			truncated = false
 			break
@@ -175,7 +163,7 @@ func (s *Server) countEndpoints(ctx context.Context, q, failedQ visibility.Query
 
 // orderGroups turns the counts into groups in the store's order of the
 // endpoints; those not in the store (deleted) merge under "", last.
-func (s *Server) orderGroups(ctx context.Context, order []string, counts map[string]*[2]int64) []summaryGroup {
+func (s *Server) orderGroups(ctx context.Context, order []string, counts map[string]*[2]int64) []wire.SummaryGroup {
 	type known struct {
 		id      string
 		created time.Time
@@ -196,11 +184,11 @@ func (s *Server) orderGroups(ctx context.Context, order []string, counts map[str
 	slices.SortFunc(live, func(a, b known) int {
 		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.id, b.id))
 	})
-	groups := []summaryGroup{}
+	groups := []wire.SummaryGroup{}
 	add := func(id string, c [2]int64) {
 		for j, reason := range []delivery.Status{delivery.StatusFailed, delivery.StatusExhausted} {
 			if c[j] > 0 {
-				groups = append(groups, summaryGroup{id, string(reason), c[j]})
+				groups = append(groups, wire.SummaryGroup{EndpointID: id, Reason: wire.DeadLetterReason(reason), Count: c[j]})
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
 )
@@ -63,8 +64,4 @@ func TestSummaryCostIgnoresEndpointCount(t *testing.T) {
 }
 
 // summaryOut is the summary's answer.
-type summaryOut struct {
-	Total     int64
-	Groups    []summaryGroup
-	Truncated bool
-}
+type summaryOut = wire.DeadLetterSummary

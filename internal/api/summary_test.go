@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
@@ -162,19 +163,15 @@ func TestSummaryAndHealthReadsAreBounded(t *testing.T) {
 			s.store = listingStore{s.store.(*fakeStore)}
 			s.now = func() time.Time { return now }
 
-			var sum struct {
-				Total            int64
-				Groups           []summaryGroup
-				OldestAgeSeconds float64 `json:"oldest_age_seconds"`
-			}
+			var sum wire.DeadLetterSummary
 			get(t, s, "/v1/dead-letters/summary", &sum)
 			assert.EqualValues(t, n, sum.Total)
 			q := func(k int) int64 { return int64((n - k + 3) / 4) } // executions i with i%4 == k
-			assert.Equal(t, []summaryGroup{
-				{"ep_off", "exhausted", q(2)},
-				{"ep_on", "failed", q(0)},
-				{"ep_on", "exhausted", q(1)},
-				{"", "exhausted", q(3)},
+			assert.Equal(t, []wire.SummaryGroup{
+				{EndpointID: "ep_off", Reason: "exhausted", Count: q(2)},
+				{EndpointID: "ep_on", Reason: "failed", Count: q(0)},
+				{EndpointID: "ep_on", Reason: "exhausted", Count: q(1)},
+				{EndpointID: "", Reason: "exhausted", Count: q(3)},
 			}, sum.Groups)
 			assert.InEpsilon(t, oldest.Seconds(), sum.OldestAgeSeconds, 0.011)
 			summaryCalls := vis.calls.Load()

@@ -3,59 +3,53 @@ package api
 import (
 	"time"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/delivery"
 )
 
-// attemptOut is one attempt as the API shows it: durations in
+// attemptOf is one attempt as the API shows it: durations in
 // milliseconds and words rather than Go's nanoseconds.
-type attemptOut struct {
-	Number      int              `json:"number"`
-	Start       time.Time        `json:"start"`
-	DurationMS  float64          `json:"duration_ms"`
-	Status      int              `json:"status,omitempty"`
-	ErrorClass  string           `json:"error_class,omitempty"`
-	Error       string           `json:"error,omitempty"`
-	Response    string           `json:"response,omitempty"`
-	Outcome     delivery.Outcome `json:"outcome"`
-	NextDelay   string           `json:"next_delay,omitempty"`
-	DelayReason string           `json:"delay_reason,omitempty"`
-	NextAttempt *time.Time       `json:"next_attempt_at,omitempty"`
-}
-
-func timelineOut(attempts []delivery.Attempt) []attemptOut {
-	out := make([]attemptOut, 0, len(attempts))
-	for _, a := range attempts {
-		out = append(out, *attemptOf(a))
-	}
-	return out
-}
-
-func attemptOf(a delivery.Attempt) *attemptOut {
-	o := &attemptOut{
+func attemptOf(a delivery.Attempt) wire.Attempt {
+	o := wire.Attempt{
 		Number: a.Number, Start: a.Start, DurationMS: float64(a.Duration.Microseconds()) / 1000,
 		Status: a.Status, ErrorClass: a.ErrorClass, Error: a.Error, Response: a.Response,
-		Outcome: a.Outcome, DelayReason: a.DelayReason,
+		Outcome: wire.AttemptOutcome(a.Outcome), DelayReason: a.DelayReason, NextAttemptAt: a.NextAttempt,
 	}
 	if a.NextDelay > 0 {
 		o.NextDelay = a.NextDelay.Round(time.Millisecond).String()
 	}
-	if !a.NextAttempt.IsZero() {
-		o.NextAttempt = &a.NextAttempt
-	}
 	return o
 }
 
+func timelineOut(attempts []delivery.Attempt) []wire.Attempt { return listOf(attempts, attemptOf) }
+
 // Kinds of timeline entries.
 const (
-	kindAttempt = "attempt"
-	kindRedrive = "redrive"
+	kindAttempt = wire.TimelineEntryKindAttempt
+	kindRedrive = wire.TimelineEntryKindRedrive
 )
 
-// timelineEntry is one entry of a delivery's timeline across runs: an
-// attempt (its fields inline) or the redrive that started run Run.
-type timelineEntry struct {
-	Kind string `json:"kind"`
-	Run  int    `json:"run"`
-	*attemptOut
-	Redrive *delivery.Redrive `json:"redrive,omitempty"`
+// attemptEntry is attempt a of run as an entry of a delivery's timeline
+// across runs.
+func attemptEntry(run int, a delivery.Attempt) wire.TimelineEntry {
+	o := attemptOf(a)
+	return wire.TimelineEntry{
+		Kind: kindAttempt, Run: run, Number: o.Number, Start: o.Start, DurationMS: &o.DurationMS,
+		Status: o.Status, ErrorClass: o.ErrorClass, Error: o.Error, Response: o.Response,
+		Outcome: wire.TimelineEntryOutcome(o.Outcome), NextDelay: o.NextDelay, DelayReason: o.DelayReason, NextAttemptAt: o.NextAttemptAt,
+	}
+}
+
+// redriveEntry is the redrive r that started run as an entry of a
+// delivery's timeline.
+func redriveEntry(run int, r *delivery.Redrive) wire.TimelineEntry {
+	return wire.TimelineEntry{Kind: kindRedrive, Run: run, Redrive: redriveOut(r)}
+}
+
+// redriveOut is who redrove a delivery, why and when; zero for none.
+func redriveOut(r *delivery.Redrive) wire.Redrive {
+	if r == nil {
+		return wire.Redrive{}
+	}
+	return wire.Redrive{By: r.By, Reason: r.Reason, At: r.At}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/api"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/signing"
@@ -88,7 +89,7 @@ func (p *Portal) showDeliveryPage(w http.ResponseWriter, r *http.Request, v view
 		return
 	}
 	page := deliveryPage{DeliveryView: d,
-		Resendable: d.Status == delivery.StatusFailed || d.Status == delivery.StatusExhausted}
+		Resendable: d.Status == wire.DeliveryStatusFailed || d.Status == wire.DeliveryStatusExhausted}
 	var profile signing.Profile // a deleted endpoint's: Standard Webhooks
 	if ep, err := p.api.Endpoint(ctx, d.EndpointID); err == nil {
 		profile = ep.Signing

@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/api"
 	"github.com/hookd/hookd/internal/authz"
-	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/store/secretbox"
 	"github.com/hookd/hookd/internal/store/sqlite"
@@ -342,7 +342,7 @@ func TestEditRotateDelete(t *testing.T) {
 func TestTemplatesRenderTheirData(t *testing.T) {
 	p := newFixture(t).portal
 	resent := api.DeliveryView{Runs: 2, Timeline: []api.TimelineEntry{
-		{Kind: api.TimelineRedrive, Run: 2, Redrive: &delivery.Redrive{By: "tenant:acme:portal", Reason: "portal"}},
+		{Kind: api.TimelineRedrive, Run: 2, Redrive: wire.Redrive{By: "tenant:acme:portal", Reason: "portal"}},
 	}}
 	until := time.Now()
 	held := api.Hold{By: api.HoldCircuitOpen, Until: &until}

@@ -205,6 +205,10 @@ var funcs = template.FuncMap{
 		switch d := v.(type) {
 		case float64:
 			f = d
+		case *float64: // a timeline entry's
+			if d != nil {
+				f = *d
+			}
 		case time.Duration:
 			f = float64(d.Microseconds()) / 1000
 		}
