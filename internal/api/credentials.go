@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/store"
 )
 
@@ -94,21 +95,8 @@ func decodeObject(b []byte, field, notObject string, v any) error {
 	}
 }
 
-// authView is an endpoint's auth as the API shows it: its secrets masked.
-type authView struct {
-	Type         string `json:"type"`
-	Token        string `json:"token,omitempty"`
-	Username     string `json:"username,omitempty"`
-	Password     string `json:"password,omitempty"`
-	TokenURL     string `json:"token_url,omitempty"`
-	ClientID     string `json:"client_id,omitempty"`
-	ClientSecret string `json:"client_secret,omitempty"`
-	Scope        string `json:"scope,omitempty"`
-	Audience     string `json:"audience,omitempty"`
-}
-
-// AuthView is an endpoint's auth, masked.
-type AuthView = authView
+// AuthView is an endpoint's auth as the API shows it: its secrets masked.
+type AuthView = wire.EndpointAuth
 
 // Mask is how the API shows a credential: "****" and, for a value of 8
 // characters or more, its last 4.
@@ -120,23 +108,24 @@ func Mask(v string) string {
 	return "****" + string(r[len(r)-4:])
 }
 
-// credentialsView is the masked headers (nil when none) and auth of c.
-func credentialsView(c *store.Credentials) (map[string]string, *authView) {
+// credentialsView is the masked headers (nil when none) and auth (zero
+// when none) of c.
+func credentialsView(c *store.Credentials) (wire.EndpointHeaders, AuthView) {
 	if c == nil {
-		return nil, nil
+		return nil, AuthView{}
 	}
-	var headers map[string]string
+	var headers wire.EndpointHeaders
 	for k, v := range c.Headers {
 		if headers == nil {
-			headers = map[string]string{}
+			headers = wire.EndpointHeaders{}
 		}
 		headers[k] = Mask(v)
 	}
 	a := c.Auth
 	if a == nil {
-		return headers, nil
+		return headers, AuthView{}
 	}
-	v := &authView{Type: a.Type, Username: a.Username, TokenURL: a.TokenURL, ClientID: a.ClientID, Scope: a.Scope, Audience: a.Audience}
+	v := AuthView{Type: wire.EndpointAuthType(a.Type), Username: a.Username, TokenURL: a.TokenURL, ClientID: a.ClientID, Scope: a.Scope, Audience: a.Audience}
 	for _, f := range []struct{ in, out *string }{{&a.Token, &v.Token}, {&a.Password, &v.Password}, {&a.ClientSecret, &v.ClientSecret}} {
 		if *f.in != "" {
 			*f.out = Mask(*f.in)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
@@ -19,45 +20,14 @@ import (
 	"github.com/hookd/hookd/signing"
 )
 
-// endpointJSON is an endpoint as the API shows it. Secret is set only by
-// create and rotate.
-type endpointJSON struct {
-	ID          string   `json:"id"`
-	TenantID    string   `json:"tenant_id,omitempty"`
-	URL         string   `json:"url"`
-	Description string   `json:"description"`
-	EventTypes  []string `json:"event_types"`
-	Filter      string   `json:"filter,omitempty"`
-	Enabled     bool     `json:"enabled"`
-	// DisabledReason is manual, auto or gone while disabled.
-	DisabledReason string            `json:"disabled_reason,omitempty"`
-	RetrySchedule  []string          `json:"retry_schedule"`
-	Timeout        string            `json:"timeout"`
-	Metadata       map[string]string `json:"metadata"`
-	CreatedAt      time.Time         `json:"created_at"`
-	UpdatedAt      time.Time         `json:"updated_at"`
-	// Headers and Auth are shown masked, when there are some.
-	Headers map[string]string `json:"headers,omitempty"`
-	Auth    *authView         `json:"auth,omitempty"`
-	// TLS shows the certificates, their subjects and the client
-	// certificate's expiry, never the key.
-	TLS    *TLSView `json:"tls,omitempty"`
-	Secret string   `json:"secret,omitempty"`
-	// PropagateTrace sends the receiver each attempt's W3C trace context.
-	PropagateTrace bool `json:"propagate_trace"`
-	// Signing is the signing profile, defaults filled in.
-	Signing signing.Profile `json:"signing"`
-	// RateLimit caps the attempts the endpoint receives; null for none.
-	RateLimit *rateLimitJSON `json:"rate_limit"`
-	// Warnings, in the answers of create and update only, name the
-	// event_types entries that match no type of the event-type catalog.
-	Warnings []Warning `json:"warnings,omitempty"`
-}
-
-func toJSON(ep *store.Endpoint) endpointJSON {
-	out := endpointJSON{
+// toJSON is an endpoint as the API shows it: its headers and auth
+// masked, its TLS without the key, its signing profile with defaults
+// filled in. Secret and Warnings are set by create and update alone.
+func toJSON(ep *store.Endpoint) EndpointView {
+	out := EndpointView{
 		ID: ep.ID, TenantID: ep.TenantID, URL: ep.URL, Description: ep.Description, EventTypes: ep.EventTypes, Filter: ep.Filter,
 		Enabled: ep.Enabled, Metadata: ep.Metadata, CreatedAt: ep.CreatedAt, UpdatedAt: ep.UpdatedAt,
+		PropagateTrace: ep.PropagateTrace, Signing: signingOut(signingView(ep.Signing)), RateLimit: rateLimitView(ep.RateLimit),
 	}
 	for _, d := range delivery.Schedule(ep.RetrySchedule) {
 		out.RetrySchedule = append(out.RetrySchedule, d.String())
@@ -67,17 +37,14 @@ func toJSON(ep *store.Endpoint) endpointJSON {
 	if ep.Credentials != nil {
 		out.TLS = tlsView(ep.Credentials.TLS)
 	}
-	out.PropagateTrace = ep.PropagateTrace
-	out.Signing = signingView(ep.Signing)
 	if !ep.Enabled {
-		out.DisabledReason = cmp.Or(ep.DisabledReason, opevents.DisabledManual)
+		out.DisabledReason = wire.EndpointDisabledReason(cmp.Or(ep.DisabledReason, opevents.DisabledManual))
 	}
-	out.RateLimit = rateLimitView(ep.RateLimit)
 	if out.EventTypes == nil {
 		out.EventTypes = []string{}
 	}
 	if out.Metadata == nil {
-		out.Metadata = map[string]string{}
+		out.Metadata = wire.Metadata{}
 	}
 	return out
 }
@@ -479,18 +446,12 @@ func (s *Server) DeleteEndpoint(ctx context.Context, id string) error {
 	return err
 }
 
-// RotatedSecret is the answer of a secret rotation.
-type RotatedSecret struct {
-	EndpointID string `json:"endpoint_id"`
-	Secret     string `json:"secret"`
-	// PreviousExpiresAt is when the older secrets stop being signed with.
-	PreviousExpiresAt time.Time `json:"previous_expires_at"`
-}
+// RotatedSecret is the answer of a secret rotation: the new secret, and
+// when the older secrets stop being signed with.
+type RotatedSecret = wire.RotatedSecret
 
 func (s *Server) rotateSecret(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Overlap *string `json:"overlap"`
-	}
+	var body wire.SecretRotate
 	if err := s.decode(w, r, &body); err != nil {
 		s.writeError(w, r, err)
 		return

@@ -196,7 +196,7 @@ func FuzzEndpointValidation(f *testing.F) {
 			requireRefusal(t, code, raw)
 			return
 		}
-		var created endpointJSON
+		var created EndpointView
 		if err := json.Unmarshal(raw, &created); err != nil || created.Secret == "" {
 			t.Fatalf("201 body %q: %v", raw, err)
 		}
@@ -211,7 +211,7 @@ func FuzzEndpointValidation(f *testing.F) {
 		requireStoredAsPosted(t, in, stored)
 
 		code, raw = a.call(http.MethodGet, "/v1/endpoints/"+created.ID, "", nil)
-		var got endpointJSON
+		var got EndpointView
 		if code != http.StatusOK || json.Unmarshal(raw, &got) != nil {
 			t.Fatalf("read back: %d %q", code, raw)
 		}
@@ -281,7 +281,7 @@ func normalizedEndpoint(ep store.Endpoint) store.Endpoint {
 
 // normalized drops what a read may legitimately answer differently from
 // create: the timestamps' monotonic and location details.
-func normalized(e endpointJSON) endpointJSON {
+func normalized(e EndpointView) EndpointView {
 	e.CreatedAt, e.UpdatedAt = e.CreatedAt.UTC().Round(0), e.UpdatedAt.UTC().Round(0)
 	return e
 }

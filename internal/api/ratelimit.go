@@ -4,21 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/store"
 )
 
-// rateLimitJSON is an endpoint's rate limit as the API shows and takes it.
-type rateLimitJSON struct {
-	PerSecond int `json:"per_second"`
-	Burst     int `json:"burst"`
-}
-
-// rateLimitView is the limit as shown: nil for none.
-func rateLimitView(l *store.RateLimit) *rateLimitJSON {
+// rateLimitView is the limit as shown, its burst always given: nil for
+// none.
+func rateLimitView(l *store.RateLimit) *wire.RateLimit {
 	if l == nil {
 		return nil
 	}
-	return &rateLimitJSON{PerSecond: l.PerSecond, Burst: max(l.Burst, 1)}
+	burst := max(l.Burst, 1)
+	return &wire.RateLimit{PerSecond: l.PerSecond, Burst: &burst}
 }
 
 // RateLimitPatch is a patch's rate_limit field: left out (Set false:

@@ -19,7 +19,7 @@ import (
 // service methods return them.
 type (
 	// EndpointView is an endpoint; Secret is set only by CreateEndpoint.
-	EndpointView = endpointJSON
+	EndpointView = wire.Endpoint
 	// EndpointPatch is what UpdateEndpoint changes: nil fields stay.
 	EndpointPatch = endpointPatch
 	// EndpointCreate is what CreateEndpoint creates from.

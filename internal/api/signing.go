@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/textproto"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/signing"
 )
@@ -40,6 +41,26 @@ func signingView(p signing.Profile) signing.Profile {
 		return signing.StandardWebhooks
 	}
 	return p
+}
+
+// signingOut is a profile as the API shows it.
+func signingOut(p signing.Profile) wire.SigningProfile {
+	return wire.SigningProfile{
+		Scheme: wire.SigningProfileScheme(p.Scheme), Header: p.Header, Prefix: p.Prefix,
+		Encoding: wire.SigningProfileEncoding(p.Encoding), Content: wire.SigningProfileContent(p.Content),
+		TimestampHeader: p.TimestampHeader, DeliveryIDHeader: p.DeliveryIDHeader, EventIDHeader: p.EventIDHeader,
+		EventTypeHeader: p.EventTypeHeader, AttemptHeader: p.AttemptHeader,
+	}
+}
+
+// SigningOf is a profile as the API shows it (signingOut) back as the
+// profile it is.
+func SigningOf(p wire.SigningProfile) signing.Profile {
+	return signing.Profile{
+		Scheme: string(p.Scheme), Header: p.Header, Prefix: p.Prefix, Encoding: string(p.Encoding), Content: string(p.Content),
+		TimestampHeader: p.TimestampHeader, DeliveryIDHeader: p.DeliveryIDHeader, EventIDHeader: p.EventIDHeader,
+		EventTypeHeader: p.EventTypeHeader, AttemptHeader: p.AttemptHeader,
+	}
 }
 
 // ValidateSigning normalizes a signing profile, naming a bad field

@@ -5,8 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"time"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/store"
 )
 
@@ -53,26 +53,16 @@ func (p *TLSPatch) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// TLSView is an endpoint's TLS as the API shows it.
-type TLSView struct {
-	ClientCertificate string `json:"client_certificate,omitempty"`
-	// ClientKey is the key's marker, never the key.
-	ClientKey string `json:"client_key,omitempty"`
-	CA        string `json:"ca,omitempty"`
-	// Subject, Issuer and NotAfter describe the client certificate.
-	Subject  string     `json:"subject,omitempty"`
-	Issuer   string     `json:"issuer,omitempty"`
-	NotAfter *time.Time `json:"not_after,omitempty"`
-	// CASubjects are the subjects of the CA's certificates.
-	CASubjects []string `json:"ca_subjects,omitempty"`
-}
+// TLSView is an endpoint's TLS as the API shows it: the certificates as
+// given, the key's marker (never the key), and what the certificates say.
+type TLSView = wire.EndpointTLSView
 
-// tlsView is t as the API shows it (nil for nil).
-func tlsView(t *store.TLS) *TLSView {
+// tlsView is t as the API shows it (zero for nil).
+func tlsView(t *store.TLS) TLSView {
 	if t == nil {
-		return nil
+		return TLSView{}
 	}
-	v := &TLSView{ClientCertificate: t.ClientCertificate, CA: t.CA}
+	v := TLSView{ClientCertificate: t.ClientCertificate, CA: t.CA}
 	p, err := t.Parse()
 	if err != nil {
 		// Stored TLS was checked when it was set; show what is there.
@@ -84,8 +74,7 @@ func tlsView(t *store.TLS) *TLSView {
 	if p.Leaf != nil {
 		v.ClientKey = keyMarker(p)
 		v.Subject, v.Issuer = p.Leaf.Subject.String(), p.Leaf.Issuer.String()
-		at := p.Leaf.NotAfter.UTC()
-		v.NotAfter = &at
+		v.NotAfter = p.Leaf.NotAfter.UTC()
 	}
 	for _, c := range p.CA {
 		v.CASubjects = append(v.CASubjects, c.Subject.String())

@@ -30,12 +30,9 @@ func credentialFormOf(ep api.EndpointView) credentialForm {
 	}
 	sort.Strings(lines)
 	f := credentialForm{Headers: strings.Join(lines, "\n")}
-	if a := ep.Auth; a != nil {
-		f.AuthType, f.AuthToken, f.AuthUsername, f.AuthPassword = a.Type, a.Token, a.Username, a.Password
-	}
-	if t := ep.TLS; t != nil {
-		f.TLSCertificate, f.TLSKey, f.TLSCA = t.ClientCertificate, t.ClientKey, t.CA
-	}
+	a, t := ep.Auth, ep.TLS
+	f.AuthType, f.AuthToken, f.AuthUsername, f.AuthPassword = string(a.Type), a.Token, a.Username, a.Password
+	f.TLSCertificate, f.TLSKey, f.TLSCA = t.ClientCertificate, t.ClientKey, t.CA
 	return f
 }
 

@@ -92,7 +92,7 @@ func (p *Portal) showDeliveryPage(w http.ResponseWriter, r *http.Request, v view
 		Resendable: d.Status == wire.DeliveryStatusFailed || d.Status == wire.DeliveryStatusExhausted}
 	var profile signing.Profile // a deleted endpoint's: Standard Webhooks
 	if ep, err := p.api.Endpoint(ctx, d.EndpointID); err == nil {
-		profile = ep.Signing
+		profile = api.SigningOf(ep.Signing)
 	}
 	page.Headers, page.HeadersOf = p.headersSent(d, profile)
 	v.Section, v.Data = "deliveries", page

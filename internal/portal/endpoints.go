@@ -100,7 +100,7 @@ type endpointForm struct {
 }
 
 func formOf(ep api.EndpointView) endpointForm {
-	return endpointForm{credentialForm: credentialFormOf(ep), signingForm: signingFormOf(ep.Signing), rateLimitForm: rateLimitFormOf(ep), ID: ep.ID, URL: ep.URL, EventTypes: strings.Join(ep.EventTypes, ", "),
+	return endpointForm{credentialForm: credentialFormOf(ep), signingForm: signingFormOf(api.SigningOf(ep.Signing)), rateLimitForm: rateLimitFormOf(ep), ID: ep.ID, URL: ep.URL, EventTypes: strings.Join(ep.EventTypes, ", "),
 		Description: ep.Description, RetrySchedule: strings.Join(ep.RetrySchedule, ", "), Timeout: ep.Timeout,
 		Filter: ep.Filter, PropagateTrace: ep.PropagateTrace}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/api"
 )
 
@@ -18,7 +19,7 @@ func rateLimitFormOf(ep api.EndpointView) rateLimitForm {
 	if ep.RateLimit == nil {
 		return rateLimitForm{}
 	}
-	return rateLimitForm{RatePerSecond: strconv.Itoa(ep.RateLimit.PerSecond), RateBurst: strconv.Itoa(ep.RateLimit.Burst)}
+	return rateLimitForm{RatePerSecond: strconv.Itoa(ep.RateLimit.PerSecond), RateBurst: strconv.Itoa(wire.Deref(ep.RateLimit.Burst))}
 }
 
 func readRateLimitForm(r *http.Request) rateLimitForm {

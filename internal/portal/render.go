@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/api"
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/delivery"
@@ -167,7 +168,7 @@ var funcs = template.FuncMap{
 	// inc is i+1: the number of the i-th item, counted from one.
 	"inc": func(i int) int { return i + 1 },
 	// disabledReason says in words why an endpoint is disabled.
-	"disabledReason": func(reason string) string {
+	"disabledReason": func(reason wire.EndpointDisabledReason) string {
 		switch reason {
 		case "auto":
 			return "kept failing: disabled automatically"
@@ -232,11 +233,11 @@ var funcs = template.FuncMap{
 	"sparkline": sparkline,
 	"pctOf":     pctOf,
 	// expired reports whether a certificate's not_after has passed.
-	"expired": func(t *time.Time) bool { return t != nil && time.Now().After(*t) },
+	"expired": func(t time.Time) bool { return !t.IsZero() && time.Now().After(t) },
 	// durations shortens a list of Go durations: "1h0m0s" reads "1h".
 	"durations": func(ds []string) string { return shortDurations(ds) },
 	// signing describes an endpoint's signing profile in a line.
-	"signing": signingSummary,
+	"signing": func(p wire.SigningProfile) string { return signingSummary(api.SigningOf(p)) },
 	// fieldOf is the data of a form's text field.
 	"fieldOf": func(name, label, value string, errs map[string]string, hint string) formField {
 		return formField{Name: name, Label: label, Value: value, Error: errs[name], Hint: hint}
