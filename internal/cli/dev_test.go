@@ -61,6 +61,21 @@ func (w *lineWriter) String() string {
 	return w.buf.String()
 }
 
+// --temporal-shards and --temporal-db-max-conns refuse counts out of
+// range, naming the flag.
+func TestTemporalShardsRange(t *testing.T) {
+	t.Setenv("HOOKD_DATA_DIR", t.TempDir())
+	for _, args := range [][]string{
+		{"dev", "--temporal-shards", "5000"},
+		{"dev", "--temporal-shards", "-1"},
+		{"dev", "--only-temporal", "--temporal-db-max-conns", "0"},
+	} {
+		code, _, errOut := hookd(args...)
+		assert.Equal(t, 2, code, "%v: %s", args, errOut)
+		assert.Contains(t, errOut, args[len(args)-2], "%v names its flag", args)
+	}
+}
+
 // TestOnlyTemporalOnPostgres runs `hookd dev --only-temporal
 // --temporal-database-url`: the namespace gets hookd's search attributes
 // and the retention asked for, and the printed URL hides the password.
@@ -96,6 +111,7 @@ func TestOnlyTemporalOnPostgres(t *testing.T) {
 	}
 	assert.Contains(t, out.String(), "PostgreSQL postgres://hookd:xxxxx@")
 	assert.NotContains(t, out.String(), "not-checked")
+	assert.Contains(t, out.String(), "(8 history shards)", "new PostgreSQL persistence takes 8 shards")
 
 	c, err := client.Dial(client.Options{HostPort: addr, Namespace: "default"})
 	require.NoError(t, err)
