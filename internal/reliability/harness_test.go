@@ -5,15 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"text/tabwriter"
 	"time"
@@ -73,81 +70,44 @@ func printTable() {
 	_ = w.Flush()
 }
 
-// hookd is a `hookd dev` process.
+// hookd is a `hookd dev` child process on a data dir and ports of its
+// own, which a scenario may kill and start again.
 type hookd struct {
 	t       *testing.T
 	dataDir string
 	http    string
 	tempo   string
-	extra   []string
-	cmd     *exec.Cmd
+	proc    *testkit.Proc
 	url     string
 	key     string
-	log     *bytes.Buffer
 }
 
 // startHookd starts `hookd dev` on a new data dir with free ports.
 func startHookd(t *testing.T, extra ...string) *hookd {
-	h := &hookd{t: t, dataDir: t.TempDir(), http: testkit.FreeAddr(t), tempo: testkit.FreeAddr(t), extra: extra}
-	h.start()
-	t.Cleanup(h.stop)
+	h := &hookd{t: t, dataDir: t.TempDir(), http: testkit.FreeAddr(t), tempo: testkit.FreeAddr(t)}
+	h.url = "http://" + h.http
+	args := append([]string{"dev", "--data-dir", h.dataDir, "--http-addr", h.http, "--temporal-addr", h.tempo, "--ui-addr", "", "--log-level", "warn"}, extra...)
+	h.proc = testkit.StartProc(t, "hookd", hookdBin, nil, args...)
+	h.ready()
 	return h
 }
 
+// start starts hookd again on the same data dir and ports.
 func (h *hookd) start() {
-	t := h.t
-	args := append([]string{"dev", "--data-dir", h.dataDir, "--http-addr", h.http, "--temporal-addr", h.tempo, "--ui-addr", "", "--log-level", "warn"}, h.extra...)
-	h.cmd = exec.Command(hookdBin, args...)
-	h.log = &bytes.Buffer{}
-	h.cmd.Stdout, h.cmd.Stderr = io.Discard, &lockedWriter{w: h.log}
-	require.NoError(t, h.cmd.Start())
-	h.url = "http://" + h.http
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(h.url + "/healthz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	}, 60*time.Second, 100*time.Millisecond, "hookd did not come up")
+	h.proc.Start()
+	h.ready()
+}
+
+// ready waits until hookd answers /healthz, then reads its API key.
+func (h *hookd) ready() {
+	h.proc.AwaitOK(h.url+"/healthz", 60*time.Second)
 	key, err := os.ReadFile(filepath.Join(h.dataDir, "api-key"))
-	require.NoError(t, err)
+	require.NoError(h.t, err)
 	h.key = strings.TrimSpace(string(key))
 }
 
 // kill9 kills the process without letting it clean up.
-func (h *hookd) kill9() {
-	_ = h.cmd.Process.Signal(syscall.SIGKILL)
-	_ = h.cmd.Wait()
-}
-
-func (h *hookd) stop() {
-	if h.cmd.ProcessState != nil {
-		return
-	}
-	_ = h.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = h.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		h.kill9()
-	}
-	if h.t.Failed() {
-		h.t.Logf("hookd log:\n%s", h.log.String())
-	}
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
+func (h *hookd) kill9() { h.proc.Kill9() }
 
 // call sends an API request and decodes the JSON answer.
 func (h *hookd) call(method, path string, body, out any) int {

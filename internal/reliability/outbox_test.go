@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,87 +19,40 @@ import (
 )
 
 // child is a hookd process of any mode that can be killed and started
-// again with the same arguments and environment.
+// again with the same arguments and environment, and ready says when it
+// serves.
 type child struct {
-	t         *testing.T
-	name      string
-	args, env []string
-	ready     func(c *child) bool
-	cmd       *exec.Cmd
-	out       *lockedWriter // stdout and stderr
+	*testkit.Proc
+	ready func(p *testkit.Proc)
 }
 
-// startChild starts `hookd args...` with env on top of the test's
-// environment (its HOOKD_* and TEMPORAL_* dropped) and waits for ready.
-func startChild(t *testing.T, name string, env []string, ready func(c *child) bool, args ...string) *child {
-	c := &child{t: t, name: name, args: args, env: env, ready: ready}
-	c.start()
-	t.Cleanup(c.stop)
+// startChild starts `hookd args...` with env (testkit.StartProc) and
+// waits for ready.
+func startChild(t *testing.T, name string, env []string, ready func(p *testkit.Proc), args ...string) *child {
+	c := &child{Proc: testkit.StartProc(t, name, hookdBin, env, args...), ready: ready}
+	c.ready(c.Proc)
 	return c
 }
 
+// start starts the process again and waits for ready.
 func (c *child) start() {
-	c.cmd = exec.Command(hookdBin, c.args...)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "HOOKD_") && !strings.HasPrefix(kv, "TEMPORAL_") {
-			c.cmd.Env = append(c.cmd.Env, kv)
-		}
-	}
-	c.cmd.Env = append(c.cmd.Env, c.env...)
-	c.out = &lockedWriter{w: &bytes.Buffer{}}
-	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
-	require.NoError(c.t, c.cmd.Start())
-	require.Eventually(c.t, func() bool { return c.ready(c) }, 2*time.Minute, 100*time.Millisecond, "%s did not come up:\n%s", c.name, c.logs())
-}
-
-func (c *child) logs() string {
-	c.out.mu.Lock()
-	defer c.out.mu.Unlock()
-	return c.out.w.(*bytes.Buffer).String()
-}
-
-func (c *child) kill9() {
-	_ = c.cmd.Process.Signal(syscall.SIGKILL)
-	_ = c.cmd.Wait()
+	c.Start()
+	c.ready(c.Proc)
 }
 
 // stop stops the process with SIGTERM (SIGKILL after 15s).
-func (c *child) stop() {
-	if c.cmd.ProcessState != nil {
-		return
-	}
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = c.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(15 * time.Second):
-		c.kill9()
-	}
-	if c.t.Failed() {
-		tail := c.logs()
-		if len(tail) > 6000 {
-			tail = tail[len(tail)-6000:]
-		}
-		c.t.Logf("--- %s log ---\n%s", c.name, tail)
-	}
-}
+func (c *child) stop() { c.Stop(15 * time.Second) }
+
+func (c *child) kill9() { c.Kill9() }
 
 // printed is ready once the process printed line.
-func printed(line string) func(c *child) bool {
-	return func(c *child) bool { return strings.Contains(c.logs(), line) }
+func printed(line string) func(p *testkit.Proc) {
+	return func(p *testkit.Proc) { p.AwaitPrinted(line, 2*time.Minute) }
 }
 
 // answers200 is ready once url answers 200.
-func answers200(url string) func(c *child) bool {
-	return func(*child) bool {
-		resp, err := http.Get(url)
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	}
+func answers200(url string) func(p *testkit.Proc) {
+	return func(p *testkit.Proc) { p.AwaitOK(url, 2*time.Minute) }
 }
 
 // tryCall sends an API request that may not answer in time (it waits on

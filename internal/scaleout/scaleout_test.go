@@ -47,9 +47,10 @@ func TestScaleOut(t *testing.T) {
 	dbURL := pgtest.Start(t)
 
 	temporalAddr := testkit.FreeAddr(t)
-	startProc(t, bin, "temporal", nil, "is running", "dev", "--only-temporal",
+	temporal := testkit.StartProc(t, "temporal", bin, nil, "dev", "--only-temporal",
 		"--data-dir", filepath.Join(t.TempDir(), "temporal"), "--temporal-addr", temporalAddr,
 		"--ui-addr", "", "--retention", "168h", "--log-level", "warn")
+	temporal.AwaitPrinted("is running", 2*time.Minute)
 
 	key, err := secretbox.GenerateKey()
 	if err != nil {
@@ -71,16 +72,16 @@ func TestScaleOut(t *testing.T) {
 		"HOOKD_SHUTDOWN_TIMEOUT=10s",
 		"HOOKD_LOG_FORMAT=text",
 	}
-	var workers []*proc
+	var workers []*testkit.Proc
 	for i := range 2 {
 		addr := testkit.FreeAddr(t)
-		w := startProc(t, bin, fmt.Sprintf("worker%d", i+1), append(common, "HOOKD_HTTP_ADDR="+addr), "", "worker")
-		waitReady(t, w, "http://"+addr+"/readyz", time.Minute)
+		w := testkit.StartProc(t, fmt.Sprintf("worker%d", i+1), bin, append(common, "HOOKD_HTTP_ADDR="+addr), "worker")
+		w.AwaitOK("http://"+addr+"/readyz", time.Minute)
 		workers = append(workers, w)
 	}
 	apiAddr := testkit.FreeAddr(t)
-	apiProc := startProc(t, bin, "api", append(common, "HOOKD_HTTP_ADDR="+apiAddr, "HOOKD_API_KEYS="+apiKey), "", "api")
-	waitReady(t, apiProc, "http://"+apiAddr+"/readyz", time.Minute)
+	apiProc := testkit.StartProc(t, "api", bin, append(common, "HOOKD_HTTP_ADDR="+apiAddr, "HOOKD_API_KEYS="+apiKey), "api")
+	apiProc.AwaitOK("http://"+apiAddr+"/readyz", time.Minute)
 	api := &apiClient{t: t, base: "http://" + apiAddr, key: apiKey}
 
 	rc := newReceiver(t, 5*time.Millisecond)
@@ -100,7 +101,7 @@ func TestScaleOut(t *testing.T) {
 	go func() {
 		for {
 			if u, _ := rc.counts(); u >= events/4 {
-				workers[0].kill9()
+				workers[0].Kill9()
 				killedAt <- u
 				return
 			}
@@ -120,7 +121,7 @@ func TestScaleOut(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d deliveries arrived within 3m\n%s\n%s", u, events, workers[1].tail(), apiProc.tail())
+			t.Fatalf("only %d of %d deliveries arrived within 3m\n%s\n%s", u, events, workers[1].Tail(), apiProc.Tail())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -157,13 +158,13 @@ func TestScaleOut(t *testing.T) {
 	}
 
 	// Graceful shutdown: SIGTERM, clean exits.
-	for _, p := range []*proc{apiProc, workers[1]} {
+	for _, p := range []*testkit.Proc{apiProc, workers[1]} {
 		t0 := time.Now()
-		err, inTime := p.stop(t, 40*time.Second)
+		err, inTime := p.Stop(40 * time.Second)
 		if err != nil || !inTime {
-			t.Errorf("%s: SIGTERM exit %v (in time: %v)\n%s", p.name, err, inTime, p.tail())
+			t.Errorf("%s: SIGTERM exit %v (in time: %v)\n%s", p.Name, err, inTime, p.Tail())
 		}
-		t.Logf("%s stopped on SIGTERM in %s", p.name, time.Since(t0).Round(time.Millisecond))
+		t.Logf("%s stopped on SIGTERM in %s", p.Name, time.Since(t0).Round(time.Millisecond))
 	}
 
 	t.Logf("events %d, deliveries accepted %d in %s (%.0f/s)", events, len(ids), ingested.Round(time.Millisecond), float64(events)/ingested.Seconds())

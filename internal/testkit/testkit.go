@@ -1,7 +1,8 @@
 // Package testkit is what hookd's tests that run hookd share: a free
 // loopback address for a server that binds its own port, the hookd
-// binary built once per test process, CAs that issue test certificates,
-// and a Temporal client whose server is down (DownTemporal). Only tests import it (the layout test keeps it out of
+// binary built once per test process and its child processes (Proc),
+// CAs that issue test certificates, and a Temporal client whose server
+// is down (DownTemporal). Only tests import it (the layout test keeps it out of
 // the product).
 package testkit
 
