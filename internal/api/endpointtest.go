@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
@@ -38,7 +39,7 @@ const (
 
 // outcomeCircuitOpen is a test's outcome when the endpoint's circuit held
 // its first attempt back (the circuit opened after the route checked it).
-const outcomeCircuitOpen delivery.Outcome = "circuit_open"
+const outcomeCircuitOpen = wire.TestResultOutcomeCircuitOpen
 
 // refuseHeldBack refuses a test the endpoint's circuit would hold back
 // unsent: open and cooling down, or half-open with its probe in flight.
@@ -59,23 +60,13 @@ func (s *Server) refuseHeldBack(ctx context.Context, endpointID string) error {
 
 // outcomePending is a test's outcome when its first attempt was not known
 // within the wait; the delivery goes on and can be followed by its ID.
-const outcomePending delivery.Outcome = "pending"
+const outcomePending = wire.TestResultOutcomePending
 
-// testOut is the answer of POST /v1/endpoints/{id}/test: the first
-// attempt of the test delivery.
+// testOut is the first attempt of the test delivery, as the answer of
+// POST /v1/endpoints/{id}/test shows it; made says the attempt was made
+// and is known (answered 200, else 202).
 type testOut struct {
-	DeliveryID string           `json:"delivery_id"`
-	EventID    string           `json:"event_id"`
-	Outcome    delivery.Outcome `json:"outcome"`
-	// Status is the HTTP status the endpoint answered, 0 if none.
-	Status     int     `json:"status"`
-	ErrorClass string  `json:"error_class,omitempty"`
-	Error      string  `json:"error,omitempty"`
-	DurationMS float64 `json:"duration_ms"`
-	// Response is the start of the endpoint's response body, as stored.
-	Response string `json:"response,omitempty"`
-	// made says the first attempt was made and is known (answered 200,
-	// else 202).
+	wire.TestResult
 	made bool
 }
 
@@ -87,14 +78,12 @@ type testOut struct {
 // is not known in time the answer is 202 with outcome "pending"
 // ("circuit_open" when the circuit opened meanwhile and holds it back).
 func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		EventType string `json:"event_type"`
-	}
+	var body wire.TestRequest
 	if err := s.decode(w, r, &body); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	out, err := s.TestEndpoint(r.Context(), chi.URLParam(r, "id"), body.EventType)
+	out, err := s.TestEndpoint(r.Context(), chi.URLParam(r, "id"), wire.Deref(body.EventType))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -103,7 +92,7 @@ func (s *Server) testEndpoint(w http.ResponseWriter, r *http.Request) {
 	if !out.made {
 		status = http.StatusAccepted
 	}
-	writeJSON(w, status, out)
+	writeJSON(w, status, out.TestResult)
 }
 
 // TestEndpoint sends a test event to the endpoint, if the scope of ctx may
@@ -147,7 +136,7 @@ func (s *Server) TestEndpoint(ctx context.Context, id, eventType string) (TestRe
 	if err != nil {
 		return TestResult{}, fmt.Errorf("%w: send test event: %w", errUnavailable, err)
 	}
-	out := testOut{DeliveryID: res.Deliveries[0].ID, EventID: ev.ID, Outcome: outcomePending}
+	out := testOut{TestResult: wire.TestResult{DeliveryID: res.Deliveries[0].ID, EventID: ev.ID, Outcome: outcomePending}}
 	ctx, cancel := context.WithTimeout(ctx, delivery.AttemptTimeout(ep.Timeout)+testWaitSlack)
 	defer cancel()
 	state, known, qerr := s.firstAttempt(ctx, out.DeliveryID)
@@ -155,7 +144,7 @@ func (s *Server) TestEndpoint(ctx context.Context, id, eventType string) (TestRe
 		// Not known in time, or deferred (the endpoint's circuit is open):
 		// the delivery goes on and can be followed by its ID.
 		if state.WaitReason != "" {
-			out.Outcome, out.Error = delivery.OutcomeDeferred, state.WaitReason
+			out.Outcome, out.Error = wire.TestResultOutcomeDeferred, state.WaitReason
 			if state.WaitReason == delivery.WaitCircuitOpen {
 				out.Outcome = outcomeCircuitOpen
 			}
@@ -164,7 +153,7 @@ func (s *Server) TestEndpoint(ctx context.Context, id, eventType string) (TestRe
 		return out, nil
 	}
 	at := state.Attempts[0]
-	out.Outcome, out.Status, out.ErrorClass, out.Error = at.Outcome, at.Status, at.ErrorClass, at.Error
+	out.Outcome, out.Status, out.ErrorClass, out.Error = wire.TestResultOutcome(at.Outcome), at.Status, at.ErrorClass, at.Error
 	out.DurationMS = float64(at.Duration.Microseconds()) / 1000
 	out.Response, out.made = at.Response, true
 	s.log.Info("test event sent", "endpoint_id", ep.ID, "delivery_id", out.DeliveryID, "outcome", out.Outcome, "status", out.Status)
