@@ -27,6 +27,7 @@ import (
 	"github.com/hookd/hookd/internal/expunge"
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/metrics"
+	"github.com/hookd/hookd/internal/stats"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/tracing"
 	"github.com/hookd/hookd/internal/wake"
@@ -59,7 +60,7 @@ type Config struct {
 	NoEventKeys bool
 	// Stats, if set, adds an endpoint's success rates and latencies to its
 	// health.
-	Stats func(ctx context.Context, endpointID string) (any, error)
+	Stats func(ctx context.Context, endpointID string) (stats.Figures, error)
 	// Hours, if set, reads the hourly attempt totals the portal's charts
 	// draw (store.Stats.HourlyStats).
 	Hours HourlyStore
@@ -124,7 +125,7 @@ type Server struct {
 	expunger   *expunge.Expunger
 	urlPolicy  func(string) error
 	dc         converter.DataConverter
-	stats      func(context.Context, string) (any, error)
+	stats      func(context.Context, string) (stats.Figures, error)
 	hours      HourlyStore
 	now        func() time.Time
 	cursors    cursors

@@ -7,35 +7,17 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hookd/hookd/apiclient/wire"
+	"github.com/hookd/hookd/internal/stats"
 	"github.com/hookd/hookd/internal/visibility"
 )
 
-// healthOut is GET /v1/endpoints/{id}/health.
-type healthOut struct {
-	EndpointID          string     `json:"endpoint_id"`
-	Enabled             bool       `json:"enabled"`
-	Circuit             string     `json:"circuit"`
-	ConsecutiveFailures int        `json:"consecutive_failures"`
-	CooldownEndsAt      *time.Time `json:"cooldown_ends_at,omitempty"`
-	PendingDeliveries   int64      `json:"pending_deliveries"`
-	OldestPendingAgeSec float64    `json:"oldest_pending_age_seconds"`
-	DeadLetters         int64      `json:"dead_letters"`
-	// Stats holds success rates and latencies when a stats source is
-	// configured.
-	Stats any `json:"stats,omitempty"`
-	// RateLimit is the endpoint's limit and the deliveries waiting on
-	// it; nil without one.
-	RateLimit *rateHealth `json:"rate_limit,omitempty"`
-}
-
-// rateHealth is an endpoint's rate limit in its health: how many slots
-// are reserved ahead of now (a delivery waits for each) and when the last
-// starts.
-type rateHealth struct {
-	PerSecond int        `json:"per_second"`
-	Burst     int        `json:"burst"`
-	Waiting   int        `json:"waiting"`
-	LastDueAt *time.Time `json:"last_due_at,omitempty"`
+// Health is an endpoint's health as GET /v1/endpoints/{id}/health shows
+// it, with the attempt figures its stats are of (nil when the deployment
+// keeps none).
+type Health struct {
+	wire.EndpointHealth
+	Figures *stats.Figures
 }
 
 func (s *Server) endpointHealth(w http.ResponseWriter, r *http.Request) {
@@ -44,7 +26,7 @@ func (s *Server) endpointHealth(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, out.EndpointHealth)
 }
 
 // EndpointHealth returns the endpoint's health, if the scope of ctx may
@@ -59,16 +41,17 @@ func (s *Server) EndpointHealth(ctx context.Context, id string) (Health, error) 
 	if err != nil {
 		return Health{}, err
 	}
-	out := healthOut{EndpointID: ep.ID, Enabled: ep.Enabled, Circuit: string(b.State), ConsecutiveFailures: b.Failures}
+	var out Health
+	out.EndpointID, out.Enabled, out.Circuit, out.ConsecutiveFailures = ep.ID, ep.Enabled, wire.EndpointHealthCircuit(b.State), b.Failures
 	if !b.OpenUntil.IsZero() && b.OpenUntil.After(s.now()) {
-		out.CooldownEndsAt = &b.OpenUntil
+		out.CooldownEndsAt = b.OpenUntil
 	}
 	var oldest time.Time
 	if out.PendingDeliveries, oldest, err = s.oldest(ctx, visibility.Pending(ep.ID)); err == nil {
 		out.DeadLetters, err = s.count(ctx, visibility.DeadLetters(ep.ID))
 	}
 	if !oldest.IsZero() {
-		out.OldestPendingAgeSec = max(s.now().Sub(oldest).Seconds(), 0)
+		out.OldestPendingAgeSeconds = max(s.now().Sub(oldest).Seconds(), 0)
 	}
 	if err != nil {
 		return Health{}, err
@@ -78,15 +61,17 @@ func (s *Server) EndpointHealth(ctx context.Context, id string) (Health, error) 
 		if err != nil {
 			return Health{}, err
 		}
-		out.RateLimit = &rateHealth{PerSecond: l.PerSecond, Burst: max(l.Burst, 1)}
+		out.RateLimit = wire.RateLimitHealth{PerSecond: l.PerSecond, Burst: max(l.Burst, 1)}
 		if n, last := l.Backlog(tat, s.now()); n > 0 {
-			out.RateLimit.Waiting, out.RateLimit.LastDueAt = n, &last
+			out.RateLimit.Waiting, out.RateLimit.LastDueAt = n, last
 		}
 	}
 	if s.stats != nil {
-		if out.Stats, err = s.stats(ctx, ep.ID); err != nil {
+		f, err := s.stats(ctx, ep.ID)
+		if err != nil {
 			return Health{}, err
 		}
+		out.Figures, out.Stats = &f, wire.EndpointStats{LastHour: windowOut(f.LastHour), LastDay: windowOut(f.LastDay)}
 	}
 	return out, nil
 }
@@ -104,3 +89,17 @@ func (s *Server) oldest(ctx context.Context, query visibility.Query) (int64, tim
 	n, t, err := visibility.Oldest(ctx, s.temporal, query, s.now())
 	return n, t, fromTemporal(err, "find the oldest workflow", "")
 }
+
+// windowOut is an attempt window as a health shows it: latencies in
+// milliseconds; rate and latencies null without attempts.
+func windowOut(w stats.Window) wire.StatsWindow {
+	out := wire.StatsWindow{Attempts: w.Attempts, Successes: w.Successes}
+	if w.Attempts > 0 {
+		rate, p50, p99 := w.SuccessRate, ms(w.P50), ms(w.P99)
+		out.SuccessRate, out.P50Ms, out.P99Ms = &rate, &p50, &p99
+	}
+	return out
+}
+
+// ms is d in milliseconds, to the microsecond.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

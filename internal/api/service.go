@@ -24,8 +24,6 @@ type (
 	EndpointPatch = endpointPatch
 	// EndpointCreate is what CreateEndpoint creates from.
 	EndpointCreate = endpointCreate
-	// Health is an endpoint's health.
-	Health = healthOut
 	// TestResult is the first attempt of a test event.
 	TestResult = testOut
 	// RecoverResult is what a recover changed and who asked for it: the

@@ -115,11 +115,11 @@ func (o *observability) Observe(endpointID string, at delivery.Attempt) {
 
 // Stats is api.Config.Stats: an endpoint's success rate and latencies
 // over the last hour and day.
-func (o *observability) Stats(ctx context.Context, endpointID string) (any, error) {
+func (o *observability) Stats(ctx context.Context, endpointID string) (stats.Figures, error) {
 	if o.stats == nil {
-		return nil, errors.New("stats not started")
+		return stats.Figures{}, errors.New("stats not started")
 	}
-	return o.stats.Stats(ctx, endpointID)
+	return o.stats.Figures(ctx, endpointID)
 }
 
 // MetricsHandler serves /metrics.

@@ -16,7 +16,6 @@ import (
 	"github.com/hookd/hookd/internal/api"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/lifecycle"
-	"github.com/hookd/hookd/internal/stats"
 	"github.com/hookd/hookd/internal/store/sqlite"
 	"github.com/hookd/hookd/internal/store/storetest"
 	"github.com/hookd/hookd/internal/testkit"
@@ -82,7 +81,7 @@ func TestObservability(t *testing.T) {
 	require.NoError(t, bg.Stop(ctx)) // flushes
 	fig, err := o.Stats(ctx, "ep_a")
 	require.NoError(t, err)
-	hour := fig.(stats.Figures).LastHour
+	hour := fig.LastHour
 	require.Equal(t, int64(4), hour.Attempts)
 	require.Equal(t, 0.75, hour.SuccessRate)
 	require.InDelta(t, float64(8*time.Millisecond)+float64(8*time.Millisecond)*2/3, float64(hour.P50), float64(time.Microsecond)) // rank 2 of 3 in (8ms, 16ms]

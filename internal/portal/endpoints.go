@@ -32,10 +32,7 @@ func (p *Portal) withHealth(ctx context.Context, ep api.EndpointView) (endpointH
 	if err != nil {
 		return out, err
 	}
-	out.Health = &h
-	if f, ok := h.Stats.(stats.Figures); ok {
-		out.Figures = &f
-	}
+	out.Health, out.Figures = &h, h.Figures
 	return out, nil
 }
 

@@ -134,11 +134,6 @@ func (a *Aggregator) Figures(ctx context.Context, endpointID string) (Figures, e
 	return Figures{LastHour: windowOf(hour), LastDay: windowOf(day)}, nil
 }
 
-// Stats is Figures as api.Config.Stats wants it.
-func (a *Aggregator) Stats(ctx context.Context, endpointID string) (any, error) {
-	return a.Figures(ctx, endpointID)
-}
-
 // finalFlush bounds the flush Run makes as it stops.
 const finalFlush = 5 * time.Second
 

@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/hookd/hookd/internal/store"
@@ -19,8 +18,8 @@ type Window struct {
 
 // Figures is what an endpoint's health shows of its attempts.
 type Figures struct {
-	LastHour Window `json:"last_hour"`
-	LastDay  Window `json:"last_day"`
+	LastHour Window
+	LastDay  Window
 }
 
 func windowOf(t store.StatsTotals) Window {
@@ -32,21 +31,3 @@ func windowOf(t store.StatsTotals) Window {
 	return w
 }
 
-// MarshalJSON writes latencies in milliseconds, and null rate and
-// latencies for a window without attempts.
-func (w Window) MarshalJSON() ([]byte, error) {
-	out := struct {
-		Attempts    int64    `json:"attempts"`
-		Successes   int64    `json:"successes"`
-		SuccessRate *float64 `json:"success_rate"`
-		P50         *float64 `json:"p50_ms"`
-		P99         *float64 `json:"p99_ms"`
-	}{Attempts: w.Attempts, Successes: w.Successes}
-	if w.Attempts > 0 {
-		p50, p99 := ms(w.P50), ms(w.P99)
-		out.SuccessRate, out.P50, out.P99 = &w.SuccessRate, &p50, &p99
-	}
-	return json.Marshal(out)
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
