@@ -30,4 +30,3 @@ func windowOf(t store.StatsTotals) Window {
 	}
 	return w
 }
-
