@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"sort"
 	"sync"
@@ -430,4 +431,33 @@ func (s *stalls) stalled(at time.Time) bool {
 		}
 	}
 	return false
+}
+
+// A delivery waiting for its slot (its start delayed to it) whose event is
+// expunged meanwhile ends expunged when the slot comes and is never sent;
+// the deliveries before it go as they would.
+func TestRateLimitExpungeOfAWaitingDelivery(t *testing.T) {
+	t.Parallel()
+	api := newAPI(t)
+	rc, url := newCapped(t, 0)
+	eventType := "rate.expunge." + uniq()
+	api.createEndpoint(map[string]any{"url": url, "event_types": []string{eventType}, "rate_limit": map[string]int{"per_second": 1}})
+	var events []accepted
+	for i := range 3 {
+		events = append(events, api.send(fmt.Sprintf(`{"event_id":"evt_rate_expunge_%d_%s","type":%q,"payload":{"i":%d}}`, i, uniq(), eventType, i)))
+	}
+	last := events[2]
+	require.Equal(t, http.StatusOK, api.do("POST", "/v1/events/"+last.EventID+"/expunge", map[string]any{"reason": "erasure request"}, nil))
+	d := api.waitDelivery(last.Deliveries[0].ID, 10*time.Second)
+	require.Equal(t, "expunged", d.Status)
+	require.Zero(t, d.Attempts, "never attempted")
+	rc.delivered(t, 2, 10*time.Second)
+	// Its slot is a second after the second's: past it, it still has not
+	// been sent.
+	require.Never(t, func() bool {
+		_, _, ok := rc.seen()
+		return ok[last.Deliveries[0].ID] > 0
+	}, 2*time.Second, 100*time.Millisecond, "the expunged event's delivery reached the receiver")
+	_, _, ok := rc.seen()
+	require.Len(t, ok, 2)
 }
