@@ -322,19 +322,6 @@ func createdOf(ex *workflowpb.WorkflowExecutionInfo) time.Time {
 	return ex.GetStartTime().AsTime()
 }
 
-// writePage answers one page of a list: each item as show shows it, and
-// the cursor of the next page ("" on the last).
-func writePage[T, U any](w http.ResponseWriter, items []T, next string, show func(T) U) {
-	out := struct {
-		Data       []U    `json:"data"`
-		NextCursor string `json:"next_cursor,omitempty"`
-	}{Data: make([]U, 0, len(items)), NextCursor: next}
-	for _, it := range items {
-		out.Data = append(out.Data, show(it))
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
 // same shows a list item as it is.
 func same[T any](v T) T { return v }
 

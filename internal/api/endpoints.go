@@ -309,7 +309,7 @@ func (s *Server) listEndpoints(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writePage(w, eps, next, same)
+	writeJSON(w, http.StatusOK, wire.EndpointPage{Data: listOf(eps, same), NextCursor: next})
 }
 
 // ListEndpoints returns a page of the endpoints in the scope of ctx, of
