@@ -10,17 +10,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/testkit"
 )
 
-type health struct {
-	Circuit             string     `json:"circuit"`
-	ConsecutiveFailures int        `json:"consecutive_failures"`
-	CooldownEndsAt      *time.Time `json:"cooldown_ends_at"`
-	PendingDeliveries   int        `json:"pending_deliveries"`
-	DeadLetters         int        `json:"dead_letters"`
-}
+type health = wire.EndpointHealth
 
 // countingDown is a receiver that answers 503 while down and 200 when up,
 // and counts the requests it got.
@@ -87,21 +82,21 @@ func TestCircuitBreaker(t *testing.T) {
 	}, 15*time.Second, 20*time.Millisecond)
 	seenOpen := time.Now()
 	require.GreaterOrEqual(t, h.ConsecutiveFailures, 5)
-	require.NotNil(t, h.CooldownEndsAt)
-	firstEnd := *h.CooldownEndsAt
+	require.NotZero(t, h.CooldownEndsAt)
+	firstEnd := h.CooldownEndsAt
 
 	// The probe after the cooldown fails and re-opens the circuit.
 	require.Eventually(t, func() bool {
 		return api.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &h) == http.StatusOK &&
-			h.Circuit == "open" && h.CooldownEndsAt != nil && h.CooldownEndsAt.After(firstEnd)
+			h.Circuit == "open" && h.CooldownEndsAt.After(firstEnd)
 	}, 15*time.Second, 20*time.Millisecond)
-	secondEnd := *h.CooldownEndsAt
+	secondEnd := h.CooldownEndsAt
 
 	rc.back()
 	var sent []attempt
 	for _, id := range ids {
 		d := api.waitDelivery(id, 30*time.Second)
-		require.Equal(t, "delivered", d.Status, id)
+		require.EqualValues(t, "delivered", d.Status, id)
 		require.LessOrEqual(t, d.Attempts, 11)
 		sent = append(sent, d.Timeline...)
 	}
@@ -133,7 +128,7 @@ func TestCircuitBreaker(t *testing.T) {
 	require.Less(t, reopenedFor, 3*baseCooldown, "cooldown doubled, not more")
 
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &h))
-	require.Equal(t, "closed", h.Circuit)
+	require.EqualValues(t, "closed", h.Circuit)
 	require.Zero(t, h.ConsecutiveFailures)
 	require.Zero(t, h.DeadLetters)
 }
@@ -162,15 +157,15 @@ func TestDisabledEndpointWaits(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return api.do("GET", "/v1/deliveries/"+id, nil, &d) == http.StatusOK && d.WaitReason == "endpoint disabled"
 	}, 30*time.Second, 20*time.Millisecond)
-	require.Equal(t, "pending", d.Status)
+	require.EqualValues(t, "pending", d.Status)
 	require.Equal(t, 1, d.Attempts, "no attempt while disabled")
 
 	sw.failStatus.Store(0)
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"enabled": true}, nil))
 	d = api.waitDelivery(id, 10*time.Second)
-	require.Equal(t, "delivered", d.Status)
+	require.EqualValues(t, "delivered", d.Status)
 	require.Equal(t, 2, d.Attempts)
-	require.Equal(t, "delivered", api.waitDelivery(later[0].ID, 10*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(later[0].ID, 10*time.Second).Status)
 	require.Equal(t, map[string]int{id: 1, later[0].ID: 1}, sw.delivered())
 }
 
@@ -199,12 +194,12 @@ func TestEnablingWakesTheHeld(t *testing.T) {
 	sw.failStatus.Store(0)
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"enabled": true}, nil))
 	st = api.waitDelivery(id, 10*time.Second) // the check is a minute away
-	require.Equal(t, "delivered", st.Status)
+	require.EqualValues(t, "delivered", st.Status)
 	require.Equal(t, map[string]int{id: 1}, sw.delivered())
 	// A signal from the first list, or an update from the second look if
 	// visibility did not yet show the delivery waiting at the first.
 	sig, via := recoverIn(t, d, id)
 	assert.NotEmpty(t, via)
-	assert.Equal(t, "endpoint enabled", sig.Reason)
+	assert.EqualValues(t, "endpoint enabled", sig.Reason)
 	assert.NotEmpty(t, sig.By)
 }

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -20,6 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/codec"
 	"github.com/hookd/hookd/internal/store/secretbox"
@@ -67,10 +67,7 @@ func foundIn(t *testing.T, dir, s string) []string {
 }
 
 // deliveryView is GET /v1/deliveries/{id} with the payload.
-type deliveryView struct {
-	Status  string          `json:"status"`
-	Payload json.RawMessage `json:"payload"`
-}
+type deliveryView = wire.Delivery
 
 func (c *apiClient) deliveryView(id string) deliveryView {
 	c.t.Helper()
@@ -127,7 +124,7 @@ func TestPayloadsEncryptedAtRest(t *testing.T) {
 	down.Store(false)
 
 	// The plaintext-era delivery finishes, reads and deduplicates.
-	require.Equal(t, "delivered", api.waitDelivery(waiting, time.Minute).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(waiting, time.Minute).Status)
 	require.Contains(t, string(api.deliveryView(waiting).Payload), oldMarker)
 	again := api.send(oldBody)
 	require.True(t, again.Duplicate, "a re-post of the plaintext-era event is still a duplicate")
@@ -136,7 +133,7 @@ func TestPayloadsEncryptedAtRest(t *testing.T) {
 	secret := marker("customer-secret")
 	body := fmt.Sprintf(`{"event_id":%q,"type":"codec.checked","payload":{"email":"%s@example.com"}}`, marker("evt"), secret)
 	id := api.send(body).Deliveries[0].ID
-	require.Equal(t, "delivered", api.waitDelivery(id, 30*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(id, 30*time.Second).Status)
 	last := rc.Hits()[len(rc.Hits())-1]
 	require.Equal(t, id, verify(t, last, ep.Secret))
 	require.Contains(t, string(last.Body), secret, "the receiver gets the plaintext")
@@ -198,7 +195,7 @@ func TestPayloadKeyRotation(t *testing.T) {
 	running = second
 	api = &apiClient{t: t, dev: second}
 	down.Store(false)
-	require.Equal(t, "delivered", api.waitDelivery(id, time.Minute).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(id, time.Minute).Status)
 	last := rc.Hits()[len(rc.Hits())-1]
 	require.Equal(t, id, verify(t, last, ep.Secret))
 	require.Contains(t, string(last.Body), m)

@@ -11,21 +11,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/delivery"
 )
 
-type deadLetter struct {
-	ID         string    `json:"id"`
-	EventID    string    `json:"event_id"`
-	EndpointID string    `json:"endpoint_id"`
-	Reason     string    `json:"reason"`
-	State      string    `json:"state"`
-	Attempts   int       `json:"attempts"`
-	LastStatus int       `json:"last_status"`
-	LastError  string    `json:"last_error"`
-	Timeline   []attempt `json:"timeline"`
-	Payload    any       `json:"payload"`
-}
+type deadLetter = wire.DeadLetter
 
 // waitDeadLetter polls until the delivery's dead letter is waiting.
 func (c *apiClient) waitDeadLetter(id string) deadLetter {
@@ -115,17 +105,17 @@ func TestExhaustedDeadLetterAndRedrive(t *testing.T) {
 	id := a.Deliveries[0].ID
 
 	d := api.waitDelivery(id, 20*time.Second)
-	require.Equal(t, "exhausted", d.Status)
+	require.EqualValues(t, "exhausted", d.Status)
 	require.Equal(t, 3, d.Attempts)
 
 	dl := api.waitDeadLetter(id)
-	require.Equal(t, "exhausted", dl.Reason)
+	require.EqualValues(t, "exhausted", dl.Reason)
 	require.Equal(t, "dlq-ex-1", dl.EventID)
 	require.Equal(t, ep.ID, dl.EndpointID)
 	require.Equal(t, 3, dl.Attempts)
 	require.Len(t, dl.Timeline, 3)
 	require.Equal(t, 500, dl.LastStatus)
-	require.Equal(t, map[string]any{"order": float64(7)}, dl.Payload)
+	require.JSONEq(t, `{"order":7}`, string(dl.Payload))
 
 	var list struct {
 		Data []deadLetter `json:"data"`
@@ -162,7 +152,7 @@ func TestExhaustedDeadLetterAndRedrive(t *testing.T) {
 	}
 	rd := d.Timeline[3].Redrive
 	require.NotNil(t, rd)
-	require.Equal(t, "receiver fixed", rd.Reason)
+	require.EqualValues(t, "receiver fixed", rd.Reason)
 	require.Contains(t, rd.By, "api-key:")
 	require.True(t, rd.At.After(d.Timeline[2].Start) && rd.At.Before(d.Timeline[4].Start), "the redrive sits between the runs")
 	require.False(t, d.CreatedAt.After(d.Timeline[0].Start), "created when the first run started")
@@ -185,7 +175,7 @@ func TestFailedDeadLetterRedrivenByTemporalSignal(t *testing.T) {
 	a := api.send(`{"type":"dlq.gone","payload":{}}`)
 	id := a.Deliveries[0].ID
 	dl := api.waitDeadLetter(id)
-	require.Equal(t, "failed", dl.Reason)
+	require.EqualValues(t, "failed", dl.Reason)
 	require.Equal(t, 1, dl.Attempts)
 
 	sw.failStatus.Store(0)

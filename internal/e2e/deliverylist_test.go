@@ -12,18 +12,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/cli"
 )
 
 // listedDelivery is a delivery as GET /v1/deliveries lists it.
-type listedDelivery struct {
-	ID         string    `json:"id"`
-	Status     string    `json:"status"`
-	Attempts   int       `json:"attempts"`
-	Runs       int       `json:"runs"`
-	LastStatus int       `json:"last_status"`
-	CreatedAt  time.Time `json:"created_at"`
-}
+type listedDelivery = wire.DeliveryRow
 
 // listDeliveries reads every page of GET /v1/deliveries with q, limit
 // at a time.
@@ -83,10 +77,10 @@ func TestDeliveryListedOnceWithItsCurrentState(t *testing.T) {
 	pending := send("list.slow") // oldest: retried in an hour
 	require.Eventually(t, func() bool { return len(slow.Hits()) == 1 }, 10*time.Second, 20*time.Millisecond)
 	redriven := send("list.fixable")
-	require.Equal(t, "failed", c.waitDelivery(redriven, 10*time.Second).Status)
+	require.EqualValues(t, "failed", c.waitDelivery(redriven, 10*time.Second).Status)
 	c.waitDeadLetter(redriven)
 	failed := send("list.refused")
-	require.Equal(t, "failed", c.waitDelivery(failed, 10*time.Second).Status)
+	require.EqualValues(t, "failed", c.waitDelivery(failed, 10*time.Second).Status)
 	fixable.failStatus.Store(0)
 	require.Equal(t, http.StatusAccepted, c.do("POST", "/v1/dead-letters/"+redriven+"/redrive", map[string]string{"reason": "fixed"}, nil))
 	require.Eventually(t, func() bool {
@@ -94,7 +88,7 @@ func TestDeliveryListedOnceWithItsCurrentState(t *testing.T) {
 		return c.do("GET", "/v1/deliveries/"+redriven, nil, &d) == http.StatusOK && d.Status == "delivered"
 	}, 15*time.Second, 50*time.Millisecond)
 	newest := send("list.fixable")
-	require.Equal(t, "delivered", c.waitDelivery(newest, 10*time.Second).Status)
+	require.EqualValues(t, "delivered", c.waitDelivery(newest, 10*time.Second).Status)
 
 	want := []string{newest, failed, redriven, pending}
 	var all []listedDelivery
@@ -107,12 +101,13 @@ func TestDeliveryListedOnceWithItsCurrentState(t *testing.T) {
 	for _, d := range all {
 		byID[d.ID] = d
 	}
-	require.Equal(t, listedDelivery{ID: redriven, Status: "delivered", Attempts: 2, Runs: 2, LastStatus: 200, CreatedAt: byID[redriven].CreatedAt}, byID[redriven],
+	d := byID[redriven]
+	require.Equal(t, listedDelivery{ID: redriven, Status: "delivered", Attempts: 2, Runs: 2, LastStatus: 200}, listedDelivery{ID: d.ID, Status: d.Status, Attempts: d.Attempts, Runs: d.Runs, LastStatus: d.LastStatus},
 		"the current run's status, both runs' attempts, the latest attempt's status")
-	require.Equal(t, "pending", byID[pending].Status)
+	require.EqualValues(t, "pending", byID[pending].Status)
 	require.Equal(t, 1, byID[pending].Attempts)
 	require.Equal(t, 503, byID[pending].LastStatus)
-	require.Equal(t, "failed", byID[failed].Status)
+	require.EqualValues(t, "failed", byID[failed].Status)
 	require.Equal(t, 404, byID[failed].LastStatus)
 	for i := 1; i < len(all); i++ {
 		require.False(t, all[i].CreatedAt.After(all[i-1].CreatedAt), "ordered by creation")

@@ -67,18 +67,18 @@ func TestTenantDeletionExpungesItsEvents(t *testing.T) {
 	}
 	tenantIDs := append([]string(nil), ids...)
 	platformEvent := send("leave.done", "")
-	require.Equal(t, "delivered", api.waitDelivery(platformEvent.Deliveries[0].ID, 30*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(platformEvent.Deliveries[0].ID, 30*time.Second).Status)
 	require.Eventually(t, func() bool { return len(failing.Hits()) >= 1 }, 30*time.Second, 20*time.Millisecond)
 
 	// The tenant's token expunges one of its own events first.
 	own := api.asTenant(token).expunge(tenantIDs[1], "customer asked")
-	require.NotNil(t, own.ExpungedAt)
+	require.NotZero(t, own.ExpungedAt)
 	assert.Equal(t, "customer asked", own.ExpungeReason)
 	require.Equal(t, http.StatusNotFound, api.asTenant(token).do("POST", "/v1/events/"+platformEvent.EventID+"/expunge", map[string]any{"reason": "not mine"}, nil),
 		"a tenant token cannot expunge another scope's event")
 
 	// The portal's delivery page says the payload is expunged.
-	require.Equal(t, "delivered", api.waitDelivery(ownDlv, 30*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(ownDlv, 30*time.Second).Status)
 	hc := portalSession(t, api.portalLink(tenant))
 	resp, err := hc.Get(first.APIURL + "/portal/deliveries/" + ownDlv)
 	require.NoError(t, err)
@@ -113,5 +113,5 @@ func TestTenantDeletionExpungesItsEvents(t *testing.T) {
 	assert.Contains(t, string(api.deliveryView(platformEvent.Deliveries[0].ID).Payload), m, "the platform's event is untouched")
 	var kept expungedEvent
 	api.do("GET", "/v1/events/"+platformEvent.EventID, nil, &kept)
-	assert.Nil(t, kept.ExpungedAt)
+	assert.Zero(t, kept.ExpungedAt)
 }

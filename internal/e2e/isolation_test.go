@@ -145,7 +145,7 @@ func newIsoTenant(t *testing.T, c *apiClient, id string) *isoTenant {
 			tn.deadLetter = d.ID
 		}
 	}
-	require.Equal(t, "delivered", c.waitDelivery(tn.delivered, 20*time.Second).Status)
+	require.EqualValues(t, "delivered", c.waitDelivery(tn.delivered, 20*time.Second).Status)
 	c.waitDeadLetter(tn.deadLetter)
 	return tn
 }

@@ -179,7 +179,7 @@ func TestGoneDisablesTheEndpoint(t *testing.T) {
 	id := api.send(`{"type":"` + eventType + `","tenant_id":"` + acme + `","payload":{}}`).Deliveries[0].ID
 
 	held := waitHeld(t, api, id)
-	assert.Equal(t, "pending", held.Status)
+	assert.EqualValues(t, "pending", held.Status)
 	assert.Equal(t, 0, held.Attempts, "the 410 spent no attempt")
 	var view struct {
 		Enabled        bool   `json:"enabled"`
@@ -208,7 +208,7 @@ func TestGoneDisablesTheEndpoint(t *testing.T) {
 	rcv.failStatus.Store(0)
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/recover", map[string]string{"reason": "receiver is back"}, nil))
 	d := api.waitDelivery(id, 20*time.Second)
-	require.Equal(t, "delivered", d.Status)
+	require.EqualValues(t, "delivered", d.Status)
 	require.Equal(t, 1, d.Attempts)
 	require.Equal(t, 1, rcv.delivered()[id])
 	view.DisabledReason = ""

@@ -92,13 +92,13 @@ func TestPortalSpeaksToCustomers(t *testing.T) {
 	fixed.Store(true)
 	b.submit(`#circuit-banner form[action$="/recover"] button`)
 	require.Contains(t, b.text(".notice"), "Deliveries resumed")
-	require.Equal(t, "delivered", c.waitDelivery(held, 15*time.Second).Status)
+	require.EqualValues(t, "delivered", c.waitDelivery(held, 15*time.Second).Status)
 	b.open(shared.APIURL + "/portal/endpoints/" + ep.ID)
 	ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`!document.querySelector("#circuit-banner")`))
 	require.NoError(t, err)
 	require.True(t, ok, "no banner once the circuit is closed")
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &health))
-	require.Equal(t, "closed", health.Circuit)
+	require.EqualValues(t, "closed", health.Circuit)
 
 	// The health table's columns fit the card at laptop width, figures
 	// and all (attempt figures are flushed every few seconds).

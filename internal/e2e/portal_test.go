@@ -127,7 +127,7 @@ func TestPortalInBrowser(t *testing.T) {
 		dead[typ] = a.Deliveries[0].ID
 	}
 	for _, id := range dead {
-		require.Equal(t, "exhausted", c.waitDelivery(id, 20*time.Second).Status)
+		require.EqualValues(t, "exhausted", c.waitDelivery(id, 20*time.Second).Status)
 		c.waitDeadLetter(id)
 	}
 	failed := dead["invoice.paid"]
@@ -422,6 +422,6 @@ func TestPortalRefusesOtherTenantsIDs(t *testing.T) {
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints/"+epB.ID, nil, &ep))
 	require.Equal(t, refuse.URL, ep.URL)
 	require.True(t, ep.Enabled)
-	require.Equal(t, "waiting", c.waitDeadLetter(deadB).State, "B's dead letter was not redriven")
+	require.EqualValues(t, "waiting", c.waitDeadLetter(deadB).State, "B's dead letter was not redriven")
 	require.Len(t, refuse.Hits(), 1, "no test event reached B's endpoint")
 }

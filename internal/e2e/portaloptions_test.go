@@ -92,7 +92,7 @@ func TestPortalLinkOptions(t *testing.T) {
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints/"+ep.ID, nil, &got))
 	require.Equal(t, recv.URL, got.URL)
 	require.True(t, got.Enabled)
-	require.Equal(t, "waiting", c.waitDeadLetter(dead).State, "not redriven")
+	require.EqualValues(t, "waiting", c.waitDeadLetter(dead).State, "not redriven")
 	require.Len(t, recv.Hits(), 1, "no test event sent")
 	var eps struct {
 		Data []any `json:"data"`

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // capped is a receiver with a capacity: it answers 429 to a request that
@@ -120,12 +122,7 @@ func (c *apiClient) setRateLimit(endpointID string, limit any) {
 }
 
 // rateHealth is an endpoint health's rate_limit.
-type rateHealth struct {
-	PerSecond int        `json:"per_second"`
-	Burst     int        `json:"burst"`
-	Waiting   int        `json:"waiting"`
-	LastDueAt *time.Time `json:"last_due_at"`
-}
+type rateHealth = wire.RateLimitHealth
 
 func (c *apiClient) rateHealth(endpointID string) *rateHealth {
 	c.t.Helper()
@@ -146,7 +143,7 @@ func requireOnceEach(t *testing.T, api *apiClient, ids []string, ok map[string]i
 	}
 	for _, id := range ids {
 		d := api.waitDelivery(id, 10*time.Second)
-		require.Equal(t, "delivered", d.Status, id)
+		require.EqualValues(t, "delivered", d.Status, id)
 		require.Equal(t, 1, d.Attempts, "%s: no attempt spent waiting", id)
 	}
 }
@@ -213,11 +210,11 @@ func TestRateLimitChangeAppliesToWaiting(t *testing.T) {
 			require.Eventually(t, func() bool {
 				last = lastSlot(t, api, ids)
 				h = api.rateHealth(ep.ID)
-				return h.LastDueAt != nil && h.LastDueAt.Sub(last).Abs() < 5*time.Millisecond
+				return !h.LastDueAt.IsZero() && h.LastDueAt.Sub(last).Abs() < 5*time.Millisecond
 			}, 5*time.Second, 50*time.Millisecond, "the last waiting delivery's slot is the health's last due")
 			require.Equal(t, 1, h.PerSecond)
 			require.GreaterOrEqual(t, h.Waiting, n-3)
-			require.WithinDuration(t, time.Now().Add((n-1)*time.Second), *h.LastDueAt, 2*time.Second, "8 at 1/s: the last is due 7 s after the first")
+			require.WithinDuration(t, time.Now().Add((n-1)*time.Second), h.LastDueAt, 2*time.Second, "8 at 1/s: the last is due 7 s after the first")
 
 			changed := time.Now()
 			api.setRateLimit(ep.ID, tc.limit)
@@ -255,7 +252,7 @@ func TestRateLimitCoversTestEvents(t *testing.T) {
 	wg.Wait()
 	for i, res := range results {
 		require.Equal(t, http.StatusOK, codes[i], "test %d: %+v", i, res)
-		require.Equal(t, "success", res.Outcome)
+		require.EqualValues(t, "success", res.Outcome)
 	}
 	at, _, _ := rc.seen()
 	require.Len(t, at, n)
@@ -300,7 +297,7 @@ func TestRateLimitKeepsRetryAfter(t *testing.T) {
 		"rate_limit": map[string]int{"per_second": 50}})
 	a := api.send(`{"type":"` + eventType + `","payload":{}}`)
 	d := api.waitDelivery(a.Deliveries[0].ID, 15*time.Second)
-	require.Equal(t, "delivered", d.Status)
+	require.EqualValues(t, "delivered", d.Status)
 	require.Equal(t, "retry-after", d.Timeline[0].DelayReason)
 	hits := rc.Hits()
 	require.Len(t, hits, 2)
@@ -358,7 +355,7 @@ func TestRedriveToLimitedEndpoint(t *testing.T) {
 	}
 	for _, id := range ids[n-10:] { // the last redriven waited longest
 		d := api.waitDelivery(id, 10*time.Second)
-		require.Equal(t, "delivered", d.Status)
+		require.EqualValues(t, "delivered", d.Status)
 		require.Equal(t, 2, d.Attempts, "%s: the dead-lettering attempt and the redrive's, none spent waiting", id)
 	}
 }
@@ -449,7 +446,7 @@ func TestRateLimitExpungeOfAWaitingDelivery(t *testing.T) {
 	last := events[2]
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/events/"+last.EventID+"/expunge", map[string]any{"reason": "erasure request"}, nil))
 	d := api.waitDelivery(last.Deliveries[0].ID, 10*time.Second)
-	require.Equal(t, "expunged", d.Status)
+	require.EqualValues(t, "expunged", d.Status)
 	require.Zero(t, d.Attempts, "never attempted")
 	rc.delivered(t, 2, 10*time.Second)
 	// Its slot is a second after the second's: past it, it still has not

@@ -13,6 +13,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/testkit"
@@ -20,15 +21,7 @@ import (
 )
 
 // waitingDelivery is what GET /v1/deliveries/{id} says of a waiting one.
-type waitingDelivery struct {
-	Status        string    `json:"status"`
-	WaitReason    string    `json:"wait_reason"`
-	NextAttemptAt time.Time `json:"next_attempt_at"`
-	Timeline      []struct {
-		Start   time.Time `json:"start"`
-		Outcome string    `json:"outcome"`
-	} `json:"timeline"`
-}
+type waitingDelivery = wire.Delivery
 
 // downEndpoint creates an endpoint for eventType whose receiver is down
 // until told otherwise, retrying every second ten times.
@@ -88,25 +81,25 @@ func TestRecoverEndsTheWait(t *testing.T) {
 
 	for _, id := range ids {
 		d := api.waitDelivery(id, 5*time.Second)
-		require.Equal(t, "delivered", d.Status, id)
+		require.EqualValues(t, "delivered", d.Status, id)
 		var full waitingDelivery
 		require.Equal(t, http.StatusOK, api.do("GET", "/v1/deliveries/"+id, nil, &full))
 		last := full.Timeline[len(full.Timeline)-1]
-		require.Equal(t, "success", last.Outcome)
+		require.EqualValues(t, "success", last.Outcome)
 		assert.Less(t, last.Start.Sub(recovered), 5*time.Second, "%s attempted within 5s of the recover", id)
 		assert.True(t, last.Start.Before(waits[id].Add(-time.Second)), "%s attempted before its wait would have ended", id)
 	}
 	rc.deliveredOnce(t, ids)
 	var h health
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &h))
-	assert.Equal(t, "closed", h.Circuit)
+	assert.EqualValues(t, "closed", h.Circuit)
 	assert.Zero(t, h.ConsecutiveFailures)
 
 	// Each woken delivery's history holds who recovered it and why.
 	sig, via := recoverIn(t, shared, ids[0])
 	assert.Equal(t, "signal", via)
 	assert.Equal(t, rec.By, sig.By)
-	assert.Equal(t, "receiver fixed", sig.Reason)
+	assert.EqualValues(t, "receiver fixed", sig.Reason)
 }
 
 // recoverIn returns the last recover signal or accepted recover update
@@ -158,7 +151,7 @@ func TestCircuitClosingWakesTheSleepers(t *testing.T) {
 	rc.back()
 	for _, id := range ids {
 		d := api.waitDelivery(id, 30*time.Second)
-		require.Equal(t, "delivered", d.Status, id)
+		require.EqualValues(t, "delivered", d.Status, id)
 	}
 	rc.deliveredOnce(t, ids)
 
@@ -204,7 +197,7 @@ func TestRecoverPacesALargeBacklog(t *testing.T) {
 	assert.Equal(t, len(ids), rec.Woken)
 	assert.True(t, rec.Paced)
 	for _, id := range ids {
-		require.Equal(t, "delivered", api.waitDelivery(id, 10*time.Second).Status, id)
+		require.EqualValues(t, "delivered", api.waitDelivery(id, 10*time.Second).Status, id)
 	}
 	rc.deliveredOnce(t, ids)
 	sig, via := recoverIn(t, d, ids[len(ids)-1])

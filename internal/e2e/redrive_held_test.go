@@ -37,7 +37,7 @@ func TestRedriveIntoAnOpenCircuitSaysSo(t *testing.T) {
 	srv := circuitOpener(t, "held.dead")
 	api.createEndpoint(map[string]any{"url": srv.URL, "event_types": []string{"held.*"}, "retry_schedule": tenSeconds})
 	dead := api.send(`{"type":"held.dead","payload":{}}`).Deliveries[0].ID
-	require.Equal(t, "failed", api.waitDelivery(dead, 10*time.Second).Status)
+	require.EqualValues(t, "failed", api.waitDelivery(dead, 10*time.Second).Status)
 	var waiting []string
 	for range 3 {
 		waiting = append(waiting, api.send(`{"type":"held.down","payload":{}}`).Deliveries[0].ID)

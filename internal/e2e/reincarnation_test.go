@@ -25,7 +25,7 @@ func TestTenantReCreatedSeesNothingOfTheDeleted(t *testing.T) {
 	dead := c.send(`{"type":"reborn.dead","tenant_id":"` + id + `","payload":{"secret":"parked"}}`)
 	require.Len(t, delivered.Deliveries, 1)
 	require.Len(t, dead.Deliveries, 1)
-	require.Equal(t, "delivered", c.waitDelivery(delivered.Deliveries[0].ID, 15*time.Second).Status)
+	require.EqualValues(t, "delivered", c.waitDelivery(delivered.Deliveries[0].ID, 15*time.Second).Status)
 	c.waitDeadLetter(dead.Deliveries[0].ID)
 
 	first := c.asTenant(c.tenantToken(id, "1h"))
@@ -81,6 +81,6 @@ func TestTenantReCreatedSeesNothingOfTheDeleted(t *testing.T) {
 	again := c.send(`{"event_id":"` + delivered.EventID + `","type":"reborn.ok","tenant_id":"` + id + `","payload":{"secret":"of the second tenant"}}`)
 	require.False(t, again.Duplicate)
 	require.Len(t, again.Deliveries, 1)
-	require.Equal(t, "delivered", next.waitDelivery(again.Deliveries[0].ID, 15*time.Second).Status)
+	require.EqualValues(t, "delivered", next.waitDelivery(again.Deliveries[0].ID, 15*time.Second).Status)
 	require.Equal(t, http.StatusOK, next.do("GET", "/v1/events/"+again.EventID, nil, nil))
 }

@@ -20,17 +20,17 @@ func TestEndpointTestIsOneAttempt(t *testing.T) {
 
 	var res testResult
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/test", nil, &res))
-	require.Equal(t, "retryable", res.Outcome, "the attempt's outcome, reported")
+	require.EqualValues(t, "retryable", res.Outcome, "the attempt's outcome, reported")
 	require.Equal(t, 500, res.Status)
 
 	d := api.waitDelivery(res.DeliveryID, 5*time.Second)
-	require.Equal(t, "failed", d.Status, "ended after its attempt")
+	require.EqualValues(t, "failed", d.Status, "ended after its attempt")
 	require.Equal(t, 1, d.Attempts)
 	require.Equal(t, 500, d.LastStatus)
 	time.Sleep(2500 * time.Millisecond) // past the schedule's 1s ±20% retry
 	require.Len(t, failing.Hits(), 1, "not retried")
 	d = api.waitDelivery(res.DeliveryID, time.Second)
-	require.Equal(t, "failed", d.Status)
+	require.EqualValues(t, "failed", d.Status)
 	require.Equal(t, 1, d.Attempts)
 	require.Nil(t, d.Timeline[0].NextAttempt, "no next attempt announced")
 

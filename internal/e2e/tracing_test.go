@@ -83,8 +83,8 @@ func TestTracingIngestToReceiver(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, resp.StatusCode, "%s", raw)
 
 	dlvTraced, dlvPlain := deliveryIDOf(t, api, eventID, epTraced.ID), deliveryIDOf(t, api, eventID, epPlain.ID)
-	require.Equal(t, "delivered", api.waitDelivery(dlvTraced, 30*time.Second).Status)
-	require.Equal(t, "delivered", api.waitDelivery(dlvPlain, 30*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(dlvTraced, 30*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(dlvPlain, 30*time.Second).Status)
 
 	// The activity and workflow spans end as the runs complete, just after.
 	var spans []sdktrace.ReadOnlySpan
@@ -221,7 +221,7 @@ func TestTracingOffSendsNoTraceContext(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Len(t, a.Deliveries, 1)
-	require.Equal(t, "delivered", api.waitDelivery(a.Deliveries[0].ID, 10*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(a.Deliveries[0].ID, 10*time.Second).Status)
 	hits := rc.Hits()
 	require.Len(t, hits, 1)
 	require.Empty(t, hits[0].Header.Get("traceparent"))
@@ -381,7 +381,7 @@ func TestTracingRecoverLinksToTheDeliveries(t *testing.T) {
 	}, 10*time.Second, 50*time.Millisecond)
 
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/recover", map[string]string{"reason": "fixed"}, nil))
-	require.Equal(t, "delivered", api.waitDelivery(id, 30*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(id, 30*time.Second).Status)
 	var span sdktrace.ReadOnlySpan
 	for _, s := range rec.Ended() {
 		if s.Name() == "POST /v1/endpoints/{id}/recover" {
