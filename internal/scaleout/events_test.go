@@ -1,10 +1,13 @@
 package scaleout
 
 import (
+	"encoding/json"
 	"net/http"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // raceAcrossAPIs posts one event ID with payload A six times to the first
@@ -33,9 +36,7 @@ func raceAcrossAPIs(t *testing.T, a, b *apiClient) string {
 		}
 		wg.Go(func() {
 			<-start
-			var res struct {
-				Duplicate bool `json:"duplicate"`
-			}
+			var res wire.EventAccepted
 			status := api.do("POST", "/v1/events", map[string]any{"event_id": "evt_two_apis", "type": "race.x", "payload": map[string]string{"v": payload}}, &res)
 			mu.Lock()
 			answers = append(answers, answer{payload, status, res.Duplicate})
@@ -66,13 +67,10 @@ func raceAcrossAPIs(t *testing.T, a, b *apiClient) string {
 		}
 	}
 	for _, api := range []*apiClient{a, b} {
-		var rec struct {
-			Payload    map[string]string         `json:"payload"`
-			Deliveries []struct{ Status string } `json:"deliveries"`
-		}
+		var rec wire.EventRecord
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			if api.do("GET", "/v1/events/evt_two_apis", nil, &rec) != http.StatusOK || rec.Payload["v"] != winner {
+			if api.do("GET", "/v1/events/evt_two_apis", nil, &rec) != http.StatusOK || payloadV(rec.Payload) != winner {
 				t.Fatalf("%s shows %+v, want payload %s", api.base, rec, winner)
 			}
 			if len(rec.Deliveries) == 1 && rec.Deliveries[0].Status == "delivered" {
@@ -85,4 +83,11 @@ func raceAcrossAPIs(t *testing.T, a, b *apiClient) string {
 		}
 	}
 	return winner
+}
+
+// payloadV is the "v" of a payload {"v": ...}; "" for another.
+func payloadV(payload []byte) string {
+	var p struct{ V string }
+	_ = json.Unmarshal(payload, &p)
+	return p.V
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/store/pgtest"
 	"github.com/hookd/hookd/internal/store/secretbox"
 	"github.com/hookd/hookd/internal/testkit"
@@ -235,12 +236,6 @@ func (c *apiClient) sendEvents(n int) map[string]bool { return c.sendEventsFrom(
 
 // sendEventsFrom sends events numbered first to first+n-1.
 func (c *apiClient) sendEventsFrom(first, n int) map[string]bool {
-	type result struct {
-		Status     int `json:"status"`
-		Deliveries []struct {
-			ID string `json:"id"`
-		} `json:"deliveries"`
-	}
 	var mu sync.Mutex
 	ids := map[string]bool{}
 	sem := make(chan struct{}, 4)
@@ -254,7 +249,7 @@ func (c *apiClient) sendEventsFrom(first, n int) map[string]bool {
 			for i := from; i < to; i++ {
 				evs = append(evs, map[string]any{"event_id": fmt.Sprintf("evt-%05d", i), "type": "order.created", "payload": map[string]int{"n": i}})
 			}
-			var out struct{ Results []result }
+			var out wire.EventBatchResults
 			if code := c.do("POST", "/v1/events/batch", map[string]any{"events": evs}, &out); code != http.StatusOK {
 				c.t.Errorf("batch %d-%d: status %d", from, to, code)
 				return
@@ -262,11 +257,12 @@ func (c *apiClient) sendEventsFrom(first, n int) map[string]bool {
 			mu.Lock()
 			defer mu.Unlock()
 			for i, r := range out.Results {
-				if r.Status != http.StatusAccepted || len(r.Deliveries) != 1 {
-					c.t.Errorf("event %d: status %d, %d deliveries", from+i, r.Status, len(r.Deliveries))
+				ds := wire.Deref(r.Deliveries)
+				if r.Status != http.StatusAccepted || len(ds) != 1 {
+					c.t.Errorf("event %d: status %d, %d deliveries", from+i, r.Status, len(ds))
 					continue
 				}
-				ids[r.Deliveries[0].ID] = true
+				ids[ds[0].ID] = true
 			}
 		})
 	}
