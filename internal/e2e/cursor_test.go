@@ -43,7 +43,7 @@ func TestForgedCursorRefusedAtOnce(t *testing.T) {
 		var e apiFailure
 		require.Equal(t, http.StatusBadRequest, api.do("GET", list+"?cursor="+forged, nil, &e), list)
 		require.Equal(t, "cursor", e.Error.Field, list)
-		require.Equal(t, "invalid", e.Error.Code, list)
+		require.EqualValues(t, "invalid", e.Error.Code, list)
 		require.Less(t, time.Since(start), 2*time.Second, list)
 	}
 }

@@ -81,6 +81,6 @@ func TestDataDirPrivateAndGuarded(t *testing.T) {
 	require.Contains(t, body, "missing")
 	code, e := ingest()
 	require.Equal(t, http.StatusServiceUnavailable, code)
-	require.Equal(t, "unavailable", e.Error.Code)
+	require.EqualValues(t, "unavailable", e.Error.Code)
 	require.Contains(t, e.Error.Message, "data dir deleted or replaced")
 }

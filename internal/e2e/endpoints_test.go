@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // apiFailure is the body of an API error.
-type apiFailure struct {
-	Error struct{ Code, Field, Message string } `json:"error"`
-}
+type apiFailure = wire.ErrorBody
 
 // eventIDs returns the hookd-event-id of every hit.
 func eventIDs(hits []hit) []string {
@@ -154,7 +154,7 @@ func TestEndpointPatchInvalid(t *testing.T) {
 		var e apiFailure
 		require.Equal(t, http.StatusBadRequest, api.do("PATCH", "/v1/endpoints/"+ep.ID, c.body, &e), "%v", c.body)
 		require.Equal(t, c.field, e.Error.Field, "%v: %s", c.body, e.Error.Message)
-		require.Equal(t, "invalid", e.Error.Code)
+		require.EqualValues(t, "invalid", e.Error.Code)
 	}
 	var after map[string]any
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+ep.ID, nil, &after))
@@ -170,7 +170,7 @@ func TestEndpointDelete(t *testing.T) {
 	for _, method := range []string{"GET", "PATCH", "DELETE"} {
 		var e apiFailure
 		require.Equal(t, http.StatusNotFound, api.do(method, "/v1/endpoints/"+ep.ID, nil, &e), method)
-		require.Equal(t, "not_found", e.Error.Code)
+		require.EqualValues(t, "not_found", e.Error.Code)
 	}
 	require.Equal(t, http.StatusNotFound, api.do("POST", "/v1/endpoints/"+ep.ID+"/test", nil, nil))
 }
@@ -233,7 +233,7 @@ func TestPayloadTooLarge(t *testing.T) {
 		var e apiFailure
 		body := fmt.Sprintf(`{"type":"big.payload","payload":{"x":"%s"}}`, strings.Repeat("a", size))
 		require.Equal(t, http.StatusRequestEntityTooLarge, api.do("POST", "/v1/events", body, &e), "size %d", size)
-		require.Equal(t, "too_large", e.Error.Code)
+		require.EqualValues(t, "too_large", e.Error.Code)
 	}
 	sentinel := api.barrier("big.payload")
 	require.Equal(t, []string{a.EventID, sentinel}, eventIDs(rc.Hits()), "only the payload that fits is delivered")
@@ -349,15 +349,7 @@ func TestBatchMixedResults(t *testing.T) {
 }
 
 // testResult is the answer of POST /v1/endpoints/{id}/test.
-type testResult struct {
-	DeliveryID string  `json:"delivery_id"`
-	EventID    string  `json:"event_id"`
-	Outcome    string  `json:"outcome"`
-	Status     int     `json:"status"`
-	ErrorClass string  `json:"error_class"`
-	Error      string  `json:"error"`
-	DurationMS float64 `json:"duration_ms"`
-}
+type testResult = wire.TestResult
 
 // The test route sends a signed hookd.test event to one endpoint, even one
 // whose filter does not match, and answers the first attempt's outcome; a
@@ -372,7 +364,7 @@ func TestEndpointTestRoute(t *testing.T) {
 
 	var first, second testResult
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+epOK.ID+"/test", nil, &first))
-	require.Equal(t, "success", first.Outcome)
+	require.EqualValues(t, "success", first.Outcome)
 	require.Equal(t, 200, first.Status)
 	require.Empty(t, first.ErrorClass)
 	require.Positive(t, first.DurationMS)
@@ -389,7 +381,7 @@ func TestEndpointTestRoute(t *testing.T) {
 
 	var failed testResult
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+epFail.ID+"/test", `{}`, &failed))
-	require.Equal(t, "retryable", failed.Outcome)
+	require.EqualValues(t, "retryable", failed.Outcome)
 	require.Equal(t, 500, failed.Status)
 	require.Equal(t, "http_5xx", failed.ErrorClass)
 	require.Len(t, failing.Hits(), 1)
@@ -399,7 +391,7 @@ func TestEndpointTestRoute(t *testing.T) {
 	require.Equal(t, http.StatusConflict, api.do("POST", "/v1/endpoints/"+epOK.ID+"/test", nil, &e))
 	require.Equal(t, "enabled", e.Error.Field)
 	require.Equal(t, http.StatusNotFound, api.do("POST", "/v1/endpoints/ep_nosuchendpoint/test", nil, &e))
-	require.Equal(t, "not_found", e.Error.Code)
+	require.EqualValues(t, "not_found", e.Error.Code)
 	require.Equal(t, http.StatusBadRequest, api.do("POST", "/v1/endpoints/"+epOK.ID+"/test", `{"payload":{}}`, &e))
 	require.Equal(t, "payload", e.Error.Field)
 	require.Len(t, ok.Hits(), 2)

@@ -156,7 +156,7 @@ func TestErrorAnswersAndAuthScheme(t *testing.T) {
 		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"), name)
 		var e apiFailure
 		require.NoError(t, json.Unmarshal(raw, &e), "%s: %s", name, raw)
-		assert.Equal(t, c.code, e.Error.Code, name)
+		assert.EqualValues(t, c.code, e.Error.Code, name)
 		assert.NotEmpty(t, e.Error.Message, name)
 	}
 }
