@@ -18,17 +18,7 @@ import (
 type apiError = wire.ErrorBody
 
 // eventRecord is GET /v1/events/{id}.
-type eventRecord struct {
-	EventID    string         `json:"event_id"`
-	Type       string         `json:"type"`
-	Payload    map[string]any `json:"payload"`
-	AcceptedAt time.Time      `json:"accepted_at"`
-	Deliveries []struct {
-		ID         string `json:"id"`
-		EndpointID string `json:"endpoint_id"`
-		Status     string `json:"status"`
-	} `json:"deliveries"`
-}
+type eventRecord = wire.EventRecord
 
 // requireNoDelivery checks Temporal holds no delivery of eventID to
 // endpointID. Ingest answers only after Temporal accepted every start it
@@ -208,22 +198,19 @@ func TestEventsAPI(t *testing.T) {
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/events/evt_api_1", nil, &rec))
 	require.Equal(t, "evt_api_1", rec.EventID)
 	require.Equal(t, "evapi.b", rec.Type)
-	require.Equal(t, map[string]any{"i": 1.0, "s": "<&>"}, rec.Payload)
+	require.JSONEq(t, `{"i":1,"s":"<&>"}`, string(rec.Payload))
 	require.WithinDuration(t, time.Now(), rec.AcceptedAt, time.Minute)
 	require.Len(t, rec.Deliveries, 2)
 	for i, ep := range []string{ep1.ID, ep2.ID} {
 		require.Equal(t, delivery.ID("evt_api_1", ep), rec.Deliveries[i].ID)
 		require.Equal(t, ep, rec.Deliveries[i].EndpointID)
-		require.Equal(t, "delivered", rec.Deliveries[i].Status)
+		require.EqualValues(t, "delivered", rec.Deliveries[i].Status)
 	}
 	var e apiError
 	require.Equal(t, http.StatusNotFound, api.do("GET", "/v1/events/evt_api_missing", nil, &e))
 	require.Equal(t, wire.ErrorDetailCodeNotFound, e.Error.Code)
 
-	type page struct {
-		Data       []eventRecord `json:"data"`
-		NextCursor string        `json:"next_cursor"`
-	}
+	type page = wire.EventPage
 	list := func(q url.Values) page {
 		t.Helper()
 		var p page

@@ -20,19 +20,8 @@ type tenantEndpoint struct {
 	TenantID string `json:"tenant_id"`
 }
 
-// deliveryRow is one entry of GET /v1/deliveries.
-type deliveryRow struct {
-	ID         string `json:"id"`
-	EventID    string `json:"event_id"`
-	EndpointID string `json:"endpoint_id"`
-	TenantID   string `json:"tenant_id"`
-	Status     string `json:"status"`
-}
-
-type deliveryPage struct {
-	Data       []deliveryRow `json:"data"`
-	NextCursor string        `json:"next_cursor"`
-}
+// deliveryPage is GET /v1/deliveries.
+type deliveryPage = wire.DeliveryPage
 
 type apiErrorBody = wire.ErrorBody
 
@@ -193,7 +182,9 @@ func TestTenantFanOut(t *testing.T) {
 		page = deliveryPage{}
 		return c.do("GET", "/v1/deliveries?status=delivered&tenant_id="+a, nil, &page) == http.StatusOK && len(page.Data) == 1
 	}, 10*time.Second, 100*time.Millisecond, "the tenant's delivery is listed: %+v", page)
-	require.Equal(t, deliveryRow{ID: toA.Deliveries[0].ID, EventID: toA.EventID, EndpointID: eps["a"].ID, TenantID: a, Status: "delivered"}, page.Data[0])
+	got := page.Data[0]
+	require.Equal(t, wire.DeliveryRow{ID: toA.Deliveries[0].ID, EventID: toA.EventID, EndpointID: eps["a"].ID, TenantID: a, Status: "delivered"},
+		wire.DeliveryRow{ID: got.ID, EventID: got.EventID, EndpointID: got.EndpointID, TenantID: got.TenantID, Status: got.Status})
 	page = deliveryPage{}
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/deliveries?event_id="+toNone.EventID, nil, &page))
 	require.Len(t, page.Data, 1)
