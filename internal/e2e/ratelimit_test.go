@@ -257,7 +257,10 @@ func TestRateLimitCoversTestEvents(t *testing.T) {
 	at, _, _ := rc.seen()
 	require.Len(t, at, n)
 	for i := 1; i < len(at); i++ {
-		require.GreaterOrEqual(t, at[i].Sub(at[i-1]), 950*time.Millisecond, "1/s")
+		// Each goes in its own slot, a second after the last: the gap at
+		// the receiver is a second less what one send's way there took
+		// longer than the next's on a loaded machine.
+		require.GreaterOrEqual(t, at[i].Sub(at[i-1]), 850*time.Millisecond, "1/s")
 	}
 }
 
