@@ -175,7 +175,7 @@ func TestRequireEventTypes(t *testing.T) {
 
 	require.Equal(t, http.StatusCreated, api.do("PUT", "/v1/event-types/order.created", map[string]any{"description": "An order."}, nil))
 	a := api.send(`{"event_id":"evt_req_1","type":"order.created","payload":{}}`)
-	require.Equal(t, []string{ep.ID}, a.endpointIDs(), "accepted once in the catalog")
+	require.Equal(t, []string{ep.ID}, endpointIDs(a), "accepted once in the catalog")
 	require.Equal(t, "delivered", api.waitDelivery(a.Deliveries[0].ID, 10*time.Second).Status)
 
 	require.Equal(t, http.StatusNoContent, api.do("DELETE", "/v1/event-types/order.created", nil, nil))

@@ -12,7 +12,7 @@ import (
 )
 
 // endpointIDs are the endpoints an accepted event fanned out to.
-func (a accepted) endpointIDs() []string {
+func endpointIDs(a accepted) []string {
 	var out []string
 	for _, d := range a.Deliveries {
 		out = append(out, d.EndpointID)
@@ -35,9 +35,9 @@ func TestContentFilterRoutesOnPayload(t *testing.T) {
 	big := `{"event_id":"evt_cf_big","type":"cfroute.paid","payload":{"amount":1500,"currency":"EUR"}}`
 	small := `{"event_id":"evt_cf_small","type":"cfroute.paid","payload":{"amount":10,"currency":"EUR"}}`
 	first := api.send(big)
-	require.Equal(t, []string{eur.ID, all.ID}, first.endpointIDs())
+	require.Equal(t, []string{eur.ID, all.ID}, endpointIDs(first))
 	smallFirst := api.send(small)
-	require.Equal(t, []string{all.ID}, smallFirst.endpointIDs())
+	require.Equal(t, []string{all.ID}, endpointIDs(smallFirst))
 	api.requireNoDelivery("evt_cf_small", eur.ID)
 
 	// The filter now takes the small amounts and refuses the big ones.
@@ -53,7 +53,7 @@ func TestContentFilterRoutesOnPayload(t *testing.T) {
 	require.Equal(t, first.Deliveries, bigAgain.Deliveries)
 
 	fresh := api.send(`{"event_id":"evt_cf_fresh","type":"cfroute.paid","payload":{"amount":10,"currency":"EUR"}}`)
-	require.Equal(t, []string{eur.ID, all.ID}, fresh.endpointIDs(), "a new event sees the new filter")
+	require.Equal(t, []string{eur.ID, all.ID}, endpointIDs(fresh), "a new event sees the new filter")
 
 	for _, a := range []accepted{first, smallFirst, fresh} {
 		for _, d := range a.Deliveries {
@@ -77,7 +77,7 @@ func TestContentFilterFailureKeepsTheOthers(t *testing.T) {
 
 	before := filterErrorCount(t, "no_such_key")
 	a := api.send(`{"event_id":"evt_cf_err","type":"cferr.x","payload":{"tags":["vip"],"amount":5}}`)
-	require.Equal(t, []string{ok.ID, plain.ID}, a.endpointIDs())
+	require.Equal(t, []string{ok.ID, plain.ID}, endpointIDs(a))
 	api.requireNoDelivery("evt_cf_err", broken.ID)
 	for _, d := range a.Deliveries {
 		require.Equal(t, "delivered", api.waitDelivery(d.ID, 10*time.Second).Status)

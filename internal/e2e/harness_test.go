@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/testkit"
@@ -126,13 +127,8 @@ func (c *apiClient) do(method, path string, body any, out any) int {
 	return resp.StatusCode
 }
 
-type endpoint struct {
-	ID            string   `json:"id"`
-	URL           string   `json:"url"`
-	EventTypes    []string `json:"event_types"`
-	RetrySchedule []string `json:"retry_schedule"`
-	Secret        string   `json:"secret"`
-}
+// endpoint is an endpoint as create answers it, with its secret.
+type endpoint = wire.Endpoint
 
 func (c *apiClient) createEndpoint(body map[string]any) endpoint {
 	c.t.Helper()
@@ -142,14 +138,9 @@ func (c *apiClient) createEndpoint(body map[string]any) endpoint {
 	return ep
 }
 
-type accepted struct {
-	EventID    string `json:"event_id"`
-	Deliveries []struct {
-		ID         string `json:"id"`
-		EndpointID string `json:"endpoint_id"`
-	} `json:"deliveries"`
-	Duplicate bool `json:"duplicate"`
-}
+// accepted is an accepted event: its deliveries, and whether it had been
+// accepted before.
+type accepted = wire.EventAccepted
 
 func (c *apiClient) send(body string) accepted {
 	c.t.Helper()
