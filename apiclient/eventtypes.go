@@ -17,13 +17,25 @@ type EventType struct {
 	wire.CatalogType
 }
 
-// EventTypeInput is the body of an event-type put: it replaces every
+// EventTypeInput is what an event-type put sets: it replaces every
 // field. Schema nil is none.
 type EventTypeInput struct {
-	Description string            `json:"description,omitempty"`
-	Schema      json.RawMessage   `json:"schema,omitempty"`
-	Examples    []json.RawMessage `json:"examples,omitempty"`
-	Deprecated  bool              `json:"deprecated,omitempty"`
+	Description string
+	Schema      json.RawMessage
+	Examples    []json.RawMessage
+	Deprecated  bool
+}
+
+// body is the put's body: the document's EventTypePut.
+func (in EventTypeInput) body() wire.EventTypePut {
+	out := wire.EventTypePut{Description: wire.Optional(in.Description), Deprecated: wire.Optional(in.Deprecated)}
+	if in.Schema != nil {
+		out.Schema = &in.Schema
+	}
+	if len(in.Examples) > 0 {
+		out.Examples = &in.Examples
+	}
+	return out
 }
 
 // EventTypePage is one page of the catalog, in name order.
@@ -46,7 +58,7 @@ func eventTypePath(name string) string { return "/v1/event-types/" + url.PathEsc
 // PutEventType creates the type or replaces it (platform API key only),
 // and says whether it created it.
 func (c *Client) PutEventType(ctx context.Context, name string, in EventTypeInput) (*EventType, bool, error) {
-	t, status, err := callStatus[EventType](ctx, c, http.MethodPut, eventTypePath(name), nil, in)
+	t, status, err := callStatus[EventType](ctx, c, http.MethodPut, eventTypePath(name), nil, in.body())
 	return t, status == http.StatusCreated, err
 }
 
