@@ -63,7 +63,7 @@ func TestCatalogCRUD(t *testing.T) {
 		"examples": []json.RawMessage{json.RawMessage(`{"amount":1,"currency":"EUR"}`), json.RawMessage(`{"amount":"1","currency":"EUR"}`)}}, &se))
 	require.Equal(t, "examples[1]", se.Error.Field)
 	require.Equal(t, "/amount", se.Error.Details[0].Pointer)
-	require.Equal(t, "got string, want integer", se.Error.Details[0].Reason)
+	require.EqualValues(t, "got string, want integer", se.Error.Details[0].Reason)
 	require.Equal(t, http.StatusBadRequest, api.do("PUT", "/v1/event-types/hookd.mine", map[string]any{}, &e))
 	require.Equal(t, "name", e.Error.Field, "hookd's own namespace stays hookd's")
 	require.Equal(t, http.StatusNotFound, api.do("GET", "/v1/event-types/bad.example", nil, nil), "a refused put stores nothing")
@@ -137,7 +137,7 @@ func TestCatalogAtIngestAndEndpoints(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, batch.Results[1].Status)
 
 	good := api.send(`{"event_id":"evt_cat_good","type":"invoice.paid","payload":{"amount":12,"currency":"EUR"}}`)
-	require.Equal(t, "delivered", api.waitDelivery(good.Deliveries[0].ID, 10*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(good.Deliveries[0].ID, 10*time.Second).Status)
 	voided := api.send(`{"event_id":"evt_cat_voided","type":"invoice.voided","payload":{"anything":true}}`)
 	require.Len(t, voided.Deliveries, 1, "a deprecated type is still accepted")
 	api.send(`{"event_id":"evt_cat_unknown","type":"not.in.catalog","payload":{}}`)
@@ -176,7 +176,7 @@ func TestRequireEventTypes(t *testing.T) {
 	require.Equal(t, http.StatusCreated, api.do("PUT", "/v1/event-types/order.created", map[string]any{"description": "An order."}, nil))
 	a := api.send(`{"event_id":"evt_req_1","type":"order.created","payload":{}}`)
 	require.Equal(t, []string{ep.ID}, endpointIDs(a), "accepted once in the catalog")
-	require.Equal(t, "delivered", api.waitDelivery(a.Deliveries[0].ID, 10*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(a.Deliveries[0].ID, 10*time.Second).Status)
 
 	require.Equal(t, http.StatusNoContent, api.do("DELETE", "/v1/event-types/order.created", nil, nil))
 	require.Equal(t, http.StatusBadRequest, api.do("POST", "/v1/events", `{"event_id":"evt_req_2","type":"order.created","payload":{}}`, &e),

@@ -123,7 +123,7 @@ func TestCircuitBreaker(t *testing.T) {
 	require.Len(t, probes, 1, "exactly one probe between %s and %s", firstEnd, secondEnd)
 	// The failed probe re-opened the circuit for twice the base cooldown,
 	// counted from when its failure was recorded, just after it ended.
-	reopenedFor := secondEnd.Sub(probes[0].end())
+	reopenedFor := secondEnd.Sub(attemptEnd(probes[0]))
 	require.GreaterOrEqual(t, reopenedFor, 2*baseCooldown, "cooldown doubled")
 	require.Less(t, reopenedFor, 3*baseCooldown, "cooldown doubled, not more")
 

@@ -57,7 +57,7 @@ func TestContentFilterRoutesOnPayload(t *testing.T) {
 
 	for _, a := range []accepted{first, smallFirst, fresh} {
 		for _, d := range a.Deliveries {
-			require.Equal(t, "delivered", api.waitDelivery(d.ID, 10*time.Second).Status)
+			require.EqualValues(t, "delivered", api.waitDelivery(d.ID, 10*time.Second).Status)
 		}
 	}
 	require.Len(t, rcEUR.Hits(), 2, "the big event and the fresh one")
@@ -80,7 +80,7 @@ func TestContentFilterFailureKeepsTheOthers(t *testing.T) {
 	require.Equal(t, []string{ok.ID, plain.ID}, endpointIDs(a))
 	api.requireNoDelivery("evt_cf_err", broken.ID)
 	for _, d := range a.Deliveries {
-		require.Equal(t, "delivered", api.waitDelivery(d.ID, 10*time.Second).Status)
+		require.EqualValues(t, "delivered", api.waitDelivery(d.ID, 10*time.Second).Status)
 	}
 	require.Empty(t, rcBroken.Hits())
 	require.Len(t, rcOK.Hits(), 1)

@@ -83,7 +83,7 @@ func TestCustomHeaderAppliesToPendingRetry(t *testing.T) {
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID,
 		map[string]any{"headers": map[string]string{"X-Api-Key": newKey, "X-Team": masked}}, nil))
 	d := api.waitDelivery(id, 20*time.Second)
-	require.Equal(t, "delivered", d.Status)
+	require.EqualValues(t, "delivered", d.Status)
 	last := rc.Hits()[len(rc.Hits())-1]
 	require.Equal(t, newKey, last.Header.Get("X-Api-Key"), "the retry of the pending delivery sent the new key")
 	require.Equal(t, "payments", last.Header.Get("X-Team"), "a masked value sent back kept its value")
@@ -109,7 +109,7 @@ func TestReceiverAuth(t *testing.T) {
 			"auth": map[string]string{"type": "basic", "username": "alice", "password": password}})
 		require.Equal(t, map[string]string{"type": "basic", "username": "alice", "password": "****" + password[len(password)-4:]}, ep.Auth)
 		id := api.send(`{"type":"creds.basic","payload":{"n":1}}`).Deliveries[0].ID
-		require.Equal(t, "delivered", api.waitDelivery(id, 10*time.Second).Status)
+		require.EqualValues(t, "delivered", api.waitDelivery(id, 10*time.Second).Status)
 	})
 	t.Run("bearer", func(t *testing.T) {
 		token := marker("bearer-token")
@@ -118,20 +118,20 @@ func TestReceiverAuth(t *testing.T) {
 			"auth": map[string]string{"type": "bearer", "token": token}})
 		require.Equal(t, map[string]string{"type": "bearer", "token": "****" + token[len(token)-4:]}, api.endpointCreds(ep.ID).Auth)
 		id := api.send(`{"type":"creds.bearer","payload":{"n":1}}`).Deliveries[0].ID
-		require.Equal(t, "delivered", api.waitDelivery(id, 10*time.Second).Status)
+		require.EqualValues(t, "delivered", api.waitDelivery(id, 10*time.Second).Status)
 
 		// The masked token sent back keeps it.
 		require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID,
 			map[string]any{"auth": api.endpointCreds(ep.ID).Auth}, nil))
 		id = api.send(`{"type":"creds.bearer","payload":{"n":2}}`).Deliveries[0].ID
-		require.Equal(t, "delivered", api.waitDelivery(id, 10*time.Second).Status)
+		require.EqualValues(t, "delivered", api.waitDelivery(id, 10*time.Second).Status)
 
 		var removed endpointCreds
 		require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, `{"auth":null}`, &removed))
 		require.Nil(t, removed.Auth)
 		id = api.send(`{"type":"creds.bearer","payload":{"n":3}}`).Deliveries[0].ID
 		d := api.waitDelivery(id, 10*time.Second)
-		require.Equal(t, "failed", d.Status, "without the token the receiver refuses")
+		require.EqualValues(t, "failed", d.Status, "without the token the receiver refuses")
 		require.Equal(t, 401, d.LastStatus)
 	})
 }
@@ -271,7 +271,7 @@ func TestCredentialsNeverReachTemporalOrLogs(t *testing.T) {
 	require.Len(t, sent.Deliveries, 4)
 	for _, d := range sent.Deliveries {
 		st := api.waitDelivery(d.ID, 30*time.Second)
-		require.Equal(t, "delivered", st.Status, "%s: %+v", d.EndpointID, st.Timeline)
+		require.EqualValues(t, "delivered", st.Status, "%s: %+v", d.EndpointID, st.Timeline)
 		if d.EndpointID != eps[3].ID { // the TLS receiver takes the first
 			require.GreaterOrEqual(t, st.Attempts, 2)
 		}

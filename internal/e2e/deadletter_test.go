@@ -145,10 +145,10 @@ func TestExhaustedDeadLetterAndRedrive(t *testing.T) {
 		outcome string
 	}{{"attempt", 1, 1, "retryable"}, {"attempt", 1, 2, "retryable"}, {"attempt", 1, 3, "retryable"}, {"redrive", 2, 0, ""}, {"attempt", 2, 1, "success"}} {
 		e := d.Timeline[i]
-		require.Equal(t, want.kind, e.Kind, "entry %d", i)
+		require.EqualValues(t, want.kind, e.Kind, "entry %d", i)
 		require.Equal(t, want.run, e.Run, "entry %d", i)
 		require.Equal(t, want.n, e.Number, "entry %d", i)
-		require.Equal(t, want.outcome, e.Outcome, "entry %d", i)
+		require.EqualValues(t, want.outcome, e.Outcome, "entry %d", i)
 	}
 	rd := d.Timeline[3].Redrive
 	require.NotNil(t, rd)

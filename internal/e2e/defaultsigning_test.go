@@ -71,7 +71,7 @@ func TestDefaultSigning(t *testing.T) {
 	a := api.send(`{"type":"platform.signed","payload":{"order":"o_1","note":"héllo"}}`)
 	require.Len(t, a.Deliveries, 2)
 	for _, d := range a.Deliveries {
-		require.Equal(t, "delivered", api.waitDelivery(d.ID, 15*time.Second).Status, d.EndpointID)
+		require.EqualValues(t, "delivered", api.waitDelivery(d.ID, 15*time.Second).Status, d.EndpointID)
 	}
 	got := rc.Hits()
 	require.Len(t, got, 1, "verified at the first attempt")

@@ -21,7 +21,7 @@ func TestFirstDeliveryIsSignedAndExact(t *testing.T) {
 	require.False(t, a.Duplicate)
 	d := api.waitDelivery(a.Deliveries[0].ID, 10*time.Second)
 
-	require.Equal(t, "delivered", d.Status)
+	require.EqualValues(t, "delivered", d.Status)
 	require.Equal(t, 1, d.Attempts)
 	require.Equal(t, 200, d.LastStatus)
 	require.Equal(t, "first-1", d.EventID)

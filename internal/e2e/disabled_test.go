@@ -34,7 +34,7 @@ func TestDisabledEndpointHoldsNewEvents(t *testing.T) {
 	require.Equal(t, ep.ID, first.Deliveries[0].EndpointID)
 	id := first.Deliveries[0].ID
 	held := waitHeld(t, api, id)
-	require.Equal(t, "pending", held.Status)
+	require.EqualValues(t, "pending", held.Status)
 	require.Zero(t, held.Attempts, "a held delivery spends no attempt")
 
 	again := api.send(`{"event_id":"evt_held_new","type":"paused2.created","payload":{"n":1}}`)
@@ -42,7 +42,7 @@ func TestDisabledEndpointHoldsNewEvents(t *testing.T) {
 	require.Equal(t, first.Deliveries, again.Deliveries)
 
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"enabled": true}, nil))
-	require.Equal(t, "delivered", api.waitDelivery(id, 15*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(id, 15*time.Second).Status)
 	hits := rc.Hits()
 	require.Len(t, hits, 1)
 	require.Equal(t, id, verify(t, hits[0], ep.Secret))

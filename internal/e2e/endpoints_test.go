@@ -50,12 +50,12 @@ func TestFanOutByFilter(t *testing.T) {
 	for _, d := range a.Deliveries {
 		byEndpoint[d.EndpointID] = d.ID
 		if d.EndpointID != epOff.ID {
-			require.Equal(t, "delivered", api.waitDelivery(d.ID, 10*time.Second).Status)
+			require.EqualValues(t, "delivered", api.waitDelivery(d.ID, 10*time.Second).Status)
 		}
 	}
 	require.Len(t, byEndpoint, 4)
 	held := waitHeld(t, api, byEndpoint[epOff.ID])
-	require.Equal(t, "pending", held.Status)
+	require.EqualValues(t, "pending", held.Status)
 	ids := map[string]bool{}
 	for rc, ep := range map[*receiver]endpoint{exact: epExact, wildcard: epWild, all: epAll} {
 		hits := slices.DeleteFunc(rc.Hits(), func(h hit) bool { return strings.HasPrefix(h.Header.Get("hookd-event-type"), "hookd.") })
@@ -227,7 +227,7 @@ func TestPayloadTooLarge(t *testing.T) {
 	api.createEndpoint(map[string]any{"url": rc.URL, "event_types": []string{"big.payload"}})
 	fits := fmt.Sprintf(`{"type":"big.payload","payload":{"x":"%s"}}`, strings.Repeat("a", 256<<10-8))
 	a := api.send(fits)
-	require.Equal(t, "delivered", api.waitDelivery(a.Deliveries[0].ID, 10*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(a.Deliveries[0].ID, 10*time.Second).Status)
 
 	for _, size := range []int{256 << 10, 1 << 20} {
 		var e apiFailure
@@ -374,7 +374,7 @@ func TestEndpointTestRoute(t *testing.T) {
 	require.Equal(t, "hookd.test", hits[0].Header.Get("hookd-event-type"))
 	require.Equal(t, first.EventID, hits[0].Header.Get("hookd-event-id"))
 	require.Contains(t, string(hits[0].Body), epOK.ID)
-	require.Equal(t, "delivered", api.waitDelivery(first.DeliveryID, 5*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(first.DeliveryID, 5*time.Second).Status)
 
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+epOK.ID+"/test", "", &second))
 	require.NotEqual(t, first.DeliveryID, second.DeliveryID, "every test is a new delivery")

@@ -127,7 +127,7 @@ func TestConcurrentConflictingPostsOnePayloadWins(t *testing.T) {
 	}
 	for i, rc := range receivers {
 		d := api.waitDelivery(delivery.ID("evt_split", endpoints[i]), 10*time.Second)
-		require.Equal(t, "delivered", d.Status)
+		require.EqualValues(t, "delivered", d.Status)
 		hits := rc.Hits()
 		require.Len(t, hits, 1, "receiver %d: the delivery is complete, sent once", i)
 		require.Equal(t, `{"v":"`+winner+`"}`, string(hits[0].Body), "receiver %d got the winning bytes", i)

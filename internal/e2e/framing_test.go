@@ -72,7 +72,7 @@ func TestStrayBodyDoesNotPoisonTheSameHost(t *testing.T) {
 		}, 10*time.Second, 10*time.Millisecond)
 		require.Equal(t, 304, d.LastStatus)
 		ok := api.waitDelivery(api.send(fmt.Sprintf(`{"type":"stray.ok","payload":{"i":%d}}`, i)).Deliveries[0].ID, 10*time.Second)
-		require.Equal(t, "delivered", ok.Status, "after a 304 with a body: %+v", ok.Timeline)
+		require.EqualValues(t, "delivered", ok.Status, "after a 304 with a body: %+v", ok.Timeline)
 		require.Equal(t, 1, ok.Attempts)
 	}
 	require.NotContains(t, logged.String(), "stray bytes")

@@ -151,43 +151,16 @@ func (c *apiClient) send(body string) accepted {
 
 // attempt is a timeline entry: an attempt, or (Kind "redrive") the
 // redrive that started run Run.
-type attempt struct {
-	Kind        string     `json:"kind"`
-	Run         int        `json:"run"`
-	Number      int        `json:"number"`
-	Start       time.Time  `json:"start"`
-	DurationMS  float64    `json:"duration_ms"`
-	Status      int        `json:"status"`
-	ErrorClass  string     `json:"error_class"`
-	Outcome     string     `json:"outcome"`
-	NextDelay   string     `json:"next_delay"`
-	DelayReason string     `json:"delay_reason"`
-	NextAttempt *time.Time `json:"next_attempt_at"`
-	Redrive     *struct {
-		By     string    `json:"by"`
-		Reason string    `json:"reason"`
-		At     time.Time `json:"at"`
-	} `json:"redrive"`
+type attempt = wire.TimelineEntry
+
+// attemptEnd is when the attempt's request finished, as the attempt
+// recorded it.
+func attemptEnd(a attempt) time.Time {
+	return a.Start.Add(time.Duration(wire.Deref(a.DurationMS) * float64(time.Millisecond)))
 }
 
-// end is when the attempt's request finished, as the attempt recorded it.
-func (a attempt) end() time.Time {
-	return a.Start.Add(time.Duration(a.DurationMS * float64(time.Millisecond)))
-}
-
-type deliveryState struct {
-	ID         string    `json:"id"`
-	EventID    string    `json:"event_id"`
-	EventType  string    `json:"event_type"`
-	EndpointID string    `json:"endpoint_id"`
-	Status     string    `json:"status"`
-	Attempts   int       `json:"attempts"`
-	Runs       int       `json:"runs"`
-	LastStatus int       `json:"last_status"`
-	CreatedAt  time.Time `json:"created_at"`
-	WaitReason string    `json:"wait_reason"`
-	Timeline   []attempt `json:"timeline"`
-}
+// deliveryState is GET /v1/deliveries/{id}.
+type deliveryState = wire.Delivery
 
 // waitDelivery polls a delivery until it leaves "pending" or the deadline.
 func (c *apiClient) waitDelivery(id string, within time.Duration) deliveryState {
@@ -209,7 +182,7 @@ func (c *apiClient) barrier(eventType string) string {
 	c.t.Helper()
 	a := c.send(fmt.Sprintf(`{"type":%q,"payload":{"barrier":true}}`, eventType))
 	require.Len(c.t, a.Deliveries, 1, "the barrier's event type must match exactly one endpoint")
-	require.Equal(c.t, "delivered", c.waitDelivery(a.Deliveries[0].ID, 10*time.Second).Status)
+	require.EqualValues(c.t, "delivered", c.waitDelivery(a.Deliveries[0].ID, 10*time.Second).Status)
 	return a.EventID
 }
 

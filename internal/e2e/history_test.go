@@ -50,11 +50,11 @@ func TestParkedDeliveryHistoryStaysSmall(t *testing.T) {
 	require.Less(t, size, 2*body+100<<10, "history bytes after %d events", length)
 
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/deliveries/"+id, nil, &d))
-	require.Equal(t, "pending", d.Status)
+	require.EqualValues(t, "pending", d.Status)
 	require.Equal(t, 1, d.Attempts, "no attempt while disabled")
 	sw.failStatus.Store(0)
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"enabled": true}, nil))
 	d = api.waitDelivery(id, 10*time.Second)
-	require.Equal(t, "delivered", d.Status)
+	require.EqualValues(t, "delivered", d.Status)
 	require.Equal(t, 2, d.Attempts)
 }

@@ -77,7 +77,7 @@ func TestParkedDeliveriesStayWithinTheWorkflowCache(t *testing.T) {
 
 	sw.failStatus.Store(0)
 	for _, id := range ids {
-		require.Equal(t, "delivered", api.waitDelivery(id, time.Minute).Status, id)
+		require.EqualValues(t, "delivered", api.waitDelivery(id, time.Minute).Status, id)
 	}
 	got := sw.delivered()
 	require.Len(t, got, n)

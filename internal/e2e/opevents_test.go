@@ -66,7 +66,7 @@ func TestEndpointHealthEventsReachSubscribers(t *testing.T) {
 		Failures int    `json:"consecutive_failures"`
 	}
 	require.NoError(t, json.Unmarshal(unhealthy.Body["circuit"], &c))
-	require.Equal(t, "open", c.State)
+	require.EqualValues(t, "open", c.State)
 	require.GreaterOrEqual(t, c.Failures, 5)
 	require.ElementsMatch(t, []string{"endpoint_id", "reason", "at", "circuit"}, keys(unhealthy.Body))
 
@@ -79,9 +79,9 @@ func TestEndpointHealthEventsReachSubscribers(t *testing.T) {
 	}, 30*time.Second, 50*time.Millisecond, "no hookd.endpoint.recovered about the endpoint")
 	require.Equal(t, []string{"hookd.endpoint.unhealthy", "hookd.endpoint.recovered"}, []string{evs[0].Type, evs[1].Type})
 	require.NoError(t, json.Unmarshal(evs[1].Body["circuit"], &c))
-	require.Equal(t, "closed", c.State)
+	require.EqualValues(t, "closed", c.State)
 	for _, id := range ids {
-		require.Equal(t, "delivered", api.waitDelivery(id, 30*time.Second).Status, id)
+		require.EqualValues(t, "delivered", api.waitDelivery(id, 30*time.Second).Status, id)
 	}
 }
 

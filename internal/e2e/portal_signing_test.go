@@ -65,7 +65,7 @@ func TestPortalSignatureFormat(t *testing.T) {
 	secret.set(b.text("#secret"))
 
 	a := c.send(`{"type":"mail.sent","tenant_id":"` + tenant + `","payload":{"to":"a@example.com"}}`)
-	require.Equal(t, "delivered", c.waitDelivery(a.Deliveries[0].ID, 15*time.Second).Status, "verified from MailFrame's formula")
+	require.EqualValues(t, "delivered", c.waitDelivery(a.Deliveries[0].ID, 15*time.Second).Status, "verified from MailFrame's formula")
 	b.open(shared.APIURL + "/portal/deliveries/" + a.Deliveries[0].ID)
 	headers := b.text(".headers")
 	for _, name := range []string{"MailFrame-Signature", "X-MailFrame-Delivery-Id", "X-MailFrame-Event-Id", "X-MailFrame-Attempt"} {

@@ -26,7 +26,7 @@ func TestPortalEndpointTLS(t *testing.T) {
 	old := c.createEndpoint(map[string]any{"url": mtls.URL + "/old", "tenant_id": tenant, "event_types": []string{"tls.old"},
 		"tls": map[string]string{"client_certificate": expired.CertPEM, "client_key": expired.KeyPEM, "ca": mtls.ServerCA.PEM}})
 	a := c.send(`{"type":"tls.shown","tenant_id":"` + tenant + `","payload":{"n":1}}`)
-	require.Equal(t, "delivered", c.waitDelivery(a.Deliveries[0].ID, 15*time.Second).Status)
+	require.EqualValues(t, "delivered", c.waitDelivery(a.Deliveries[0].ID, 15*time.Second).Status)
 	require.Equal(t, []string{"billing-client"}, mtls.seen())
 
 	b.signIn(c.portalLink(tenant))

@@ -145,11 +145,11 @@ func TestEgressProxy(t *testing.T) {
 		name := endpointOf[d.EndpointID]
 		st := api.waitDelivery(d.ID, 30*time.Second)
 		if name == "forbidden" {
-			require.Equal(t, "failed", st.Status, "%+v", st.Timeline)
+			require.EqualValues(t, "failed", st.Status, "%+v", st.Timeline)
 			require.Equal(t, "refused", st.Timeline[0].ErrorClass)
 			continue
 		}
-		require.Equal(t, "delivered", st.Status, "%s: %+v", name, st.Timeline)
+		require.EqualValues(t, "delivered", st.Status, "%s: %+v", name, st.Timeline)
 	}
 	assert.Zero(t, forbiddenConns.Load(), "nothing reached the refused destination")
 
@@ -184,10 +184,10 @@ func TestEgressProxy(t *testing.T) {
 	api.waitDelivery(id, 30*time.Second)
 	var tl proxiedTimeline
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/deliveries/"+id, nil, &tl))
-	require.Equal(t, "delivered", tl.Status, "%+v", tl.Timeline)
+	require.EqualValues(t, "delivered", tl.Status, "%+v", tl.Timeline)
 	first := tl.Timeline[0]
 	assert.Equal(t, activities.ErrorClassProxyAuth, first.ErrorClass)
-	assert.Equal(t, "retryable", first.Outcome)
+	assert.EqualValues(t, "retryable", first.Outcome)
 	assert.Contains(t, first.Error, "HTTP 407")
 
 	sd.stop()

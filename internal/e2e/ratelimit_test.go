@@ -279,7 +279,7 @@ func lastSlot(t *testing.T, api *apiClient, ids []string) time.Time {
 		if d.Status != "pending" || d.WaitReason == "" {
 			continue
 		}
-		require.Equal(t, "rate limit", d.WaitReason)
+		require.EqualValues(t, "rate limit", d.WaitReason)
 		require.Zero(t, d.Attempts, "no attempt spent waiting")
 		require.NotNil(t, d.NextTry)
 		if d.NextTry.After(last) {
@@ -301,7 +301,7 @@ func TestRateLimitKeepsRetryAfter(t *testing.T) {
 	a := api.send(`{"type":"` + eventType + `","payload":{}}`)
 	d := api.waitDelivery(a.Deliveries[0].ID, 15*time.Second)
 	require.EqualValues(t, "delivered", d.Status)
-	require.Equal(t, "retry-after", d.Timeline[0].DelayReason)
+	require.EqualValues(t, "retry-after", d.Timeline[0].DelayReason)
 	hits := rc.Hits()
 	require.Len(t, hits, 2)
 	require.GreaterOrEqual(t, hits[1].At.Sub(hits[0].At), 1900*time.Millisecond)

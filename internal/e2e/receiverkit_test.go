@@ -56,10 +56,10 @@ func TestReferenceReceiverDropAfterCommit(t *testing.T) {
 	a := api.send(`{"type":"kit.drop","payload":{"order":"ord_7"}}`)
 	id := a.Deliveries[0].ID
 	d := api.waitDelivery(id, 15*time.Second)
-	require.Equal(t, "delivered", d.Status)
+	require.EqualValues(t, "delivered", d.Status)
 	require.Equal(t, 2, d.Attempts)
 	require.Equal(t, "connection_closed", d.Timeline[0].ErrorClass)
-	require.Equal(t, "retryable", d.Timeline[0].Outcome)
+	require.EqualValues(t, "retryable", d.Timeline[0].Outcome)
 	require.Equal(t, 200, d.Timeline[1].Status)
 
 	ctx := context.Background()

@@ -25,16 +25,16 @@ func TestRetriesUntilDelivered(t *testing.T) {
 	a := api.send(`{"type":"retry.flaky","payload":{"k":"v"}}`)
 	d := api.waitDelivery(a.Deliveries[0].ID, 30*time.Second)
 
-	require.Equal(t, "delivered", d.Status)
+	require.EqualValues(t, "delivered", d.Status)
 	require.Equal(t, 4, d.Attempts)
 	require.Len(t, d.Timeline, 4)
 	for i, at := range d.Timeline[:3] {
 		require.Equal(t, i+1, at.Number)
 		require.Equal(t, 503, at.Status)
-		require.Equal(t, "retryable", at.Outcome)
-		require.Equal(t, "schedule", at.DelayReason)
+		require.EqualValues(t, "retryable", at.Outcome)
+		require.EqualValues(t, "schedule", at.DelayReason)
 	}
-	require.Equal(t, "success", d.Timeline[3].Outcome)
+	require.EqualValues(t, "success", d.Timeline[3].Outcome)
 	hits := rc.Hits()
 	require.Len(t, hits, 4)
 	for i, h := range hits {
@@ -59,20 +59,20 @@ func requireDelay(t *testing.T, at attempt, lo, hi time.Duration) {
 	// The API shows the delay rounded to the millisecond.
 	require.GreaterOrEqual(t, delay, lo-time.Millisecond, "attempt %d's delay", at.Number)
 	require.LessOrEqual(t, delay, hi+time.Millisecond, "attempt %d's delay", at.Number)
-	require.NotNil(t, at.NextAttempt, "attempt %d's next_attempt_at", at.Number)
+	require.NotZero(t, at.NextAttemptAt, "attempt %d's next_attempt_at", at.Number)
 	// The next attempt is set its delay after the response, which came
 	// within the attempt (±1ms: the API rounds the delay).
-	decided := at.NextAttempt.Add(-delay)
-	require.False(t, decided.Before(at.Start.Add(-time.Millisecond)) || decided.After(at.end().Add(time.Millisecond)),
-		"attempt %d (%s..%s) scheduled the next for %s, not its delay after it", at.Number, at.Start, at.end(), *at.NextAttempt)
+	decided := at.NextAttemptAt.Add(-delay)
+	require.False(t, decided.Before(at.Start.Add(-time.Millisecond)) || decided.After(attemptEnd(at).Add(time.Millisecond)),
+		"attempt %d (%s..%s) scheduled the next for %s, not its delay after it", at.Number, at.Start, attemptEnd(at), at.NextAttemptAt)
 }
 
 // requireWaited checks that the next attempt, as recorded and as the
 // receiver saw it, came no earlier than the time its predecessor set.
 func requireWaited(t *testing.T, at, next attempt, nextHit hit) {
 	t.Helper()
-	require.False(t, next.Start.Before(*at.NextAttempt), "attempt %d started %s, before its scheduled %s", next.Number, next.Start, *at.NextAttempt)
-	require.False(t, nextHit.At.Before(*at.NextAttempt), "attempt %d reached the receiver %s, before its scheduled %s", next.Number, nextHit.At, *at.NextAttempt)
+	require.False(t, next.Start.Before(at.NextAttemptAt), "attempt %d started %s, before its scheduled %s", next.Number, next.Start, at.NextAttemptAt)
+	require.False(t, nextHit.At.Before(at.NextAttemptAt), "attempt %d reached the receiver %s, before its scheduled %s", next.Number, nextHit.At, at.NextAttemptAt)
 }
 
 // A 404 is permanent: one attempt, status failed.
@@ -83,7 +83,7 @@ func TestPermanentFailureStopsAtOnce(t *testing.T) {
 	api.createEndpoint(map[string]any{"url": rc.URL, "event_types": []string{"retry.gone"}, "retry_schedule": []string{"1s"}})
 	a := api.send(`{"type":"retry.gone","payload":{}}`)
 	d := api.waitDelivery(a.Deliveries[0].ID, 10*time.Second)
-	require.Equal(t, "failed", d.Status)
+	require.EqualValues(t, "failed", d.Status)
 	require.Equal(t, 1, d.Attempts)
 	require.Equal(t, 404, d.LastStatus)
 	// The final status is the signal: the run has stopped, so the receiver
@@ -112,8 +112,8 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	api.createEndpoint(map[string]any{"url": rc.URL, "event_types": []string{"retry.throttled"}, "retry_schedule": []string{"1s", "1s"}})
 	a := api.send(`{"type":"retry.throttled","payload":{}}`)
 	d := api.waitDelivery(a.Deliveries[0].ID, 15*time.Second)
-	require.Equal(t, "delivered", d.Status)
-	require.Equal(t, "retry-after", d.Timeline[0].DelayReason)
+	require.EqualValues(t, "delivered", d.Status)
+	require.EqualValues(t, "retry-after", d.Timeline[0].DelayReason)
 	require.Len(t, d.Timeline, 2)
 	hits := rc.Hits()
 	require.Len(t, hits, 2)
@@ -135,7 +135,7 @@ func TestTimeoutIsRetried(t *testing.T) {
 	api.createEndpoint(map[string]any{"url": rc.URL, "event_types": []string{"retry.slow"}, "retry_schedule": []string{"1s"}, "timeout": "1s"})
 	a := api.send(`{"type":"retry.slow","payload":{}}`)
 	d := api.waitDelivery(a.Deliveries[0].ID, 15*time.Second)
-	require.Equal(t, "delivered", d.Status)
+	require.EqualValues(t, "delivered", d.Status)
 	require.Equal(t, 2, d.Attempts)
 	require.Equal(t, "timeout", d.Timeline[0].ErrorClass)
 }

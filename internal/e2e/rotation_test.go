@@ -42,7 +42,7 @@ func TestRotationOverlap(t *testing.T) {
 	require.WithinDuration(t, time.Now().Add(3*time.Second), rot.PreviousExpiresAt, time.Second)
 
 	during := api.send(`{"type":"rotate.overlap","payload":{"phase":"during"}}`)
-	require.Equal(t, "delivered", api.waitDelivery(during.Deliveries[0].ID, 5*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(during.Deliveries[0].ID, 5*time.Second).Status)
 	require.True(t, time.Now().Before(rot.PreviousExpiresAt), "the first delivery took longer than the overlap")
 	h := rc.Hits()[0]
 	require.Len(t, strings.Fields(h.Header.Get(signing.HeaderSignature)), 2)
@@ -51,7 +51,7 @@ func TestRotationOverlap(t *testing.T) {
 
 	time.Sleep(time.Until(rot.PreviousExpiresAt) + 200*time.Millisecond)
 	after := api.send(`{"type":"rotate.overlap","payload":{"phase":"after"}}`)
-	require.Equal(t, "delivered", api.waitDelivery(after.Deliveries[0].ID, 5*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(after.Deliveries[0].ID, 5*time.Second).Status)
 	h = rc.Hits()[1]
 	require.Len(t, strings.Fields(h.Header.Get(signing.HeaderSignature)), 1)
 	require.ErrorIs(t, verifyErr(t, h, oldSecret), signing.ErrNoMatch)

@@ -93,7 +93,7 @@ func TestSigningProfileMailFrame(t *testing.T) {
 
 	a := api.send(`{"event_id":"evt_mailframe_1","type":"signing.mailframe","payload":{"message":"héllo","n":1}}`)
 	d := api.waitDelivery(a.Deliveries[0].ID, 15*time.Second)
-	require.Equal(t, "delivered", d.Status, "the receiver verified it")
+	require.EqualValues(t, "delivered", d.Status, "the receiver verified it")
 	require.Equal(t, 1, d.Attempts)
 	got := rc.Hits()[0]
 	require.Equal(t, a.Deliveries[0].ID, got.Header.Get("X-MailFrame-Delivery-Id"))
@@ -127,7 +127,7 @@ func TestSigningProfilePostfleet(t *testing.T) {
 			"timestamp_header": "Postfleet-Timestamp"}})
 	secret.set(ep.Secret)
 	a := api.send(`{"type":"signing.postfleet","payload":{"parcel":"p_1"}}`)
-	require.Equal(t, "delivered", api.waitDelivery(a.Deliveries[0].ID, 15*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(a.Deliveries[0].ID, 15*time.Second).Status)
 	got := rc.Hits()[0]
 	require.Equal(t, a.Deliveries[0].ID, got.Header.Get("webhook-id"), "the delivery ID under its default name")
 	require.Empty(t, got.Header.Get("webhook-timestamp"), "the timestamp only under the profile's name")
@@ -149,7 +149,7 @@ func TestSigningProfileRotationOverlap(t *testing.T) {
 	newSecret.set(rot.Secret)
 
 	a := api.send(`{"type":"signing.rotate","payload":{"n":1}}`)
-	require.Equal(t, "delivered", api.waitDelivery(a.Deliveries[0].ID, 15*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(a.Deliveries[0].ID, 15*time.Second).Status)
 	got := rc.Hits()[0]
 	sigs := strings.Split(got.Header.Get("MailFrame-Signature"), ",")
 	require.Len(t, sigs, 2, "one signature per valid secret: %q", got.Header.Get("MailFrame-Signature"))
@@ -161,7 +161,7 @@ func TestSigningProfileRotationOverlap(t *testing.T) {
 
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/secret/rotate", map[string]any{"overlap": "0s"}, &rot))
 	b := api.send(`{"type":"signing.rotate","payload":{"n":2}}`)
-	require.Equal(t, "delivered", api.waitDelivery(b.Deliveries[0].ID, 15*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(b.Deliveries[0].ID, 15*time.Second).Status)
 	last := rc.Hits()[len(rc.Hits())-1]
 	require.Equal(t, "sha256="+hmacHex(rot.Secret, last.Body), last.Header.Get("MailFrame-Signature"), "one secret, one signature")
 }

@@ -162,7 +162,7 @@ func TestTenantFanOut(t *testing.T) {
 	require.Empty(t, batch.Results[1].Deliveries, "an unknown tenant starts nothing")
 
 	for _, id := range []string{toA.Deliveries[0].ID, toNone.Deliveries[0].ID, batch.Results[0].Deliveries[0].ID} {
-		require.Equal(t, "delivered", c.waitDelivery(id, 20*time.Second).Status)
+		require.EqualValues(t, "delivered", c.waitDelivery(id, 20*time.Second).Status)
 	}
 	for name, rc := range recv {
 		require.Len(t, rc.Hits(), 1, "%s received exactly its own event", name)
@@ -225,6 +225,6 @@ func TestDeletingATenantEndsItsPendingDeliveries(t *testing.T) {
 
 	require.Equal(t, http.StatusNoContent, c.do("DELETE", "/v1/tenants/"+tenant, nil, nil))
 	d := c.waitDelivery(acc.Deliveries[0].ID, 20*time.Second)
-	require.Equal(t, "expunged", d.Status)
+	require.EqualValues(t, "expunged", d.Status)
 	require.Len(t, down.Hits(), d.Attempts, "nothing was sent after the deletion")
 }

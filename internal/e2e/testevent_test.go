@@ -32,7 +32,7 @@ func TestEndpointTestIsOneAttempt(t *testing.T) {
 	d = api.waitDelivery(res.DeliveryID, time.Second)
 	require.EqualValues(t, "failed", d.Status)
 	require.Equal(t, 1, d.Attempts)
-	require.Nil(t, d.Timeline[0].NextAttempt, "no next attempt announced")
+	require.Zero(t, d.Timeline[0].NextAttemptAt, "no next attempt announced")
 
 	var e apiFailure
 	require.Equal(t, http.StatusNotFound, api.do("GET", "/v1/dead-letters/"+res.DeliveryID, nil, &e), "not dead-lettered")

@@ -95,7 +95,7 @@ func TestMutualTLS(t *testing.T) {
 	}
 
 	id := create("mtls.ok", map[string]string{"client_certificate": client.CertPEM, "client_key": client.KeyPEM, "ca": rc.ServerCA.PEM})
-	require.Equal(t, "delivered", api.waitDelivery(sendOne("mtls.ok"), 15*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(sendOne("mtls.ok"), 15*time.Second).Status)
 	require.Equal(t, []string{"hookd-client"}, rc.seen(), "the receiver accepted hookd's client certificate")
 
 	var raw string
@@ -114,7 +114,7 @@ func TestMutualTLS(t *testing.T) {
 	// What GET showed, sent back, keeps the key.
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+id, map[string]any{"tls": map[string]string{
 		"client_certificate": shown.TLS.ClientCertificate, "client_key": shown.TLS.ClientKey, "ca": shown.TLS.CA}}, nil))
-	require.Equal(t, "delivered", api.waitDelivery(sendOne("mtls.ok"), 15*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(sendOne("mtls.ok"), 15*time.Second).Status)
 
 	// The private CA alone: the receiver asks for a certificate hookd does
 	// not have.

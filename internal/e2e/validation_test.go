@@ -103,7 +103,7 @@ func TestBulkRedriveMatchingNothing(t *testing.T) {
 	}
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/dead-letters/redrive/"+job.JobID, nil, &state))
 	require.Equal(t, job.JobID, state.JobID)
-	require.Equal(t, "completed", state.State)
+	require.EqualValues(t, "completed", state.State)
 	require.Zero(t, state.Total)
 	require.Equal(t, http.StatusNotFound, api.do("GET", "/v1/dead-letters/redrive/redrive_unknown", nil, nil))
 
@@ -115,7 +115,7 @@ func TestBulkRedriveMatchingNothing(t *testing.T) {
 	require.Equal(t, http.StatusOK, asA.do("POST", "/v1/dead-letters/redrive", map[string]any{"tenant_id": a}, &job))
 	require.Zero(t, job.Matched)
 	require.Equal(t, http.StatusOK, asA.do("GET", "/v1/dead-letters/redrive/"+job.JobID, nil, &state))
-	require.Equal(t, "completed", state.State)
+	require.EqualValues(t, "completed", state.State)
 	require.Equal(t, http.StatusNotFound, asB.do("GET", "/v1/dead-letters/redrive/"+job.JobID, nil, nil))
 }
 

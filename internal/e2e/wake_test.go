@@ -128,7 +128,7 @@ func TestWakeUpJoinsAndSurvivesARestart(t *testing.T) {
 	wg.Wait()
 	for _, id := range ids {
 		s := api.waitDelivery(id, 30*time.Second)
-		require.Equal(t, "delivered", s.Status, id)
+		require.EqualValues(t, "delivered", s.Status, id)
 		assert.Equal(t, s.Attempts, rc.requests(id), "%s: every request the receiver got is in the timeline", id)
 	}
 	runs, err := d.Client.CountWorkflow(context.Background(), &workflowservice.CountWorkflowExecutionsRequest{

@@ -36,7 +36,7 @@ func TestWebUIShowsDecodedPayloads(t *testing.T) {
 	ep := api.createEndpoint(map[string]any{"url": rc.URL})
 	secret := marker("shown-to-operators")
 	id := api.send(fmt.Sprintf(`{"type":"order.created","payload":{"email":"%s@example.com"}}`, secret)).Deliveries[0].ID
-	require.Equal(t, "delivered", api.waitDelivery(id, 30*time.Second).Status)
+	require.EqualValues(t, "delivered", api.waitDelivery(id, 30*time.Second).Status)
 	desc, err := dev.Client.DescribeWorkflowExecution(context.Background(), id, "")
 	require.NoError(t, err)
 	start, err := dev.Client.WorkflowService().GetWorkflowExecutionHistory(context.Background(), historyRequest(id))
