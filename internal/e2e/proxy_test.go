@@ -69,13 +69,7 @@ func (p *proxied) requests() []proxiedRequest {
 }
 
 // proxiedTimeline is a delivery's timeline with each attempt's error.
-type proxiedTimeline struct {
-	Status   string `json:"status"`
-	Timeline []struct {
-		attempt
-		Error string `json:"error"`
-	} `json:"timeline"`
-}
+type proxiedTimeline = deliveryState
 
 // TestEgressProxy runs hookd dev with --egress-proxy set to a CONNECT
 // proxy that wants credentials, and the loopback allowance off (only

@@ -15,10 +15,7 @@ import (
 )
 
 // tenantEndpoint is an endpoint as the API shows it, with its tenant.
-type tenantEndpoint struct {
-	endpoint
-	TenantID string `json:"tenant_id"`
-}
+type tenantEndpoint = endpoint
 
 // deliveryPage is GET /v1/deliveries.
 type deliveryPage = wire.DeliveryPage
