@@ -39,17 +39,6 @@ func (rc *tlsReceiver) seen() []string {
 	return append([]string(nil), rc.subjects...)
 }
 
-// endpointTLS is an endpoint's answer's tls.
-type endpointTLS struct {
-	ClientCertificate string    `json:"client_certificate"`
-	ClientKey         string    `json:"client_key"`
-	CA                string    `json:"ca"`
-	Subject           string    `json:"subject"`
-	Issuer            string    `json:"issuer"`
-	NotAfter          time.Time `json:"not_after"`
-	CASubjects        []string  `json:"ca_subjects"`
-}
-
 // firstFailure waits for the delivery's first attempt and returns its
 // error class and message.
 func (c *apiClient) firstFailure(id string) (string, string) {
@@ -78,10 +67,7 @@ func TestMutualTLS(t *testing.T) {
 	keyLine := strings.Split(client.KeyPEM, "\n")[1]
 	create := func(eventType string, tl map[string]string) string {
 		t.Helper()
-		var ep struct {
-			ID  string       `json:"id"`
-			TLS *endpointTLS `json:"tls"`
-		}
+		var ep endpoint
 		body := map[string]any{"url": rc.URL, "event_types": []string{eventType}, "retry_schedule": []string{"1s"}}
 		if tl != nil {
 			body["tls"] = tl
@@ -99,9 +85,7 @@ func TestMutualTLS(t *testing.T) {
 	require.Equal(t, []string{"hookd-client"}, rc.seen(), "the receiver accepted hookd's client certificate")
 
 	var raw string
-	var shown struct {
-		TLS endpointTLS `json:"tls"`
-	}
+	var shown endpoint
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+id, nil, &shown))
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+id, nil, &raw2{&raw}))
 	require.NotContains(t, raw, keyLine, "the key is never shown")
