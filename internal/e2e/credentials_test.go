@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 )
 
@@ -33,13 +34,8 @@ func guarded(t *testing.T, refused int, ok func(r *http.Request) bool) *receiver
 	return rc
 }
 
-// endpointCreds is the part of an endpoint's answer about credentials.
-type endpointCreds struct {
-	ID      string            `json:"id"`
-	Secret  string            `json:"secret"`
-	Headers map[string]string `json:"headers"`
-	Auth    map[string]string `json:"auth"`
-}
+// endpointCreds is an endpoint's answer, read for its credentials.
+type endpointCreds = endpoint
 
 func (c *apiClient) endpointCreds(id string) endpointCreds {
 	c.t.Helper()
@@ -67,7 +63,7 @@ func TestCustomHeaderAppliesToPendingRetry(t *testing.T) {
 	ep := api.createWithCreds(map[string]any{"url": rc.URL, "event_types": []string{"creds.header"}, "retry_schedule": fastRetries,
 		"headers": map[string]string{"x-api-key": oldKey, "X-Team": "payments"}})
 	require.NotEmpty(t, ep.Secret)
-	require.Equal(t, map[string]string{"X-Api-Key": "****" + oldKey[len(oldKey)-4:], "X-Team": "****ents"}, ep.Headers,
+	require.Equal(t, wire.EndpointHeaders{"X-Api-Key": "****" + oldKey[len(oldKey)-4:], "X-Team": "****ents"}, ep.Headers,
 		"the answer to create shows the values masked")
 	require.Equal(t, ep.Headers, api.endpointCreds(ep.ID).Headers)
 
@@ -107,7 +103,7 @@ func TestReceiverAuth(t *testing.T) {
 		})
 		ep := api.createWithCreds(map[string]any{"url": rc.URL, "event_types": []string{"creds.basic"},
 			"auth": map[string]string{"type": "basic", "username": "alice", "password": password}})
-		require.Equal(t, map[string]string{"type": "basic", "username": "alice", "password": "****" + password[len(password)-4:]}, ep.Auth)
+		require.Equal(t, wire.EndpointAuth{Type: "basic", Username: "alice", Password: "****" + password[len(password)-4:]}, ep.Auth)
 		id := api.send(`{"type":"creds.basic","payload":{"n":1}}`).Deliveries[0].ID
 		require.EqualValues(t, "delivered", api.waitDelivery(id, 10*time.Second).Status)
 	})
@@ -116,7 +112,7 @@ func TestReceiverAuth(t *testing.T) {
 		rc := guarded(t, http.StatusUnauthorized, func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+token })
 		ep := api.createWithCreds(map[string]any{"url": rc.URL, "event_types": []string{"creds.bearer"},
 			"auth": map[string]string{"type": "bearer", "token": token}})
-		require.Equal(t, map[string]string{"type": "bearer", "token": "****" + token[len(token)-4:]}, api.endpointCreds(ep.ID).Auth)
+		require.Equal(t, wire.EndpointAuth{Type: "bearer", Token: "****" + token[len(token)-4:]}, api.endpointCreds(ep.ID).Auth)
 		id := api.send(`{"type":"creds.bearer","payload":{"n":1}}`).Deliveries[0].ID
 		require.EqualValues(t, "delivered", api.waitDelivery(id, 10*time.Second).Status)
 
@@ -128,7 +124,7 @@ func TestReceiverAuth(t *testing.T) {
 
 		var removed endpointCreds
 		require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, `{"auth":null}`, &removed))
-		require.Nil(t, removed.Auth)
+		require.Zero(t, removed.Auth)
 		id = api.send(`{"type":"creds.bearer","payload":{"n":3}}`).Deliveries[0].ID
 		d := api.waitDelivery(id, 10*time.Second)
 		require.EqualValues(t, "failed", d.Status, "without the token the receiver refuses")
@@ -206,7 +202,7 @@ func TestCredentialsValidation(t *testing.T) {
 	}
 	require.Equal(t, http.StatusBadRequest, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"headers": map[string]string{"authorization": "x"}}, &e))
 	require.Equal(t, "headers.Authorization", e.Error.Field)
-	require.Equal(t, "****alue", api.endpointCreds(ep.ID).Auth["token"], "a refused change changes nothing")
+	require.Equal(t, "****alue", api.endpointCreds(ep.ID).Auth.Token, "a refused change changes nothing")
 }
 
 // TestCredentialsNeverReachTemporalOrLogs runs hookd dev on its own data
