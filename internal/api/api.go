@@ -24,6 +24,7 @@ import (
 
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/catalog"
+	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/expunge"
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/metrics"
@@ -110,6 +111,11 @@ type Config struct {
 	// RequireEventTypes refuses posted events whose type the event-type
 	// catalog does not have; by default they are accepted.
 	RequireEventTypes bool
+	// Circuit is the circuit breakers' tuning the workers use, for the
+	// routes that say whether an endpoint takes attempts now (a test
+	// event's refusal, a redrive's hold); zero means
+	// circuit.DefaultPolicy().
+	Circuit circuit.Policy
 }
 
 // Server serves the API.
@@ -142,6 +148,7 @@ type Server struct {
 	router           chi.Router
 	tracer           *tracing.Tracer // nil: tracing off
 	defaultSigning   signing.Profile
+	circuit          circuit.Policy
 
 	catalog           *catalog.Catalog
 	requireEventTypes bool
@@ -188,6 +195,7 @@ func New(cfg Config) (*Server, error) {
 
 		catalog:           catalog.New(cfg.Store),
 		requireEventTypes: cfg.RequireEventTypes,
+		circuit:           cmp.Or(cfg.Circuit, circuit.DefaultPolicy()),
 	}
 	auth, err := authz.NewAuthenticator(cfg.APIKeys, cfg.Store)
 	if err != nil {

@@ -46,7 +46,7 @@ const outcomeCircuitOpen = wire.TestResultOutcomeCircuitOpen
 // A store that cannot say lets the test go ahead, as attempts do.
 func (s *Server) refuseHeldBack(ctx context.Context, endpointID string) error {
 	b, err := s.store.Circuit(ctx, endpointID)
-	if err != nil || circuit.TakesAttempts(true, false, b, circuit.DefaultPolicy(), s.now()).Allowed {
+	if err != nil || circuit.TakesAttempts(true, false, b, s.circuit, s.now()).Allowed {
 		return nil
 	}
 	if b.State == circuit.Open {

@@ -452,3 +452,30 @@ func TestEndpointTestBoundedBelowTheWriteTimeout(t *testing.T) {
 		t.Fatal("the test route did not answer within its bound")
 	}
 }
+
+// TestHoldUsesTheConfiguredCircuit: the API answers by the workers'
+// circuit tuning, not the default: a half-open circuit whose probe is
+// out holds a redrive for a quarter of the configured base cooldown.
+func TestHoldUsesTheConfiguredCircuit(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		policy circuit.Policy
+		want   time.Duration
+	}{
+		{circuit.Policy{}, circuit.DefaultPolicy().BaseCooldown / 4},
+		{circuit.Policy{Threshold: 5, BaseCooldown: 8 * time.Minute, MaxCooldown: time.Hour}, 2 * time.Minute},
+	} {
+		st := &fakeStore{
+			endpoints: map[string]*store.Endpoint{"ep_on": {ID: "ep_on", Enabled: true}},
+			circuits:  map[string]circuit.Breaker{"ep_on": {State: circuit.HalfOpen, ProbeUntil: now.Add(time.Hour)}},
+		}
+		s, err := New(Config{Temporal: &fakeTemporal{}, Store: st, APIKeys: []string{"k"}, Namespace: "default",
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Circuit: tc.policy})
+		require.NoError(t, err)
+		s.now = func() time.Time { return now }
+		h := s.heldBy(context.Background(), "ep_on")
+		require.Equal(t, HoldCircuitOpen, h.By)
+		require.NotNil(t, h.Until)
+		assert.Equal(t, now.Add(tc.want), *h.Until, "policy %+v", tc.policy)
+	}
+}

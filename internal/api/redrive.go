@@ -99,7 +99,7 @@ func (s *Server) heldBy(ctx context.Context, endpointID string) Hold {
 	if err != nil {
 		return Hold{}
 	}
-	v := circuit.TakesAttempts(true, true, b, circuit.DefaultPolicy(), s.now())
+	v := circuit.TakesAttempts(true, true, b, s.circuit, s.now())
 	if v.Allowed {
 		return Hold{}
 	}

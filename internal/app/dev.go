@@ -256,6 +256,7 @@ func (d *Dev) spec() spec {
 				DefaultSigning:   cfg.DefaultSigning,
 
 				RequireEventTypes: cfg.RequireEventTypes,
+				Circuit:           cfg.Circuit,
 			},
 			frameAncestors: cfg.PortalFrameAncestors,
 			wrap: func(next http.Handler, h *api.Server) http.Handler {

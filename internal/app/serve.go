@@ -245,6 +245,7 @@ func (s *Serve) spec(apiURL string) spec {
 				DefaultSigning:   cfg.DefaultSigning,
 
 				RequireEventTypes: cfg.RequireEventTypes,
+				Circuit:           cfg.Circuit,
 			},
 			frameAncestors: cfg.PortalFrameAncestors,
 			wrap:           func(next http.Handler, _ *api.Server) http.Handler { return s.probes(next) },

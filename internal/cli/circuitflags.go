@@ -8,7 +8,8 @@ import (
 )
 
 // circuitFlags defines the circuit breaker's knobs on fs, into p: the same
-// for hookd dev and every process that runs a worker.
+// for every process, as the workers trip circuits by them and the API
+// answers by them whether an endpoint takes attempts now.
 func circuitFlags(fs envFlags, p *circuit.Policy) {
 	*p = circuit.DefaultPolicy()
 	fs.duration(&p.BaseCooldown, "circuit-cooldown", "HOOKD_CIRCUIT_COOLDOWN", circuit.DefaultPolicy().BaseCooldown, "how long an endpoint's circuit stays open after it trips (doubles on each re-open)")

@@ -70,11 +70,11 @@ func newServeFlagSet(mode string, f *serveFlags) envFlags {
 		httpUsage = "listen address of the worker's /healthz and /readyz probes, on all interfaces by default (empty disables them)"
 	}
 	fs.str(&c.HTTPAddr, "http-addr", "HOOKD_HTTP_ADDR", ":8080", httpUsage)
+	circuitFlags(fs, &c.Circuit)
 	if mode != "api" {
 		fs.integer(&c.MaxConcurrentAttempts, "max-concurrent-attempts", "HOOKD_MAX_CONCURRENT_ATTEMPTS", 256, "HTTP attempts one worker runs at once")
 		fs.integer(&c.MaxAttemptsPerEndpoint, "max-attempts-per-endpoint", "HOOKD_MAX_ATTEMPTS_PER_ENDPOINT", 0, "HTTP attempts one worker runs at once for any one endpoint; more wait their turn without spending attempts (0: a quarter of --max-concurrent-attempts; -1: no bound)")
 		fs.integer(&c.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries a worker keeps in memory between workflow tasks (bounds memory while many are parked)")
-		circuitFlags(fs, &c.Circuit)
 		autoDisableFlag(fs, &c.AutoDisableAfter)
 		egressProxyFlag(fs, &f.egressProxy)
 	}
@@ -114,11 +114,11 @@ func (f *serveFlags) check(mode string) (app.ServeConfig, slog.Level, string, er
 	c := f.cfg
 	c.API = mode != "worker"
 	c.Worker = mode != "api"
+	if err := checkCircuit(c.Circuit); err != nil {
+		return c, 0, "", err
+	}
 	if c.Worker {
 		if err := checkAutoDisable(c.AutoDisableAfter); err != nil {
-			return c, 0, "", err
-		}
-		if err := checkCircuit(c.Circuit); err != nil {
 			return c, 0, "", err
 		}
 	}

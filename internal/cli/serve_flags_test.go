@@ -128,8 +128,8 @@ func TestDefaultSigningFlag(t *testing.T) {
 }
 
 // TestServeTakesTheCircuitKnobs: the circuit's cooldowns hookd dev takes
-// are a worker's too, checked the same way, as is the per-endpoint share;
-// the API alone has none.
+// are every process's too (the API answers by them), checked the same
+// way; the per-endpoint share is a worker's.
 func TestServeTakesTheCircuitKnobs(t *testing.T) {
 	const key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=" // 32 bytes
 	t.Setenv("HOOKD_DATABASE_URL", "postgres://hookd:pw@db/hookd")
@@ -146,7 +146,13 @@ func TestServeTakesTheCircuitKnobs(t *testing.T) {
 	if w, _, _, err := parseServeFlags("worker", []string{"--max-attempts-per-endpoint", "8"}); err != nil || w.MaxAttemptsPerEndpoint != 8 {
 		t.Errorf("--max-attempts-per-endpoint 8: %d, %v", w.MaxAttemptsPerEndpoint, err)
 	}
-	if _, _, _, err := parseServeFlags("api", []string{"--api-keys", "k", "--circuit-cooldown", "1m"}); err == nil {
-		t.Error("api accepted --circuit-cooldown")
+	if a, _, _, err := parseServeFlags("api", []string{"--api-keys", "k", "--circuit-cooldown", "1m"}); err != nil || a.Circuit.BaseCooldown != time.Minute {
+		t.Errorf("api circuit %+v, err %v", a.Circuit, err)
+	}
+	if _, _, _, err := parseServeFlags("api", []string{"--api-keys", "k", "--circuit-cooldown", "0s"}); err == nil {
+		t.Error("api accepted a zero --circuit-cooldown")
+	}
+	if _, _, _, err := parseServeFlags("api", []string{"--api-keys", "k", "--max-attempts-per-endpoint", "8"}); err == nil {
+		t.Error("api accepted --max-attempts-per-endpoint")
 	}
 }
