@@ -87,17 +87,14 @@ func TestCatalogAtIngestAndEndpoints(t *testing.T) {
 		"examples": []json.RawMessage{json.RawMessage(`{"amount":42,"currency":"USD"}`)}}, nil))
 	require.Equal(t, http.StatusCreated, api.do("PUT", "/v1/event-types/invoice.voided", map[string]any{"deprecated": true}, nil))
 
-	var created struct {
-		endpoint
-		Warnings []struct{ Field, Value, Message string } `json:"warnings"`
-	}
+	var created endpoint
 	require.Equal(t, http.StatusCreated, api.do("POST", "/v1/endpoints", map[string]any{"url": rc.URL,
 		"event_types": []string{"invoice.*", "invoice.paid", "order.shiped", "nothing.*", "hookd.endpoint.disabled"}}, &created))
 	require.Len(t, created.Warnings, 2, "%+v", created.Warnings)
 	require.Equal(t, "order.shiped", created.Warnings[0].Value)
 	require.Equal(t, "event_types", created.Warnings[0].Field)
 	require.Equal(t, "nothing.*", created.Warnings[1].Value)
-	ep := created.endpoint
+	ep := created
 	created.Warnings = nil
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"event_types": []string{"invoice.*"}}, &created))
 	require.Empty(t, created.Warnings, "every entry matches a type")
@@ -119,15 +116,7 @@ func TestCatalogAtIngestAndEndpoints(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, api.do("GET", "/v1/events/evt_cat_bad", nil, nil), "a refused event is not recorded")
 	api.requireNoDelivery("evt_cat_bad", ep.ID)
 	// A batch refuses that event alone, with the same answer.
-	var batch struct {
-		Results []struct {
-			Status int `json:"status"`
-			Error  *struct {
-				Field   string
-				Details []struct{ Pointer string }
-			} `json:"error"`
-		} `json:"results"`
-	}
+	var batch wire.EventBatchResults
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/events/batch", `{"events":[
 		{"event_id":"evt_cat_b1","type":"invoice.paid","payload":{"amount":0,"currency":"EUR"}},
 		{"event_id":"evt_cat_b2","type":"invoice.paid","payload":{"amount":7,"currency":"EUR"}}]}`, &batch))

@@ -187,19 +187,15 @@ func TestCredentialsValidation(t *testing.T) {
 		{"oauth2 without client_secret", base(map[string]any{"auth": map[string]string{"type": "oauth2_client_credentials", "token_url": rc.URL, "client_id": "c"}}), "auth.client_secret"},
 	}
 	for _, c := range cases {
-		var e struct {
-			Error struct{ Code, Field, Message string } `json:"error"`
-		}
+		var e apiError
 		require.Equal(t, http.StatusBadRequest, api.do("POST", "/v1/endpoints", c.body, &e), c.name)
-		require.Equal(t, "invalid", e.Error.Code, c.name)
+		require.EqualValues(t, "invalid", e.Error.Code, c.name)
 		require.Equal(t, c.field, e.Error.Field, "%s: %s", c.name, e.Error.Message)
 		require.NotContains(t, e.Error.Message, "X-Injected", "a value is never repeated")
 	}
 	// A PATCH adding Authorization beside an existing auth names it too.
 	ep := api.createWithCreds(base(map[string]any{"auth": bearer}))
-	var e struct {
-		Error struct{ Field string } `json:"error"`
-	}
+	var e apiError
 	require.Equal(t, http.StatusBadRequest, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"headers": map[string]string{"authorization": "x"}}, &e))
 	require.Equal(t, "headers.Authorization", e.Error.Field)
 	require.Equal(t, "****alue", api.endpointCreds(ep.ID).Auth.Token, "a refused change changes nothing")

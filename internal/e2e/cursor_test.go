@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // TestForgedCursorRefusedAtOnce: page cursors are signed with a key only
@@ -22,10 +24,7 @@ func TestForgedCursorRefusedAtOnce(t *testing.T) {
 	for range 2 {
 		api.waitDelivery(api.send(`{"type":"cursor.forged","payload":{}}`).Deliveries[0].ID, 10*time.Second)
 	}
-	var page struct {
-		Data       []struct{ ID string } `json:"data"`
-		NextCursor string                `json:"next_cursor"`
-	}
+	var page wire.DeliveryPage
 	q := url.Values{"endpoint_id": {ep.ID}, "limit": {"1"}}
 	require.Eventually(t, func() bool {
 		page.NextCursor = ""

@@ -35,16 +35,11 @@ func (c *apiClient) waitDeadLetter(id string) deadLetter {
 func (c *apiClient) waitCounted(endpointID string, n int, within time.Duration) {
 	c.t.Helper()
 	require.Eventually(c.t, func() bool {
-		var sum struct {
-			Groups []struct {
-				EndpointID string `json:"endpoint_id"`
-				Count      int    `json:"count"`
-			} `json:"groups"`
-		}
+		var sum wire.DeadLetterSummary
 		c.do("GET", "/v1/dead-letters/summary", nil, &sum)
 		for _, g := range sum.Groups {
 			if g.EndpointID == endpointID {
-				return g.Count == n
+				return g.Count == int64(n)
 			}
 		}
 		return false
@@ -117,9 +112,7 @@ func TestExhaustedDeadLetterAndRedrive(t *testing.T) {
 	require.Equal(t, 500, dl.LastStatus)
 	require.JSONEq(t, `{"order":7}`, string(dl.Payload))
 
-	var list struct {
-		Data []deadLetter `json:"data"`
-	}
+	var list wire.DeadLetterPage
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/dead-letters?endpoint_id="+ep.ID+"&reason=exhausted", nil, &list))
 	require.Len(t, list.Data, 1)
 	require.Equal(t, id, list.Data[0].ID)
@@ -196,11 +189,7 @@ func TestBulkRedrive(t *testing.T) {
 	for i := range n {
 		batch = append(batch, map[string]any{"type": "dlq.bulk", "payload": map[string]int{"i": i}})
 	}
-	var res struct {
-		Results []struct {
-			Status int `json:"status"`
-		} `json:"results"`
-	}
+	var res wire.EventBatchResults
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/events/batch", map[string]any{"events": batch[:100]}, &res))
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/events/batch", map[string]any{"events": batch[100:]}, &res))
 	for _, r := range res.Results {
@@ -209,26 +198,19 @@ func TestBulkRedrive(t *testing.T) {
 	api.waitCounted(ep.ID, n, 60*time.Second)
 
 	sw.failStatus.Store(0)
-	var job struct {
-		JobID   string `json:"job_id"`
-		Matched int    `json:"matched"`
-	}
+	var job wire.RedriveStarted
 	start := time.Now()
 	require.Equal(t, http.StatusAccepted, api.do("POST", "/v1/dead-letters/redrive", map[string]any{"endpoint_id": ep.ID, "rate": 50}, &job))
-	require.Equal(t, n, job.Matched)
+	require.EqualValues(t, n, job.Matched)
 	require.Eventually(t, func() bool { return len(sw.delivered()) == n }, 90*time.Second, 250*time.Millisecond)
 	took := time.Since(start)
 	for id, count := range sw.delivered() {
 		require.Equal(t, 1, count, id)
 	}
-	var progress struct {
-		State     string `json:"state"`
-		Total     int    `json:"total"`
-		Completed int    `json:"completed"`
-	}
+	var progress wire.RedriveJob
 	require.Eventually(t, func() bool {
 		return api.do("GET", "/v1/dead-letters/redrive/"+job.JobID, nil, &progress) == http.StatusOK && progress.State == "completed"
 	}, 30*time.Second, 250*time.Millisecond)
-	require.Equal(t, n, progress.Completed)
+	require.EqualValues(t, n, progress.Completed)
 	t.Logf("bulk redrive: %d dead letters delivered in %s (%.0f/s at rate 50)", n, took.Round(time.Millisecond), float64(n)/took.Seconds())
 }

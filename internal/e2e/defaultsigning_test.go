@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/signing"
 )
@@ -50,16 +51,13 @@ func TestDefaultSigning(t *testing.T) {
 	api := &apiClient{t: t, dev: dev}
 	var secret secretBox
 	rc := newContractReceiver(t, func(h http.Header, body []byte) bool { return platformValid(secret.get(), h, body) })
-	var ep struct {
-		endpoint
-		Signing map[string]string `json:"signing"`
-	}
+	var ep endpoint
 	require.Equal(t, http.StatusCreated, api.do("POST", "/v1/endpoints", map[string]any{"url": rc.URL,
 		"event_types": []string{"platform.signed"}}, &ep))
 	secret.set(ep.Secret)
-	assert.Equal(t, map[string]string{"scheme": "hmac-sha256", "header": "X-Platform-Signature", "prefix": "v1=", "encoding": "base64",
-		"content": "timestamp.body", "timestamp_header": "X-Platform-Timestamp", "delivery_id_header": "X-Platform-Delivery",
-		"event_id_header": "hookd-event-id", "event_type_header": "hookd-event-type", "attempt_header": "hookd-attempt"}, ep.Signing)
+	assert.Equal(t, wire.SigningProfile{Scheme: "hmac-sha256", Header: "X-Platform-Signature", Prefix: "v1=", Encoding: "base64",
+		Content: "timestamp.body", TimestampHeader: "X-Platform-Timestamp", DeliveryIDHeader: "X-Platform-Delivery",
+		EventIDHeader: "hookd-event-id", EventTypeHeader: "hookd-event-type", AttemptHeader: "hookd-attempt"}, ep.Signing)
 
 	standard := newReceiver(t, nil)
 	sw := api.createEndpoint(map[string]any{"url": standard.URL, "event_types": []string{"platform.signed"},

@@ -52,9 +52,7 @@ func TestReposting(t *testing.T) {
 	require.True(t, again.Duplicate)
 	require.Equal(t, first.Deliveries, again.Deliveries)
 
-	var e struct {
-		Error struct{ Code, Field string } `json:"error"`
-	}
+	var e apiError
 	require.Equal(t, http.StatusConflict, api.do("POST", "/v1/events", `{"event_id":"dup-1","type":"dup.test","payload":{"n":2}}`, &e))
 	require.Equal(t, "event_id", e.Error.Field)
 	// The delivery is still its one delivered run, and a later event has
@@ -78,9 +76,7 @@ func TestEventValidation(t *testing.T) {
 		`{"type":"a.b","payload":{},"extra":1}`:     "extra",
 		`{"type":7,"payload":{}}`:                   "type",
 	} {
-		var e struct {
-			Error struct{ Code, Field string } `json:"error"`
-		}
+		var e apiError
 		require.Equal(t, http.StatusBadRequest, api.do("POST", "/v1/events", body, &e), body)
 		require.Equal(t, field, e.Error.Field, body)
 	}

@@ -26,10 +26,7 @@ func (c *apiClient) listDeliveries(q url.Values, limit string) []listedDelivery 
 	q.Set("limit", limit)
 	var all []listedDelivery
 	for range 50 {
-		var page struct {
-			Data       []listedDelivery `json:"data"`
-			NextCursor string           `json:"next_cursor"`
-		}
+		var page wire.DeliveryPage
 		require.Equal(c.t, http.StatusOK, c.do("GET", "/v1/deliveries?"+q.Encode(), nil, &page))
 		all = append(all, page.Data...)
 		if page.NextCursor == "" {

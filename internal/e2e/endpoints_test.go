@@ -187,10 +187,7 @@ func TestEndpointListPagination(t *testing.T) {
 	seen := map[string]bool{}
 	cursor, pages := "", 0
 	for {
-		var page struct {
-			Data       []endpoint `json:"data"`
-			NextCursor string     `json:"next_cursor"`
-		}
+		var page wire.EndpointPage
 		require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints?limit=2&cursor="+url.QueryEscape(cursor), nil, &page))
 		require.LessOrEqual(t, len(page.Data), 2)
 		for _, ep := range page.Data {
@@ -308,15 +305,7 @@ func TestBatchMixedResults(t *testing.T) {
 		`{"type":"batch.mix","payload":{},"bogus":true}`,
 		fmt.Sprintf(`{"event_id":"%sb","type":"batch.other","payload":{}}`, prefix),
 	}
-	var res struct {
-		Results []struct {
-			Status     int                           `json:"status"`
-			Error      *struct{ Code, Field string } `json:"error"`
-			EventID    string                        `json:"event_id"`
-			Deliveries []struct{ ID string }         `json:"deliveries"`
-			Duplicate  bool                          `json:"duplicate"`
-		} `json:"results"`
-	}
+	var res wire.EventBatchResults
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/events/batch", `{"events":[`+strings.Join(events, ",")+`]}`, &res))
 	require.Len(t, res.Results, len(events))
 	type summary struct {
@@ -327,11 +316,7 @@ func TestBatchMixedResults(t *testing.T) {
 	}
 	var got []summary
 	for _, r := range res.Results {
-		s := summary{status: r.Status, deliveries: len(r.Deliveries), dup: r.Duplicate}
-		if r.Error != nil {
-			s.field = r.Error.Field
-		}
-		got = append(got, s)
+		got = append(got, summary{status: r.Status, field: r.Error.Field, deliveries: len(wire.Deref(r.Deliveries)), dup: wire.Deref(r.Duplicate)})
 	}
 	require.Equal(t, []summary{
 		{status: 202, deliveries: 1},
@@ -342,8 +327,8 @@ func TestBatchMixedResults(t *testing.T) {
 		{status: 400, field: "bogus"},
 		{status: 202},
 	}, got)
-	api.waitDelivery(res.Results[0].Deliveries[0].ID, 10*time.Second)
-	api.waitDelivery(res.Results[3].Deliveries[0].ID, 10*time.Second)
+	api.waitDelivery(wire.Deref(res.Results[0].Deliveries)[0].ID, 10*time.Second)
+	api.waitDelivery(wire.Deref(res.Results[3].Deliveries)[0].ID, 10*time.Second)
 	sentinel := api.barrier("batch.mix")
 	require.ElementsMatch(t, []string{prefix + "old", prefix + "a", sentinel}, eventIDs(rc.Hits()))
 }

@@ -36,11 +36,9 @@ func (c *apiClient) expunge(id, reason string) expungedEvent {
 func (c *apiClient) waitStatus(id, want string) {
 	c.t.Helper()
 	require.Eventually(c.t, func() bool {
-		var d struct {
-			Status string `json:"status"`
-		}
+		var d deliveryState
 		c.do("GET", "/v1/deliveries/"+id, nil, &d)
-		return d.Status == want
+		return string(d.Status) == want
 	}, 30*time.Second, 50*time.Millisecond, "delivery %s never %s", id, want)
 }
 
@@ -104,21 +102,17 @@ func testExpunge(t *testing.T, noKeys bool) {
 
 	// The dead letter is gone and refuses redrive, saying why; the
 	// expunged event's ID stays taken.
-	var dl map[string]any
+	var dl deadLetter
 	api.do("GET", "/v1/dead-letters/"+deadDlv, nil, &dl)
-	assert.Equal(t, "closed", dl["state"])
-	assert.Equal(t, true, dl["payload_expunged"])
-	var e struct {
-		Error struct{ Code, Message string } `json:"error"`
-	}
+	assert.EqualValues(t, "closed", dl.State)
+	assert.True(t, dl.PayloadExpunged)
+	var e apiError
 	require.Equal(t, http.StatusConflict, api.do("POST", "/v1/dead-letters/"+deadDlv+"/redrive", map[string]any{"reason": "try"}, &e))
 	assert.Contains(t, e.Error.Message, "expunged")
-	var waiting struct {
-		Data []map[string]any `json:"data"`
-	}
+	var waiting wire.DeadLetterPage
 	api.do("GET", "/v1/dead-letters", nil, &waiting)
 	for _, d := range waiting.Data {
-		assert.NotEqual(t, deadDlv, d["id"], "no waiting dead letter of an expunged event")
+		assert.NotEqual(t, deadDlv, d.ID, "no waiting dead letter of an expunged event")
 	}
 	require.Equal(t, http.StatusConflict, api.do("POST", "/v1/events", fmt.Sprintf(`{"event_id":%q,"type":"pending.checked","payload":{"email":"%s@example.com"}}`, pendingEvt, mPending), nil),
 		"a re-post of an expunged event is still a conflict")
@@ -126,9 +120,7 @@ func testExpunge(t *testing.T, noKeys bool) {
 	// Others are untouched: the kept event reads whole, the other pending
 	// delivery still waits for its retry.
 	assert.Contains(t, string(api.deliveryView(keptDlv).Payload), mKept)
-	var other struct {
-		Status string `json:"status"`
-	}
+	var other deliveryState
 	api.do("GET", "/v1/deliveries/"+otherDlv, nil, &other)
 	assert.EqualValues(t, "pending", other.Status)
 	view := api.deliveryView(pendingDlv)
