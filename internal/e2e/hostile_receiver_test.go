@@ -112,25 +112,19 @@ func TestUpgradeHoldingReceiver(t *testing.T) {
 	t.Logf("other endpoint delivered %s after posting, during the hostile deliveries", took.Round(time.Millisecond))
 
 	for _, id := range ids {
-		var state struct {
-			Status   string `json:"status"`
-			Timeline []struct {
-				attempt
-				Error string `json:"error"`
-			} `json:"timeline"`
-		}
+		var state deliveryState
 		require.Eventually(t, func() bool {
-			state.Status, state.Timeline = "", nil
+			state = deliveryState{}
 			return api.do("GET", "/v1/deliveries/"+id, nil, &state) == http.StatusOK && state.Status != "pending"
 		}, 30*time.Second, 50*time.Millisecond, "delivery %s still %q", id, state.Status)
 		require.EqualValues(t, "exhausted", state.Status, id)
 		require.Len(t, state.Timeline, 3, id)
 		for _, at := range state.Timeline {
-			require.NotEqual(t, "redrive", at.Kind)
+			require.NotEqualValues(t, "redrive", at.Kind)
 			require.Equal(t, 101, at.Status, "%s attempt %d", id, at.Number)
 			require.Equal(t, "http_1xx", at.ErrorClass, "%s attempt %d", id, at.Number)
 			require.EqualValues(t, "retryable", at.Outcome, "%s attempt %d", id, at.Number)
-			dur := attemptEnd(at.attempt).Sub(at.Start)
+			dur := attemptEnd(at).Sub(at.Start)
 			require.Less(t, dur, timeout+margin, "%s attempt %d lasted %s", id, at.Number, dur)
 			t.Logf("%s attempt %d: %s in %s", id, at.Number, at.ErrorClass, dur.Round(time.Microsecond))
 		}

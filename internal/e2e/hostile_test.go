@@ -32,9 +32,7 @@ func TestHostileInput(t *testing.T) {
 		"array":             {`[]`, http.StatusBadRequest},
 	}
 	for name, c := range cases {
-		var e struct {
-			Error struct{ Code, Field string } `json:"error"`
-		}
+		var e apiError
 		require.Equal(t, c.status, api.do("POST", "/v1/events", c.body, &e), name)
 		require.NotEmpty(t, e.Error.Code, name)
 	}

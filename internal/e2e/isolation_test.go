@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/delivery"
 )
@@ -160,10 +161,7 @@ func (tn *isoTenant) startJob(t *testing.T, c *apiClient) {
 			c.waitDeadLetter(d.ID)
 		}
 	}
-	var out struct {
-		JobID   string `json:"job_id"`
-		Matched int    `json:"matched"`
-	}
+	var out wire.RedriveStarted
 	require.Eventually(t, func() bool { // visibility catches up
 		out.Matched = 0
 		status := c.do("POST", "/v1/dead-letters/redrive", map[string]any{"tenant_id": tn.id, "event_type": jobType}, &out)
@@ -171,9 +169,7 @@ func (tn *isoTenant) startJob(t *testing.T, c *apiClient) {
 	}, 10*time.Second, 100*time.Millisecond)
 	tn.job = out.JobID
 	require.Eventually(t, func() bool {
-		var job struct {
-			State string `json:"state"`
-		}
+		var job wire.RedriveJob
 		return c.do("GET", "/v1/dead-letters/redrive/"+tn.job, nil, &job) == http.StatusOK && job.State == "completed"
 	}, 20*time.Second, 100*time.Millisecond)
 }
@@ -292,16 +288,17 @@ func TestTenantIsolation(t *testing.T) {
 	}, 10*time.Second, 100*time.Millisecond)
 	requireUnauthorizedEverywhere(t, c.asTenant(expiring), f, routes)
 
-	var revoked struct {
-		Revoked int `json:"revoked"`
-	}
+	var revoked wire.RevokedTokens
 	require.Equal(t, http.StatusOK, c.do("DELETE", "/v1/tenants/"+f.a.id+"/tokens", nil, &revoked))
 	require.GreaterOrEqual(t, revoked.Revoked, 1)
 	requireUnauthorizedEverywhere(t, asA, f, routes)
 	require.Equal(t, http.StatusOK, asB.do("GET", "/v1/endpoints", nil, nil), "another tenant's token still works")
 }
 
-// tenantSnapshot is what the platform sees of a tenant's resources.
+// tenantSnapshot is what the platform sees of a tenant's resources. The
+// endpoints, dead letter and delivery are kept as raw JSON objects on
+// purpose: every field the server sends is compared, one the wire types
+// lack included.
 type tenantSnapshot struct {
 	Endpoints   []map[string]any
 	DeadLetter  map[string]any
@@ -320,9 +317,7 @@ func snapshotTenant(t *testing.T, c *apiClient, tn *isoTenant) tenantSnapshot {
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/dead-letters/"+tn.deadLetter, nil, &s.DeadLetter))
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/deliveries/"+tn.delivered, nil, &s.Delivery))
 	s.OkReceived = len(tn.okRecv.Hits())
-	var list struct {
-		Data []tenantEndpoint `json:"data"`
-	}
+	var list wire.EndpointPage
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints?tenant_id="+tn.id, nil, &list))
 	for _, ep := range list.Data {
 		s.EndpointIDs = append(s.EndpointIDs, ep.ID)
@@ -363,38 +358,49 @@ func requireSecretNotRotated(t *testing.T, c *apiClient, tn *isoTenant) {
 // requireOwnListsOnly checks that A's unfiltered lists hold A's resources
 // and nothing else.
 func requireOwnListsOnly(t *testing.T, asA *apiClient, a *isoTenant) {
-	var eps struct {
-		Data []tenantEndpoint `json:"data"`
-	}
+	var eps wire.EndpointPage
 	require.Equal(t, http.StatusOK, asA.do("GET", "/v1/endpoints?limit=500", nil, &eps))
 	require.GreaterOrEqual(t, len(eps.Data), 2)
 	for _, ep := range eps.Data {
 		require.Equal(t, a.id, ep.TenantID)
 	}
-	for _, path := range []string{"/v1/deliveries?limit=500", "/v1/dead-letters?limit=500", "/v1/events?limit=500"} {
-		var page struct {
-			Data []struct {
-				TenantID   string `json:"tenant_id"`
-				EndpointID string `json:"endpoint_id"`
-			} `json:"data"`
+	requireOwnRows(t, asA, "/v1/deliveries?limit=500", a.id, func(p wire.DeliveryPage) (ts []string) {
+		for _, r := range p.Data {
+			ts = append(ts, r.TenantID)
 		}
-		require.Eventually(t, func() bool {
-			page.Data = nil
-			return asA.do("GET", path, nil, &page) == http.StatusOK && len(page.Data) > 0
-		}, 10*time.Second, 100*time.Millisecond, path)
-		for _, row := range page.Data {
-			require.Equal(t, a.id, row.TenantID, path)
+		return ts
+	})
+	requireOwnRows(t, asA, "/v1/dead-letters?limit=500", a.id, func(p wire.DeadLetterPage) (ts []string) {
+		for _, r := range p.Data {
+			ts = append(ts, r.TenantID)
 		}
-	}
-	var summary struct {
-		Groups []struct {
-			EndpointID string `json:"endpoint_id"`
-		} `json:"groups"`
-	}
+		return ts
+	})
+	requireOwnRows(t, asA, "/v1/events?limit=500", a.id, func(p wire.EventPage) (ts []string) {
+		for _, r := range p.Data {
+			ts = append(ts, r.TenantID)
+		}
+		return ts
+	})
+	var summary wire.DeadLetterSummary
 	require.Equal(t, http.StatusOK, asA.do("GET", "/v1/dead-letters/summary", nil, &summary))
 	require.NotEmpty(t, summary.Groups)
 	for _, g := range summary.Groups {
 		require.Equal(t, a.dead.ID, g.EndpointID)
+	}
+}
+
+// requireOwnRows polls the list at path until a page of P has rows, and
+// checks that the tenant of each (what tenants reads from the page) is
+// want.
+func requireOwnRows[P any](t *testing.T, as *apiClient, path, want string, tenants func(P) []string) {
+	var page P
+	require.Eventually(t, func() bool {
+		page = *new(P)
+		return as.do("GET", path, nil, &page) == http.StatusOK && len(tenants(page)) > 0
+	}, 10*time.Second, 100*time.Millisecond, path)
+	for _, id := range tenants(page) {
+		require.Equal(t, want, id, path)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // e2eWorkflowCache is the shared instance's workflow cache: small, so
@@ -45,20 +47,13 @@ func TestParkedDeliveriesStayWithinTheWorkflowCache(t *testing.T) {
 	for i := range n {
 		batch = append(batch, map[string]any{"type": "park.test", "payload": map[string]int{"i": i}})
 	}
-	var res struct {
-		Results []struct {
-			Status     int `json:"status"`
-			Deliveries []struct {
-				ID string `json:"id"`
-			} `json:"deliveries"`
-		} `json:"results"`
-	}
+	var res wire.EventBatchResults
 	var ids []string
 	for part := range slices.Chunk(batch, 20) { // a sender's pace, not one burst
 		require.Equal(t, http.StatusOK, api.do("POST", "/v1/events/batch", map[string]any{"events": part}, &res))
 		for _, r := range res.Results {
 			require.Equal(t, http.StatusAccepted, r.Status)
-			ids = append(ids, r.Deliveries[0].ID)
+			ids = append(ids, wire.Deref(r.Deliveries)[0].ID)
 		}
 	}
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // opEvent is an operational event as a subscriber received it.
@@ -145,11 +147,7 @@ func TestOperationalEventsReachPlatformAndTenant(t *testing.T) {
 
 	// The failing subscriber's delivery of hookd.endpoint.updated died,
 	// and nobody was told.
-	var page struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
+	var page wire.DeadLetterPage
 	require.Eventually(t, func() bool {
 		return api.do("GET", "/v1/dead-letters?endpoint_id="+fSub.ID, nil, &page) == http.StatusOK && len(page.Data) > 0
 	}, 30*time.Second, 100*time.Millisecond)
@@ -181,13 +179,10 @@ func TestGoneDisablesTheEndpoint(t *testing.T) {
 	held := waitHeld(t, api, id)
 	assert.EqualValues(t, "pending", held.Status)
 	assert.Equal(t, 0, held.Attempts, "the 410 spent no attempt")
-	var view struct {
-		Enabled        bool   `json:"enabled"`
-		DisabledReason string `json:"disabled_reason"`
-	}
+	var view endpoint
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+ep.ID, nil, &view))
 	assert.False(t, view.Enabled)
-	assert.Equal(t, "gone", view.DisabledReason)
+	assert.EqualValues(t, "gone", view.DisabledReason)
 	assert.Equal(t, http.StatusNotFound, api.do("GET", "/v1/dead-letters/"+id, nil, nil), "not a dead letter")
 
 	for _, s := range []struct {
