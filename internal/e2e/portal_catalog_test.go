@@ -68,9 +68,7 @@ func TestPortalEventTypes(t *testing.T) {
 	b.submit(`form.form button[type=submit]`)
 	require.Contains(t, b.text(".notice"), "Endpoint created.")
 	id := strings.TrimPrefix(b.path(), "/portal/endpoints/")
-	var ep struct {
-		EventTypes []string `json:"event_types"`
-	}
+	var ep endpoint
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints/"+id, nil, &ep))
 	require.Equal(t, []string{"invoice.paid", "order.*", "order.shiped"}, ep.EventTypes, "ticked, then typed")
 	require.Contains(t, b.text("#type-warnings"), "order.shiped")

@@ -51,11 +51,9 @@ func TestPortalSpeaksToCustomers(t *testing.T) {
 		send("cust.flaky")
 	}
 	require.Eventually(t, func() bool { return len(flaky.Hits()) == 5 }, 10*time.Second, 20*time.Millisecond)
-	var health struct {
-		Circuit string `json:"circuit"`
-	}
+	var h health
 	require.Eventually(t, func() bool {
-		return c.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &health) == http.StatusOK && health.Circuit == "open"
+		return c.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &h) == http.StatusOK && h.Circuit == "open"
 	}, 10*time.Second, 20*time.Millisecond)
 	held := send("cust.flaky") // waits for the circuit
 	dead := send("cust.refused")
@@ -97,8 +95,8 @@ func TestPortalSpeaksToCustomers(t *testing.T) {
 	ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`!document.querySelector("#circuit-banner")`))
 	require.NoError(t, err)
 	require.True(t, ok, "no banner once the circuit is closed")
-	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &health))
-	require.EqualValues(t, "closed", health.Circuit)
+	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &h))
+	require.EqualValues(t, "closed", h.Circuit)
 
 	// The health table's columns fit the card at laptop width, figures
 	// and all (attempt figures are flushed every few seconds).

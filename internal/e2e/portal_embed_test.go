@@ -223,13 +223,7 @@ func withListener(t *testing.T, ctx context.Context, fn func(ev any)) context.Co
 func (c *apiClient) waitAttempts(endpointID string, n int) {
 	c.t.Helper()
 	require.Eventually(c.t, func() bool {
-		var h struct {
-			Stats struct {
-				LastDay struct {
-					Attempts int `json:"attempts"`
-				} `json:"last_day"`
-			} `json:"stats"`
-		}
-		return c.do("GET", "/v1/endpoints/"+endpointID+"/health", nil, &h) == http.StatusOK && h.Stats.LastDay.Attempts >= n
+		var h health
+		return c.do("GET", "/v1/endpoints/"+endpointID+"/health", nil, &h) == http.StatusOK && h.Stats.LastDay.Attempts >= int64(n)
 	}, 15*time.Second, 100*time.Millisecond, "the stats count %d attempts of %s", n, endpointID)
 }

@@ -56,11 +56,9 @@ func TestPortalSignatureFormat(t *testing.T) {
 	b.shoot("endpoint-signature")
 
 	id := strings.TrimPrefix(b.path(), "/portal/endpoints/")
-	var ep struct {
-		Signing map[string]string `json:"signing"`
-	}
+	var ep endpoint
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints/"+id, nil, &ep))
-	require.Equal(t, "X-MailFrame-Attempt", ep.Signing["attempt_header"])
+	require.Equal(t, "X-MailFrame-Attempt", ep.Signing.AttemptHeader)
 	b.submit(`form[action$="/secret"] button`)
 	secret.set(b.text("#secret"))
 

@@ -16,15 +16,14 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/go-chi/chi/v5"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // portalLink asks the API for a tenant's portal sign-in link.
 func (c *apiClient) portalLink(tenant string) string {
 	c.t.Helper()
-	var out struct {
-		URL       string    `json:"url"`
-		ExpiresAt time.Time `json:"expires_at"`
-	}
+	var out wire.PortalLink
 	require.Equal(c.t, http.StatusCreated, c.do("POST", "/v1/tenants/"+tenant+"/portal", nil, &out))
 	require.True(c.t, strings.HasPrefix(out.URL, c.dev.APIURL+"/portal/login?t=hpl_"), out.URL)
 	require.WithinDuration(c.t, time.Now().Add(10*time.Minute), out.ExpiresAt, time.Minute)
@@ -283,9 +282,7 @@ func TestPortalSessionsEnd(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusForbidden, resp.StatusCode, "no CSRF token")
-	var eps struct {
-		Data []any `json:"data"`
-	}
+	var eps wire.EndpointPage
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints?tenant_id="+tenant, nil, &eps))
 	require.Empty(t, eps.Data)
 
@@ -415,10 +412,7 @@ func TestPortalRefusesOtherTenantsIDs(t *testing.T) {
 	require.Contains(t, body, "0 of 1 dead letters redriven")
 	require.Contains(t, body, "dead letter not found")
 
-	var ep struct {
-		URL     string `json:"url"`
-		Enabled bool   `json:"enabled"`
-	}
+	var ep endpoint
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints/"+epB.ID, nil, &ep))
 	require.Equal(t, refuse.URL, ep.URL)
 	require.True(t, ep.Enabled)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // TestPortalLinkNeedsThePost: a sign-in link lands on a page whose button
@@ -28,9 +30,7 @@ func TestPortalLinkNeedsThePost(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer "+shared.APIKey)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
-	var out struct {
-		URL string `json:"url"`
-	}
+	var out wire.PortalLink
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
 	resp.Body.Close()
 	require.Equal(t, http.StatusCreated, resp.StatusCode)

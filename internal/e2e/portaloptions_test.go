@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // portalLinkWith asks the API for a sign-in link with options.
 func (c *apiClient) portalLinkWith(tenant string, opts map[string]any) string {
 	c.t.Helper()
-	var out struct {
-		URL string `json:"url"`
-	}
+	var out wire.PortalLink
 	require.Equal(c.t, http.StatusCreated, c.do("POST", "/v1/tenants/"+tenant+"/portal", opts, &out))
 	return out.URL
 }
@@ -41,22 +41,15 @@ func TestPortalLinkOptions(t *testing.T) {
 		`{"read_only":true,"capabilities":[1]}`:   "capabilities",
 		`{"capabilities":{"reveal_secret":"no"}}`: "capabilities",
 	} {
-		var e struct {
-			Error struct {
-				Field string `json:"field"`
-			} `json:"error"`
-		}
+		var e apiError
 		require.Equal(t, http.StatusBadRequest, c.do("POST", "/v1/tenants/"+tenant+"/portal", body, &e), body)
 		require.Contains(t, e.Error.Field, field, body)
 	}
-	var link struct {
-		SessionTTL   string          `json:"session_ttl"`
-		Capabilities map[string]bool `json:"capabilities"`
-	}
+	var link wire.PortalLink
 	require.Equal(t, http.StatusCreated, c.do("POST", "/v1/tenants/"+tenant+"/portal", `{"read_only":true,"session_ttl":"2h"}`, &link))
 	require.Equal(t, "2h0m0s", link.SessionTTL)
-	require.Equal(t, map[string]bool{"manage_endpoints": false, "reveal_secret": true, "rotate_secret": false,
-		"send_test": false, "recover": false, "redrive": false}, link.Capabilities)
+	require.Equal(t, wire.PortalCapabilities{ManageEndpoints: new(false), RevealSecret: new(true), RotateSecret: new(false),
+		SendTest: new(false), Recover: new(false), Redrive: new(false)}, link.Capabilities, "every capability, each stated")
 
 	ro := portalSession(t, c.portalLinkWith(tenant, map[string]any{"read_only": true, "session_ttl": "2h"}))
 	status, page := portalPage(t, ro, "GET", "/portal/", nil)
@@ -85,18 +78,13 @@ func TestPortalLinkOptions(t *testing.T) {
 		status, _ := portalPage(t, ro, "GET", path, nil)
 		require.Equal(t, http.StatusForbidden, status, path)
 	}
-	var got struct {
-		URL     string `json:"url"`
-		Enabled bool   `json:"enabled"`
-	}
+	var got endpoint
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints/"+ep.ID, nil, &got))
 	require.Equal(t, recv.URL, got.URL)
 	require.True(t, got.Enabled)
 	require.EqualValues(t, "waiting", c.waitDeadLetter(dead).State, "not redriven")
 	require.Len(t, recv.Hits(), 1, "no test event sent")
-	var eps struct {
-		Data []any `json:"data"`
-	}
+	var eps wire.EndpointPage
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints?tenant_id="+tenant, nil, &eps))
 	require.Len(t, eps.Data, 1, "nothing created")
 
@@ -113,9 +101,7 @@ func TestPortalLinkOptions(t *testing.T) {
 	tok := c.tenantToken(tenant, "1h")
 	require.Equal(t, http.StatusForbidden, c.asTenant(tok).do("DELETE", "/v1/tenants/"+tenant+"/portal-sessions", nil, nil), "platform only")
 	unused := c.portalLink(tenant)
-	var ended struct {
-		Ended int `json:"ended"`
-	}
+	var ended wire.EndedPortalSessions
 	require.Equal(t, http.StatusOK, c.do("DELETE", "/v1/tenants/"+tenant+"/portal-sessions", nil, &ended))
 	require.Equal(t, 2, ended.Ended)
 	require.Equal(t, http.StatusUnauthorized, portalStatus(t, ro, "/portal/"))

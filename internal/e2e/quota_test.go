@@ -52,9 +52,7 @@ func TestQuotas(t *testing.T) {
 	require.Equal(t, wire.EndpointsPerTenant, e.Error.Limit)
 
 	start := time.Now()
-	var summary struct {
-		Total int64 `json:"total"`
-	}
+	var summary wire.DeadLetterSummary
 	require.Equal(t, http.StatusOK, as.do("GET", "/v1/dead-letters/summary", nil, &summary))
 	t.Logf("summary of a tenant with 100 endpoints: %s", time.Since(start))
 

@@ -97,19 +97,12 @@ func (c *apiClient) sendMany(eventType string, n int) []string {
 		for i := start; i < min(n, start+100); i++ {
 			batch = append(batch, map[string]any{"type": eventType, "payload": map[string]int{"i": i}})
 		}
-		var res struct {
-			Results []struct {
-				Status     int `json:"status"`
-				Deliveries []struct {
-					ID string `json:"id"`
-				} `json:"deliveries"`
-			} `json:"results"`
-		}
+		var res wire.EventBatchResults
 		require.Equal(c.t, http.StatusOK, c.do("POST", "/v1/events/batch", map[string]any{"events": batch}, &res))
 		for _, r := range res.Results {
 			require.Equal(c.t, http.StatusAccepted, r.Status)
-			require.Len(c.t, r.Deliveries, 1)
-			ids = append(ids, r.Deliveries[0].ID)
+			require.Len(c.t, wire.Deref(r.Deliveries), 1)
+			ids = append(ids, wire.Deref(r.Deliveries)[0].ID)
 		}
 	}
 	return ids
@@ -124,13 +117,13 @@ func (c *apiClient) setRateLimit(endpointID string, limit any) {
 // rateHealth is an endpoint health's rate_limit.
 type rateHealth = wire.RateLimitHealth
 
+// rateHealth reads the endpoint health's rate_limit: nil when the health
+// leaves it out (no limit).
 func (c *apiClient) rateHealth(endpointID string) *rateHealth {
 	c.t.Helper()
-	var h struct {
-		RateLimit *rateHealth `json:"rate_limit"`
-	}
+	var h health
 	require.Equal(c.t, http.StatusOK, c.do("GET", "/v1/endpoints/"+endpointID+"/health", nil, &h))
-	return h.RateLimit
+	return wire.Optional(h.RateLimit)
 }
 
 // requireOnceEach checks that every delivery arrived exactly once, in one
@@ -269,21 +262,16 @@ func TestRateLimitCoversTestEvents(t *testing.T) {
 func lastSlot(t *testing.T, api *apiClient, ids []string) time.Time {
 	var last time.Time
 	for _, id := range ids {
-		var d struct {
-			Status     string     `json:"status"`
-			Attempts   int        `json:"attempts"`
-			WaitReason string     `json:"wait_reason"`
-			NextTry    *time.Time `json:"next_attempt_at"`
-		}
+		var d deliveryState
 		require.Equal(t, http.StatusOK, api.do("GET", "/v1/deliveries/"+id, nil, &d))
 		if d.Status != "pending" || d.WaitReason == "" {
 			continue
 		}
 		require.EqualValues(t, "rate limit", d.WaitReason)
 		require.Zero(t, d.Attempts, "no attempt spent waiting")
-		require.NotNil(t, d.NextTry)
-		if d.NextTry.After(last) {
-			last = *d.NextTry
+		require.NotZero(t, d.NextAttemptAt)
+		if d.NextAttemptAt.After(last) {
+			last = d.NextAttemptAt
 		}
 	}
 	return last
@@ -320,19 +308,15 @@ func TestRedriveToLimitedEndpoint(t *testing.T) {
 	ep := api.createEndpoint(map[string]any{"url": url, "event_types": []string{eventType}, "retry_schedule": []string{"1s"}})
 	ids := api.sendMany(eventType, n)
 	require.Eventually(t, func() bool {
-		var h struct {
-			DeadLetters int `json:"dead_letters"`
-		}
+		var h health
 		return api.do("GET", "/v1/endpoints/"+ep.ID+"/health", nil, &h) == http.StatusOK && h.DeadLetters == n
 	}, 60*time.Second, time.Second)
 
 	api.setRateLimit(ep.ID, map[string]int{"per_second": perSecond, "burst": burst})
 	rc.refusing.Store(false)
-	var job struct {
-		Matched int `json:"matched"`
-	}
+	var job wire.RedriveStarted
 	require.Equal(t, http.StatusAccepted, api.do("POST", "/v1/dead-letters/redrive", map[string]any{"endpoint_id": ep.ID, "rate": 1000}, &job))
-	require.Equal(t, n, job.Matched)
+	require.EqualValues(t, n, job.Matched)
 	stalls := watchStalls(t)
 	rc.delivered(t, n, 60*time.Second)
 	at, _, ok := rc.seen()
