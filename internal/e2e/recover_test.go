@@ -61,22 +61,16 @@ func TestRecoverEndsTheWait(t *testing.T) {
 		return true
 	}, 45*time.Second, 50*time.Millisecond, "every delivery waits on the open circuit")
 
-	var refused struct {
-		Error struct{ Field, Message string } `json:"error"`
-	}
+	var refused apiError
 	require.Equal(t, http.StatusConflict, api.do("POST", "/v1/endpoints/"+ep.ID+"/test", nil, &refused))
 	assert.Equal(t, "circuit", refused.Error.Field)
 	assert.Contains(t, refused.Error.Message, "circuit is open")
 
 	rc.back()
-	var rec struct {
-		PreviousCircuit string `json:"previous_circuit"`
-		Woken           int    `json:"woken"`
-		By              string `json:"by"`
-	}
+	var rec wire.Recovered
 	recovered := time.Now()
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/recover", map[string]string{"reason": "receiver fixed"}, &rec))
-	assert.Equal(t, "open", rec.PreviousCircuit)
+	assert.EqualValues(t, "open", rec.PreviousCircuit)
 	assert.Equal(t, len(ids), rec.Woken)
 
 	for _, id := range ids {
@@ -188,11 +182,7 @@ func TestRecoverPacesALargeBacklog(t *testing.T) {
 	}, 45*time.Second, 100*time.Millisecond, "every delivery waits on the open circuit")
 
 	rc.back()
-	var rec struct {
-		Woken int    `json:"woken"`
-		Paced bool   `json:"paced"`
-		By    string `json:"by"`
-	}
+	var rec wire.Recovered
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/recover", map[string]string{"reason": "backlog"}, &rec))
 	assert.Equal(t, len(ids), rec.Woken)
 	assert.True(t, rec.Paced)

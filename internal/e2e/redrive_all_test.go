@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // TestBulkRedriveNeedsAFilterOrAll: an empty bulk redrive body is a 400
@@ -25,9 +27,7 @@ func TestBulkRedriveNeedsAFilterOrAll(t *testing.T) {
 
 	// With its tenant named, a tenant's bulk redrive of its whole scope
 	// needs no "all".
-	var job struct {
-		Matched int `json:"matched"`
-	}
+	var job wire.RedriveStarted
 	require.Equal(t, http.StatusOK, asTenant.do("POST", "/v1/dead-letters/redrive", `{"tenant_id":"`+tenant+`"}`, &job))
 	require.Zero(t, job.Matched)
 }

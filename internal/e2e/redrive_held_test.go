@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // tenSeconds is a retry schedule of ten attempts a second apart: the
@@ -43,11 +45,7 @@ func TestRedriveIntoAnOpenCircuitSaysSo(t *testing.T) {
 		waiting = append(waiting, api.send(`{"type":"held.down","payload":{}}`).Deliveries[0].ID)
 	}
 
-	var got struct {
-		DeliveryID string     `json:"delivery_id"`
-		HeldBy     string     `json:"held_by"`
-		HeldUntil  *time.Time `json:"held_until"`
-	}
+	var got wire.RedriveRequested
 	require.Eventually(t, func() bool {
 		// The circuit opens after five failures; its cooldown starts at 2s.
 		var d waitingDelivery
@@ -60,8 +58,8 @@ func TestRedriveIntoAnOpenCircuitSaysSo(t *testing.T) {
 		require.Contains(t, []int{http.StatusAccepted, http.StatusNotFound}, status) // 404 once redriven
 		return got.HeldBy != ""
 	}, 40*time.Second, 100*time.Millisecond, "no redrive answered held_by")
-	require.Equal(t, "circuit_open", got.HeldBy)
-	require.NotNil(t, got.HeldUntil)
+	require.EqualValues(t, "circuit_open", got.HeldBy)
+	require.NotZero(t, got.HeldUntil)
 	require.True(t, got.HeldUntil.After(time.Now().Add(-time.Second)), "held until %s", got.HeldUntil)
 }
 

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // A bulk redrive's rate is kept: at 2 a second, 6 dead letters reach the
@@ -45,13 +47,9 @@ func TestBulkRedriveKeepsItsRate(t *testing.T) {
 	api.waitCounted(ep.ID, n, 20*time.Second)
 
 	sw.failStatus.Store(0)
-	var job struct {
-		JobID   string  `json:"job_id"`
-		Matched int     `json:"matched"`
-		Rate    float64 `json:"rate"`
-	}
+	var job wire.RedriveStarted
 	require.Equal(t, http.StatusAccepted, api.do("POST", "/v1/dead-letters/redrive", map[string]any{"endpoint_id": ep.ID, "rate": 2}, &job))
-	require.Equal(t, n, job.Matched)
+	require.EqualValues(t, n, job.Matched)
 	var got []time.Time
 	deadline := time.After(30 * time.Second)
 	for len(got) < n {
@@ -70,14 +68,10 @@ func TestBulkRedriveKeepsItsRate(t *testing.T) {
 		require.Equal(t, 1, count, id)
 	}
 
-	var progress struct {
-		State     string `json:"state"`
-		Total     int    `json:"total"`
-		Completed int    `json:"completed"`
-	}
+	var progress wire.RedriveJob
 	require.Eventually(t, func() bool {
 		return api.do("GET", "/v1/dead-letters/redrive/"+job.JobID, nil, &progress) == http.StatusOK && progress.State == "completed"
 	}, 30*time.Second, 250*time.Millisecond)
-	require.Equal(t, n, progress.Total)
-	require.Equal(t, n, progress.Completed)
+	require.EqualValues(t, n, progress.Total)
+	require.EqualValues(t, n, progress.Completed)
 }

@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"net/http"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // A tenant deleted and created again under the same ID is a new tenant:
@@ -49,25 +52,18 @@ func TestTenantReCreatedSeesNothingOfTheDeleted(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, next.do("POST", "/v1/dead-letters/"+dead.Deliveries[0].ID+"/redrive", map[string]any{}, nil))
 	require.Equal(t, http.StatusNotFound, c.do("GET", "/v1/events/"+delivered.EventID, nil, nil), "the deleted tenant's records are gone")
 
-	var page struct {
-		Data []map[string]any `json:"data"`
+	for path, page := range map[string]any{"/v1/events": &wire.EventPage{}, "/v1/deliveries": &wire.DeliveryPage{},
+		"/v1/dead-letters": &wire.DeadLetterPage{}, "/v1/events?tenant_id=" + id: &wire.EventPage{}} {
+		require.Equal(t, http.StatusOK, next.do("GET", path, nil, page), path)
+		require.Zero(t, pageLen(page), "%s lists what the deleted tenant left: %+v", path, page)
 	}
-	for _, path := range []string{"/v1/events", "/v1/deliveries", "/v1/dead-letters", "/v1/events?tenant_id=" + id} {
-		page.Data = nil
-		require.Equal(t, http.StatusOK, next.do("GET", path, nil, &page), path)
-		require.Empty(t, page.Data, "%s lists what the deleted tenant left", path)
-	}
-	page.Data = nil
-	require.Equal(t, http.StatusOK, c.do("GET", "/v1/deliveries?tenant_id="+id, nil, &page))
-	require.Empty(t, page.Data, "the platform's list of the tenant is of its current incarnation")
-	var summary struct {
-		Total int64 `json:"total"`
-	}
+	var deliveries wire.DeliveryPage
+	require.Equal(t, http.StatusOK, c.do("GET", "/v1/deliveries?tenant_id="+id, nil, &deliveries))
+	require.Empty(t, deliveries.Data, "the platform's list of the tenant is of its current incarnation")
+	var summary wire.DeadLetterSummary
 	require.Equal(t, http.StatusOK, next.do("GET", "/v1/dead-letters/summary", nil, &summary))
 	require.Zero(t, summary.Total)
-	var started struct {
-		Matched int64 `json:"matched"`
-	}
+	var started wire.RedriveStarted
 	next.do("POST", "/v1/dead-letters/redrive", map[string]any{"tenant_id": id}, &started)
 	require.Zero(t, started.Matched, "a bulk redrive of the new tenant matches none of the old dead letters")
 
@@ -84,3 +80,7 @@ func TestTenantReCreatedSeesNothingOfTheDeleted(t *testing.T) {
 	require.EqualValues(t, "delivered", next.waitDelivery(again.Deliveries[0].ID, 15*time.Second).Status)
 	require.Equal(t, http.StatusOK, next.do("GET", "/v1/events/"+again.EventID, nil, nil))
 }
+
+// pageLen is the number of rows of a decoded list page: a pointer to one
+// of wire's pages, whose rows are its Data.
+func pageLen(page any) int { return reflect.ValueOf(page).Elem().FieldByName("Data").Len() }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/signing"
 )
 
@@ -30,11 +31,7 @@ func TestRotationOverlap(t *testing.T) {
 	ep := api.createEndpoint(map[string]any{"url": rc.URL, "event_types": []string{"rotate.overlap"}})
 	oldSecret := ep.Secret
 
-	var rot struct {
-		EndpointID        string    `json:"endpoint_id"`
-		Secret            string    `json:"secret"`
-		PreviousExpiresAt time.Time `json:"previous_expires_at"`
-	}
+	var rot wire.RotatedSecret
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/secret/rotate", map[string]any{"overlap": "3s"}, &rot))
 	require.Equal(t, ep.ID, rot.EndpointID)
 	require.True(t, strings.HasPrefix(rot.Secret, "whsec_"))

@@ -31,9 +31,7 @@ func TestClientSendsThePayloadBytesItWasGiven(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, status, "the same bytes posted by curl")
 	require.True(t, again.Duplicate)
 
-	var ev struct {
-		Payload json.RawMessage `json:"payload"`
-	}
+	var ev eventRecord
 	require.Equal(t, http.StatusOK, newAPI(t).do("GET", "/v1/events/evt_html_bytes", nil, &ev))
 	require.JSONEq(t, payload, string(ev.Payload))
 	require.NotContains(t, string(ev.Payload), `\u003c`, "stored as given, not HTML-escaped")

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // The receivers here verify with HMAC-SHA256 written from each contract's
@@ -80,16 +82,13 @@ func TestSigningProfileMailFrame(t *testing.T) {
 	api := newAPI(t)
 	var secret secretBox
 	rc := newContractReceiver(t, func(h http.Header, body []byte) bool { return mailFrameValid(secret.get(), h, body) })
-	var ep struct {
-		endpoint
-		Signing map[string]string `json:"signing"`
-	}
+	var ep endpoint
 	require.Equal(t, http.StatusCreated, api.do("POST", "/v1/endpoints", map[string]any{"url": rc.URL,
 		"event_types": []string{"signing.mailframe"}, "signing": mailFrameSigning}, &ep))
 	secret.set(ep.Secret)
-	require.Equal(t, map[string]string{"scheme": "hmac-sha256", "header": "MailFrame-Signature", "prefix": "sha256=", "encoding": "hex",
-		"content": "body", "timestamp_header": "webhook-timestamp", "delivery_id_header": "X-MailFrame-Delivery-Id",
-		"event_id_header": "X-MailFrame-Event-Id", "event_type_header": "hookd-event-type", "attempt_header": "X-MailFrame-Attempt"}, ep.Signing)
+	require.Equal(t, wire.SigningProfile{Scheme: "hmac-sha256", Header: "MailFrame-Signature", Prefix: "sha256=", Encoding: "hex",
+		Content: "body", TimestampHeader: "webhook-timestamp", DeliveryIDHeader: "X-MailFrame-Delivery-Id",
+		EventIDHeader: "X-MailFrame-Event-Id", EventTypeHeader: "hookd-event-type", AttemptHeader: "X-MailFrame-Attempt"}, ep.Signing)
 
 	a := api.send(`{"event_id":"evt_mailframe_1","type":"signing.mailframe","payload":{"message":"héllo","n":1}}`)
 	d := api.waitDelivery(a.Deliveries[0].ID, 15*time.Second)
@@ -142,9 +141,7 @@ func TestSigningProfileRotationOverlap(t *testing.T) {
 	rc := newContractReceiver(t, func(h http.Header, body []byte) bool { return h.Get("MailFrame-Signature") != "" })
 	ep := api.createEndpoint(map[string]any{"url": rc.URL, "event_types": []string{"signing.rotate"}, "signing": mailFrameSigning})
 	oldSecret.set(ep.Secret)
-	var rot struct {
-		Secret string `json:"secret"`
-	}
+	var rot wire.RotatedSecret
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/secret/rotate", map[string]any{"overlap": "1h"}, &rot))
 	newSecret.set(rot.Secret)
 
@@ -185,27 +182,17 @@ func TestSigningProfileValidation(t *testing.T) {
 		"signing.separator":          {"scheme": "hmac-sha256", "header": "X-Sig", "separator": ";"},
 		"signing.prefix ":            {"scheme": "standard-webhooks", "prefix": "v1,"},
 	} {
-		var out struct {
-			Error struct {
-				Field string `json:"field"`
-			} `json:"error"`
-		}
+		var out apiError
 		code := api.do("POST", "/v1/endpoints", map[string]any{"url": rc.URL, "signing": signing}, &out)
 		require.Equal(t, http.StatusBadRequest, code, "%v", signing)
 		require.Equal(t, strings.TrimSpace(field), out.Error.Field, "%v", signing)
 	}
-	var out struct {
-		Error struct {
-			Field string `json:"field"`
-		} `json:"error"`
-	}
+	var out apiError
 	require.Equal(t, http.StatusBadRequest, api.do("POST", "/v1/endpoints", map[string]any{"url": rc.URL,
 		"signing": mailFrameSigning, "headers": map[string]string{"X-MailFrame-Attempt": "7"}}, &out))
 	require.Equal(t, "signing.attempt_header", out.Error.Field)
 
-	var plain struct {
-		Signing map[string]string `json:"signing"`
-	}
+	var plain endpoint
 	require.Equal(t, http.StatusCreated, api.do("POST", "/v1/endpoints", map[string]any{"url": rc.URL, "event_types": []string{"signing.validation"}}, &plain))
-	require.Equal(t, map[string]string{"scheme": "standard-webhooks"}, plain.Signing, "Standard Webhooks by default")
+	require.Equal(t, wire.SigningProfile{Scheme: "standard-webhooks"}, plain.Signing, "Standard Webhooks by default")
 }
