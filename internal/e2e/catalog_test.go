@@ -101,7 +101,7 @@ func TestCatalogAtIngestAndEndpoints(t *testing.T) {
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"event_types": []string{"invoice.*", "invoice.payed"}}, &created))
 	require.Len(t, created.Warnings, 1)
 	require.Equal(t, "invoice.payed", created.Warnings[0].Value)
-	var plain map[string]any
+	var plain map[string]any // raw: the check is that the key is absent
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+ep.ID, nil, &plain))
 	require.NotContains(t, plain, "warnings", "only create and update answers carry them")
 

@@ -85,7 +85,9 @@ func TestEndpointPatchEveryField(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)
 	ep := api.createEndpoint(map[string]any{"url": "http://127.0.0.1:1/a", "description": "before", "event_types": []string{"patch.a"}})
-	// fields reads an endpoint answer without its ID and timestamps.
+	// fields reads an endpoint answer without its ID and timestamps, as a
+	// raw JSON object, not wire.Endpoint: every field the server sends is
+	// compared, and a secret (or any field the wire type lacks) shows.
 	fields := func(method string, body any) map[string]any {
 		var got map[string]any
 		require.Equal(t, http.StatusOK, api.do(method, "/v1/endpoints/"+ep.ID, body, &got))
@@ -119,6 +121,7 @@ func TestEndpointPatchInvalid(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)
 	ep := api.createEndpoint(map[string]any{"url": "http://127.0.0.1:1/keep", "event_types": []string{"keep.me"}})
+	// Raw JSON objects: a refused patch changes no field the server sends.
 	var before map[string]any
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+ep.ID, nil, &before))
 	eleven := strings.Split(strings.Repeat("1s,", 11), ",")[:11]

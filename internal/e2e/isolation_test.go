@@ -27,7 +27,8 @@ type isoRequest struct {
 	body  any
 	want  int
 	own   int
-	// check inspects the answer's body when want is a success.
+	// check inspects the answer's body when want is a success, as a raw
+	// JSON object: the cases cover every route, whatever it answers.
 	check func(t *testing.T, f *isoFixture, out map[string]any)
 }
 

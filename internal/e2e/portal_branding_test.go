@@ -19,6 +19,8 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // logoSVG is a small SVG logo: a rounded square and a hook.
@@ -55,9 +57,9 @@ func dataURL(typ string, b []byte) string {
 func TestPortalBrandingThroughTheAPI(t *testing.T) {
 	dev := startEmbeddableDev(t)
 	c := &apiClient{t: t, dev: dev}
-	var got map[string]any
+	var got wire.PortalSettings
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/portal/settings", nil, &got))
-	require.Equal(t, map[string]any{"product_name": "", "logo": "", "accent_color": "", "theme": "light", "support_url": ""}, got, "never put: the defaults")
+	require.Equal(t, wire.PortalSettings{Theme: "light"}, got, "never put: the defaults")
 
 	big := append(pngLogo(t, 1, 1), make([]byte, 256<<10)...) // a byte over the cap
 	for body, field := range map[string]string{
@@ -91,16 +93,16 @@ func TestPortalBrandingThroughTheAPI(t *testing.T) {
 		require.Equal(t, field, e.Error.Field, "%.120s", body)
 	}
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/portal/settings", nil, &got))
-	require.Equal(t, "light", got["theme"], "a refused put changes nothing")
+	require.EqualValues(t, "light", got.Theme, "a refused put changes nothing")
 
 	logo := pngLogo(t, 48, 48)
-	put := map[string]any{"product_name": "Acme Webhooks", "logo": dataURL("image/png", logo), "accent_color": "#0A7D5A",
-		"theme": "dark", "support_url": "https://acme.example/help"}
+	put := wire.PortalSettings{ProductName: "Acme Webhooks", Logo: dataURL("image/png", logo), AccentColor: "#0A7D5A",
+		Theme: "dark", SupportURL: "https://acme.example/help"}
 	require.Equal(t, http.StatusOK, c.do("PUT", "/v1/portal/settings", put, &got))
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/portal/settings", nil, &got))
-	require.NotEmpty(t, got["updated_at"])
-	delete(got, "updated_at")
-	put["accent_color"] = "#0a7d5a" // stored in lower case
+	require.NotZero(t, got.UpdatedAt)
+	got.UpdatedAt = time.Time{}
+	put.AccentColor = "#0a7d5a" // stored in lower case
 	require.Equal(t, put, got, "the settings round-trip, the stored logo as its data: URL")
 
 	// A tenant's override: the platform's key only, and a tenant that
@@ -126,14 +128,14 @@ func TestPortalBrandingThroughTheAPI(t *testing.T) {
 		require.Equal(t, http.StatusBadRequest, c.do("PUT", "/v1/tenants/"+reseller+"/portal-branding", body, &e), body)
 		require.Equal(t, field, e.Error.Field, body)
 	}
-	var b map[string]any
+	var b wire.TenantPortalBranding
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/tenants/"+reseller+"/portal-branding", nil, &b))
-	require.Equal(t, map[string]any{"tenant_id": reseller, "product_name": "", "logo": ""}, b, "never put: the platform's")
+	require.Equal(t, wire.TenantPortalBranding{TenantID: reseller}, b, "never put: the platform's")
 	require.Equal(t, http.StatusOK, c.do("PUT", "/v1/tenants/"+reseller+"/portal-branding",
 		`{"product_name":"Reseller Hooks","logo":"https://cdn.reseller.example:8443/brand/logo.svg?v=2"}`, &b))
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/tenants/"+reseller+"/portal-branding", nil, &b))
-	require.Equal(t, "Reseller Hooks", b["product_name"])
-	require.Equal(t, "https://cdn.reseller.example:8443/brand/logo.svg?v=2", b["logo"])
+	require.Equal(t, "Reseller Hooks", b.ProductName)
+	require.Equal(t, "https://cdn.reseller.example:8443/brand/logo.svg?v=2", b.Logo)
 
 	// The portal's pages.
 	page := func(hc *http.Client, path string) (*http.Response, string) {
@@ -195,7 +197,7 @@ func TestPortalBrandingThroughTheAPI(t *testing.T) {
 	require.Equal(t, http.StatusNoContent, c.do("DELETE", "/v1/tenants/"+reseller, nil, nil))
 	c.putTenant(reseller)
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/tenants/"+reseller+"/portal-branding", nil, &b))
-	require.Equal(t, "", b["logo"])
+	require.Empty(t, b.Logo)
 }
 
 // evalIn evaluates a JavaScript expression in b's page.

@@ -40,9 +40,7 @@ func (c *apiClient) putTenant(id string) {
 // tenantToken issues a token of the tenant valid for expiresIn.
 func (c *apiClient) tenantToken(tenant, expiresIn string) string {
 	c.t.Helper()
-	var out struct {
-		Token string `json:"token"`
-	}
+	var out wire.TenantToken
 	require.Equal(c.t, http.StatusCreated, c.do("POST", "/v1/tenants/"+tenant+"/tokens", map[string]any{"expires_in": expiresIn}, &out))
 	require.NotEmpty(c.t, out.Token)
 	return out.Token
@@ -59,11 +57,7 @@ func (c *apiClient) requireField(method, path string, body any, field string) {
 func TestTenantCRUD(t *testing.T) {
 	c := newAPI(t)
 	id := "acme:eu-1." + uniq()
-	var tn struct {
-		ID       string            `json:"id"`
-		Name     string            `json:"name"`
-		Metadata map[string]string `json:"metadata"`
-	}
+	var tn wire.Tenant
 	require.Equal(t, http.StatusCreated, c.do("PUT", "/v1/tenants/"+id, map[string]any{"name": "Acme", "metadata": map[string]string{"plan": "pro"}}, &tn))
 	require.Equal(t, "Acme", tn.Name)
 	require.Equal(t, http.StatusOK, c.do("PUT", "/v1/tenants/"+id, map[string]any{"name": "Acme EU"}, nil), "a second put updates")
@@ -74,10 +68,7 @@ func TestTenantCRUD(t *testing.T) {
 
 	found := false
 	for cursor, pages := "", 0; pages < 1000; pages++ {
-		var page struct {
-			Data       []struct{ ID string } `json:"data"`
-			NextCursor string                `json:"next_cursor"`
-		}
+		var page wire.TenantPage
 		require.Equal(t, http.StatusOK, c.do("GET", "/v1/tenants?limit=2&cursor="+cursor, nil, &page))
 		for _, row := range page.Data {
 			found = found || row.ID == id
@@ -138,27 +129,17 @@ func TestTenantFanOut(t *testing.T) {
 	require.Equal(t, eps["platform"].ID, toNone.Deliveries[0].EndpointID)
 	c.requireField("POST", "/v1/events", event("nobody-"+sfx), "tenant_id")
 
-	var batch struct {
-		Results []struct {
-			Status     int `json:"status"`
-			Deliveries []struct {
-				ID         string `json:"id"`
-				EndpointID string `json:"endpoint_id"`
-			} `json:"deliveries"`
-			Error *struct {
-				Field string `json:"field"`
-			} `json:"error"`
-		} `json:"results"`
-	}
+	var batch wire.EventBatchResults
 	require.Equal(t, http.StatusOK, c.do("POST", "/v1/events/batch", `{"events":[`+event(b)+`,`+event("nobody-"+sfx)+`]}`, &batch))
 	require.Equal(t, http.StatusAccepted, batch.Results[0].Status)
-	require.Len(t, batch.Results[0].Deliveries, 1)
-	require.Equal(t, eps["b"].ID, batch.Results[0].Deliveries[0].EndpointID)
+	toB := wire.Deref(batch.Results[0].Deliveries)
+	require.Len(t, toB, 1)
+	require.Equal(t, eps["b"].ID, toB[0].EndpointID)
 	require.Equal(t, http.StatusBadRequest, batch.Results[1].Status)
 	require.Equal(t, "tenant_id", batch.Results[1].Error.Field)
-	require.Empty(t, batch.Results[1].Deliveries, "an unknown tenant starts nothing")
+	require.Empty(t, wire.Deref(batch.Results[1].Deliveries), "an unknown tenant starts nothing")
 
-	for _, id := range []string{toA.Deliveries[0].ID, toNone.Deliveries[0].ID, batch.Results[0].Deliveries[0].ID} {
+	for _, id := range []string{toA.Deliveries[0].ID, toNone.Deliveries[0].ID, toB[0].ID} {
 		require.EqualValues(t, "delivered", c.waitDelivery(id, 20*time.Second).Status)
 	}
 	for name, rc := range recv {
@@ -166,9 +147,7 @@ func TestTenantFanOut(t *testing.T) {
 	}
 
 	// Lists by tenant, from the store and from Temporal's visibility.
-	var listed struct {
-		Data []tenantEndpoint `json:"data"`
-	}
+	var listed wire.EndpointPage
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints?tenant_id="+a, nil, &listed))
 	require.Len(t, listed.Data, 1)
 	require.Equal(t, eps["a"].ID, listed.Data[0].ID)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // A test event is one attempt: POST /v1/endpoints/{id}/test to an
@@ -36,9 +38,7 @@ func TestEndpointTestIsOneAttempt(t *testing.T) {
 
 	var e apiFailure
 	require.Equal(t, http.StatusNotFound, api.do("GET", "/v1/dead-letters/"+res.DeliveryID, nil, &e), "not dead-lettered")
-	var list struct {
-		Data []deadLetter `json:"data"`
-	}
+	var list wire.DeadLetterPage
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/dead-letters?endpoint_id="+ep.ID, nil, &list))
 	require.Empty(t, list.Data, "no hookd.test dead letter")
 }

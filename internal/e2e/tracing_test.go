@@ -58,9 +58,7 @@ func TestTracingIngestToReceiver(t *testing.T) {
 	epPlain := api.createEndpoint(map[string]any{
 		"url": plain.URL + "/hooks/" + pathSecret, "event_types": []string{"trace.checked"}, "tenant_id": tenant,
 	})
-	var view struct {
-		PropagateTrace bool `json:"propagate_trace"`
-	}
+	var view endpoint
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+epTraced.ID, nil, &view))
 	require.True(t, view.PropagateTrace)
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+epPlain.ID, nil, &view))
@@ -232,12 +230,7 @@ func TestTracingOffSendsNoTraceContext(t *testing.T) {
 // event's record lists it.
 func deliveryIDOf(t *testing.T, api *apiClient, eventID, endpointID string) string {
 	t.Helper()
-	var rec struct {
-		Deliveries []struct {
-			ID         string `json:"id"`
-			EndpointID string `json:"endpoint_id"`
-		} `json:"deliveries"`
-	}
+	var rec eventRecord
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/events/"+eventID, nil, &rec))
 	for _, d := range rec.Deliveries {
 		if d.EndpointID == endpointID {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // Bad input is refused with 400 naming the field at fault.
@@ -54,12 +56,7 @@ func TestValidationNamesTheField(t *testing.T) {
 		sixteen[fmt.Sprint("k", i)] = strings.Repeat("v", 1024)
 	}
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"url": "http://example.com:65535/", "metadata": sixteen}, nil))
-	var res struct {
-		Results []struct {
-			Status int
-			Error  struct{ Field string }
-		}
-	}
+	var res wire.EventBatchResults
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/events/batch", `{"events":[{"type":"hookd.endpoint.unhealthy","payload":{}}]}`, &res))
 	require.Len(t, res.Results, 1)
 	require.Equal(t, http.StatusBadRequest, res.Results[0].Status, "a batch refuses reserved types too")
@@ -87,20 +84,11 @@ func TestMalformedCursorRefusedAtOnce(t *testing.T) {
 func TestBulkRedriveMatchingNothing(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)
-	var job struct {
-		JobID   string  `json:"job_id"`
-		Matched int     `json:"matched"`
-		Rate    float64 `json:"rate"`
-	}
+	var job wire.RedriveStarted
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/dead-letters/redrive", map[string]any{"endpoint_id": "ep_nothing_here", "rate": 0.1}, &job))
 	require.Zero(t, job.Matched)
 	require.Equal(t, 0.1, job.Rate)
-	var state struct {
-		JobID     string `json:"job_id"`
-		State     string `json:"state"`
-		Total     int    `json:"total"`
-		Completed int    `json:"completed"`
-	}
+	var state wire.RedriveJob
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/dead-letters/redrive/"+job.JobID, nil, &state))
 	require.Equal(t, job.JobID, state.JobID)
 	require.EqualValues(t, "completed", state.State)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/testkit"
@@ -118,10 +119,7 @@ func TestWakeUpJoinsAndSurvivesARestart(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {
-			var out struct {
-				Woken int  `json:"woken"`
-				Paced bool `json:"paced"`
-			}
+			var out wire.Recovered
 			assert.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/recover", map[string]string{"reason": "storm"}, &out))
 		})
 	}
@@ -139,10 +137,7 @@ func TestWakeUpJoinsAndSurvivesARestart(t *testing.T) {
 
 	rc, ep, ids = heldBacklog(t, d, api, "restart.test", 300)
 	rc.back()
-	var out struct {
-		Woken int  `json:"woken"`
-		Paced bool `json:"paced"`
-	}
+	var out wire.Recovered
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/recover", map[string]string{"reason": "restart"}, &out))
 	assert.Equal(t, 300, out.Woken)
 	assert.True(t, out.Paced)
