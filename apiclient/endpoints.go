@@ -1,9 +1,7 @@
 package apiclient
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"time"
@@ -24,97 +22,81 @@ type Endpoint struct {
 // (nil on input: 1) and PerSecond a second on average.
 type RateLimit = wire.RateLimit
 
-// EndpointInput is the body of create and update. Nil fields are left as
-// they are (update) or take the API's defaults (create).
+// EndpointInput is what a create or an update sets, sent as the
+// document's EndpointCreate or EndpointPatch (wire). Nil fields are left
+// as they are (update) or take the API's defaults (create).
 type EndpointInput struct {
-	URL           *string            `json:"url,omitempty"`
-	Description   *string            `json:"description,omitempty"`
-	EventTypes    *[]string          `json:"event_types,omitempty"`
-	Enabled       *bool              `json:"enabled,omitempty"`
-	RetrySchedule *[]string          `json:"retry_schedule,omitempty"`
-	Timeout       *string            `json:"timeout,omitempty"`
-	Metadata      *map[string]string `json:"metadata,omitempty"`
+	URL           *string
+	Description   *string
+	EventTypes    *[]string
+	Enabled       *bool
+	RetrySchedule *[]string
+	Timeout       *string
+	Metadata      *map[string]string
 	// Filter is the content filter, a CEL expression over the event's
 	// type, tenant_id, event_id and payload; "" removes it.
-	Filter *string `json:"filter,omitempty"`
+	Filter *string
 	// TenantID, on create only, names the tenant the endpoint belongs to
 	// (ignored with a tenant token: its own tenant).
-	TenantID *string `json:"tenant_id,omitempty"`
+	TenantID *string
 	// Headers replaces the custom headers (an empty map removes them).
-	Headers *map[string]string `json:"headers,omitempty"`
+	Headers *map[string]string
 	// Auth replaces the authentication; RemoveAuth removes it.
-	Auth       *EndpointAuth `json:"auth,omitempty"`
-	RemoveAuth bool          `json:"-"`
+	Auth       *EndpointAuth
+	RemoveAuth bool
 	// TLS replaces the client certificate, key and CA; RemoveTLS removes
 	// them.
-	TLS       *EndpointTLS `json:"tls,omitempty"`
-	RemoveTLS bool         `json:"-"`
+	TLS       *EndpointTLS
+	RemoveTLS bool
 	// PropagateTrace turns sending the W3C trace context on or off.
-	PropagateTrace *bool `json:"propagate_trace,omitempty"`
+	PropagateTrace *bool
 	// Signing replaces the signing profile; a create without it gets the
 	// deployment's default.
-	Signing *SigningProfile `json:"signing,omitempty"`
+	Signing *SigningProfile
 	// RateLimit sets the rate limit; RemoveRateLimit removes it.
-	RateLimit       *RateLimit `json:"rate_limit,omitempty"`
-	RemoveRateLimit bool       `json:"-"`
+	RateLimit       *RateLimit
+	RemoveRateLimit bool
 }
 
-// create is the body of a create: the document's EndpointCreate.
+// create is the body of a create: the document's EndpointCreate. The
+// Remove fields have nothing to remove.
 func (in EndpointInput) create() wire.EndpointCreate {
+	in.RemoveAuth, in.RemoveTLS, in.RemoveRateLimit = false, false, false
+	p := in.patch()
 	return wire.EndpointCreate{
-		URL: wire.Deref(in.URL), Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled,
-		RetrySchedule: in.RetrySchedule, Timeout: in.Timeout, Metadata: (*wire.Metadata)(in.Metadata), TenantID: in.TenantID,
-		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth, TLS: in.TLS,
-		PropagateTrace: in.PropagateTrace,
-		Signing:        in.Signing,
-		RateLimit:      in.RateLimit,
+		URL: wire.Deref(in.URL), TenantID: in.TenantID, Description: p.Description, EventTypes: p.EventTypes,
+		Enabled: p.Enabled, RetrySchedule: p.RetrySchedule, Timeout: p.Timeout, Metadata: p.Metadata,
+		Filter: p.Filter, Headers: p.Headers, Auth: p.Auth, TLS: p.TLS, PropagateTrace: p.PropagateTrace,
+		Signing: p.Signing, RateLimit: p.RateLimit,
 	}
 }
 
 // patch is the body of an update: the document's EndpointPatch, which
 // has no tenant_id (an endpoint's tenant never changes), with null for
 // each field RemoveAuth, RemoveRateLimit or RemoveTLS removes.
-func (in EndpointInput) patch() endpointPatch {
-	return endpointPatch{EndpointPatch: wire.EndpointPatch{
+func (in EndpointInput) patch() wire.EndpointPatch {
+	return wire.EndpointPatch{
 		URL: in.URL, Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled,
 		RetrySchedule: in.RetrySchedule, Timeout: in.Timeout, Metadata: (*wire.Metadata)(in.Metadata),
-		Filter: in.Filter, Headers: (*wire.EndpointHeaders)(in.Headers), Auth: in.Auth, TLS: in.TLS,
+		Filter: patchOf(in.Filter, false), Headers: (*wire.EndpointHeaders)(in.Headers),
+		Auth: patchOf(in.Auth, in.RemoveAuth), TLS: patchOf(in.TLS, in.RemoveTLS),
 		PropagateTrace: in.PropagateTrace,
-		Signing:        in.Signing,
-		RateLimit:      in.RateLimit,
-	}, removeAuth: in.RemoveAuth && in.Auth == nil, removeRateLimit: in.RemoveRateLimit && in.RateLimit == nil,
-		removeTLS: in.RemoveTLS && in.TLS == nil}
+		Signing:        patchOf(in.Signing, false),
+		RateLimit:      patchOf(in.RateLimit, in.RemoveRateLimit),
+	}
 }
 
-// endpointPatch is an update's body; removeAuth sends "auth": null,
-// removeRateLimit "rate_limit": null and removeTLS "tls": null, which the
-// generated type (fields omitted when nil) cannot say.
-type endpointPatch struct {
-	wire.EndpointPatch
-	removeAuth, removeRateLimit, removeTLS bool
-}
-
-// MarshalJSON encodes the patch, with the nulls it asks for.
-func (p endpointPatch) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(p.EndpointPatch)
-	if err != nil {
-		return b, err
+// patchOf is the patch field setting *v, or null when v is nil and
+// remove is true, or left out.
+func patchOf[T any](v *T, remove bool) wire.Patch[T] {
+	switch {
+	case v != nil:
+		return wire.Set(*v)
+	case remove:
+		return wire.Null[T]()
+	default:
+		return wire.Patch[T]{}
 	}
-	for _, null := range []struct {
-		set  bool
-		name string
-	}{{p.removeAuth, "auth"}, {p.removeRateLimit, "rate_limit"}, {p.removeTLS, "tls"}} {
-		if !null.set {
-			continue
-		}
-		field := []byte(`"` + null.name + `":null`)
-		if bytes.Equal(b, []byte("{}")) {
-			b = append(append([]byte("{"), field...), '}')
-		} else {
-			b = append(append(append([]byte("{"), field...), ','), b[1:]...)
-		}
-	}
-	return b, nil
 }
 
 // EndpointPage is one page of endpoints.

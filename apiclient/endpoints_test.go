@@ -28,6 +28,14 @@ func TestEndpointBodies(t *testing.T) {
 	if err != nil || string(b) != `{"auth":null}` {
 		t.Errorf("remove auth: %s, %v", b, err)
 	}
+	b, err = json.Marshal(EndpointInput{RemoveTLS: true, RemoveRateLimit: true}.patch())
+	if err != nil || string(b) != `{"rate_limit":null,"tls":null}` {
+		t.Errorf("remove TLS and rate limit: %s, %v", b, err)
+	}
+	b, err = json.Marshal(EndpointInput{RemoveAuth: true, RemoveTLS: true, RemoveRateLimit: true}.create())
+	if err != nil || string(b) != `{"url":""}` {
+		t.Errorf("a create removes nothing: %s, %v", b, err)
+	}
 	desc := "d"
 	b, err = json.Marshal(EndpointInput{RemoveAuth: true, Description: &desc}.patch())
 	if err != nil || string(b) != `{"auth":null,"description":"d"}` {

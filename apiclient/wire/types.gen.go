@@ -1007,8 +1007,8 @@ type EndpointAuthType string
 // EndpointCreate defines model for EndpointCreate.
 type EndpointCreate struct {
 	// Auth How each attempt authenticates to the receiver: a bearer token, HTTP Basic, or an OAuth 2.0 client credentials grant whose token hookd fetches, caches until shortly before it expires and sends as a bearer token. Secrets (`token`, `password`, `client_secret`) are shown masked, and a masked secret sent back keeps it; `null` removes the auth.
-	Auth        *EndpointAuth `json:"auth,omitempty"`
-	Description *string       `json:"description,omitempty"`
+	Auth        Patch[EndpointAuth] `json:"auth,omitempty,omitzero"`
+	Description *string             `json:"description,omitempty"`
 
 	// Enabled Whether deliveries are attempted; true by default.
 	Enabled *bool `json:"enabled,omitempty"`
@@ -1019,7 +1019,7 @@ type EndpointCreate struct {
 	// Filter A CEL expression over `type`, `tenant_id`, `event_id` and `payload` (the event's JSON object) that must yield true for the endpoint to receive an event its types match. Checked when set (a syntax or type error is 400 naming `filter`, with CEL's message and position); `null` or `""` removes it.
 	//
 	// Example: payload.amount > 1000 && payload.currency == "EUR"
-	Filter *ContentFilter `json:"filter,omitempty"`
+	Filter Patch[string] `json:"filter,omitempty,omitzero"`
 
 	// Headers Custom headers sent on every attempt, by name: an HTTP token, not `webhook-*` or `hookd-*`, Content-Type, Content-Length, Content-Encoding, Host, User-Agent, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade or Expect, nor Authorization with `auth`. Values are credentials of at most 4 KiB without control characters: answers show them masked (`****` and, from 8 characters, the last 4), and a masked value sent back keeps the value. An update replaces them all; `{}` removes them.
 	//
@@ -1033,13 +1033,13 @@ type EndpointCreate struct {
 	PropagateTrace *bool `json:"propagate_trace,omitempty"`
 
 	// RateLimit At most `burst` attempts at once and `per_second` a second on average, summed over every worker; a delivery over it waits for its slot without spending an attempt. Null (the default) for no limit.
-	RateLimit *RateLimit `json:"rate_limit,omitempty"`
+	RateLimit Patch[RateLimit] `json:"rate_limit,omitempty,omitzero"`
 
 	// RetrySchedule The wait before each retry, each 1s to 24h; by default 30s, 2m, 10m, 1h, 4h, 12h, 24h.
 	RetrySchedule *[]Duration `json:"retry_schedule,omitempty"`
 
 	// Signing How attempts are signed; the deployment's default (`--default-signing`, Standard Webhooks unless set) when left out.
-	Signing *SigningProfile `json:"signing,omitempty"`
+	Signing Patch[SigningProfile] `json:"signing,omitempty,omitzero"`
 
 	// TenantID The tenant the endpoint belongs to (it must exist); never changes. Ignored with a tenant token.
 	TenantID *TenantID `json:"tenant_id,omitempty"`
@@ -1048,7 +1048,7 @@ type EndpointCreate struct {
 	Timeout *Duration `json:"timeout,omitempty"`
 
 	// TLS TLS to the receiver, in PEM: a client certificate (the leaf first, then any intermediates) and its unencrypted private key (PKCS #8, PKCS #1 or SEC 1), which every attempt presents to a receiver that requires mutual TLS; and a CA (one or more certificates) that replaces the system's roots when verifying the receiver's certificate. `client_certificate` and `client_key` go together; either pair, `ca`, or all three. The key must be the certificate's. The object replaces the endpoint's TLS; `null` removes it; a `client_key` given as the marker the API shows keeps the key. An expired certificate is accepted here and refused by each attempt (error class `tls_certificate`).
-	TLS *EndpointTLS `json:"tls,omitempty"`
+	TLS Patch[EndpointTLS] `json:"tls,omitempty,omitzero"`
 
 	// URL An absolute http or https URL, without credentials or fragment. A deployment may refuse private addresses.
 	//
@@ -1107,15 +1107,15 @@ type EndpointPage struct {
 // EndpointPatch The fields to change; those left out stay as they are.
 type EndpointPatch struct {
 	// Auth How each attempt authenticates to the receiver: a bearer token, HTTP Basic, or an OAuth 2.0 client credentials grant whose token hookd fetches, caches until shortly before it expires and sends as a bearer token. Secrets (`token`, `password`, `client_secret`) are shown masked, and a masked secret sent back keeps it; `null` removes the auth.
-	Auth        *EndpointAuth      `json:"auth,omitempty"`
-	Description *string            `json:"description,omitempty"`
-	Enabled     *bool              `json:"enabled,omitempty"`
-	EventTypes  *[]EventTypeFilter `json:"event_types,omitempty"`
+	Auth        Patch[EndpointAuth] `json:"auth,omitempty,omitzero"`
+	Description *string             `json:"description,omitempty"`
+	Enabled     *bool               `json:"enabled,omitempty"`
+	EventTypes  *[]EventTypeFilter  `json:"event_types,omitempty"`
 
 	// Filter A CEL expression over `type`, `tenant_id`, `event_id` and `payload` (the event's JSON object) that must yield true for the endpoint to receive an event its types match. Checked when set (a syntax or type error is 400 naming `filter`, with CEL's message and position); `null` or `""` removes it.
 	//
 	// Example: payload.amount > 1000 && payload.currency == "EUR"
-	Filter *ContentFilter `json:"filter,omitempty"`
+	Filter Patch[string] `json:"filter,omitempty,omitzero"`
 
 	// Headers Custom headers sent on every attempt, by name: an HTTP token, not `webhook-*` or `hookd-*`, Content-Type, Content-Length, Content-Encoding, Host, User-Agent, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade or Expect, nor Authorization with `auth`. Values are credentials of at most 4 KiB without control characters: answers show them masked (`****` and, from 8 characters, the last 4), and a masked value sent back keeps the value. An update replaces them all; `{}` removes them.
 	//
@@ -1125,11 +1125,11 @@ type EndpointPatch struct {
 	PropagateTrace *bool            `json:"propagate_trace,omitempty"`
 
 	// RateLimit A new limit (waiting deliveries take new slots), or null to remove it (they go at once).
-	RateLimit     *RateLimit  `json:"rate_limit,omitempty"`
-	RetrySchedule *[]Duration `json:"retry_schedule,omitempty"`
+	RateLimit     Patch[RateLimit] `json:"rate_limit,omitempty,omitzero"`
+	RetrySchedule *[]Duration      `json:"retry_schedule,omitempty"`
 
 	// Signing How each attempt is signed and which headers carry the delivery's identity. `standard-webhooks` (Standard Webhooks v1: webhook-id, webhook-timestamp, webhook-signature) takes no other field. `hmac-sha256` sends `prefix` + the hex or base64 HMAC-SHA256, keyed with the signing secret's own bytes (`whsec_` included), of the raw body or of `{timestamp}.{body}`, in `header`; while a rotated secret overlaps, one signature per valid secret, comma-separated, each with the prefix. Answers show every field, defaults filled in. Header names are HTTP tokens, distinct from each other and from the endpoint's custom headers, and not Content-Type, Content-Length, Content-Encoding, Host, User-Agent, Authorization, Cookie, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade, Expect, traceparent or tracestate.
-	Signing *SigningProfile `json:"signing,omitempty"`
+	Signing Patch[SigningProfile] `json:"signing,omitempty,omitzero"`
 
 	// Timeout A Go duration, such as `30s`, `1.5s`, `2m0s` or `1h30m`.
 	//
@@ -1137,8 +1137,8 @@ type EndpointPatch struct {
 	Timeout *Duration `json:"timeout,omitempty"`
 
 	// TLS TLS to the receiver, in PEM: a client certificate (the leaf first, then any intermediates) and its unencrypted private key (PKCS #8, PKCS #1 or SEC 1), which every attempt presents to a receiver that requires mutual TLS; and a CA (one or more certificates) that replaces the system's roots when verifying the receiver's certificate. `client_certificate` and `client_key` go together; either pair, `ca`, or all three. The key must be the certificate's. The object replaces the endpoint's TLS; `null` removes it; a `client_key` given as the marker the API shows keeps the key. An expired certificate is accepted here and refused by each attempt (error class `tls_certificate`).
-	TLS *EndpointTLS `json:"tls,omitempty"`
-	URL *string      `json:"url,omitempty"`
+	TLS Patch[EndpointTLS] `json:"tls,omitempty,omitzero"`
+	URL *string            `json:"url,omitempty"`
 }
 
 // EndpointStats Attempt figures, when the deployment keeps them.

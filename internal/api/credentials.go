@@ -1,8 +1,6 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"net/textproto"
 	"slices"
@@ -34,65 +32,6 @@ var reservedHeaders = map[string]bool{
 	"transfer-encoding": true, "connection": true, "keep-alive": true, "proxy-connection": true,
 	"proxy-authorization": true, "te": true, "trailer": true, "upgrade": true, "expect": true,
 	"user-agent": true,
-}
-
-// authIn is the auth object of a create or update.
-type authIn struct {
-	Type         string `json:"type"`
-	Token        string `json:"token"`
-	Username     string `json:"username"`
-	Password     string `json:"password"`
-	TokenURL     string `json:"token_url"`
-	ClientID     string `json:"client_id"`
-	ClientSecret string `json:"client_secret"`
-	Scope        string `json:"scope"`
-	Audience     string `json:"audience"`
-}
-
-// AuthInput is how the endpoint authenticates to its receiver, as a
-// create or update gives it.
-type AuthInput = authIn
-
-// AuthPatch is a patch's auth field: left out (Set false: unchanged),
-// null (Set, Value nil: removed) or an object (Set, Value: replaces it).
-type AuthPatch struct {
-	Set   bool
-	Value *AuthInput
-}
-
-// UnmarshalJSON takes an object or null, refusing unknown fields with the
-// field named "auth.<name>".
-func (p *AuthPatch) UnmarshalJSON(b []byte) error {
-	p.Set, p.Value = true, nil
-	if string(bytes.TrimSpace(b)) == "null" {
-		return nil
-	}
-	var in authIn
-	if err := decodeObject(b, "auth", "must be an object or null", &in); err != nil {
-		return err
-	}
-	p.Value = &in
-	return nil
-}
-
-// decodeObject decodes the JSON object of a body's field into v (a
-// struct of strings), refusing unknown fields: a bad member is named
-// "<field>.<member>", anything but an object is the field with notObject.
-func decodeObject(b []byte, field, notObject string, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	var typeErr *json.UnmarshalTypeError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &typeErr) && typeErr.Field != "":
-		return invalid(field+"."+typeErr.Field, "must be a string")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return invalid(field+"."+strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field")
-	default:
-		return invalid(field, "%s", notObject)
-	}
 }
 
 // AuthView is an endpoint's auth as the API shows it: its secrets masked.
@@ -136,26 +75,25 @@ func credentialsView(c *store.Credentials) (wire.EndpointHeaders, AuthView) {
 
 // applyCredentials validates the patch's headers, auth and TLS and sets
 // ep.Credentials to the endpoint's credentials after it.
-func (s *Server) applyCredentials(p endpointPatch, ep *store.Endpoint) error {
+func (s *Server) applyCredentials(p wire.EndpointPatch, ep *store.Endpoint) error {
 	var next store.Credentials
 	if ep.Credentials != nil {
 		next = *ep.Credentials
 	}
-	if p.Auth.Set {
-		if p.Auth.Value == nil {
-			next.Auth = nil
-		} else {
-			a, err := s.validateAuth(*p.Auth.Value, next.Auth)
-			if err != nil {
+	if !p.Auth.IsZero() {
+		var a *store.Auth
+		if in, ok := p.Auth.Value(); ok {
+			var err error
+			if a, err = s.validateAuth(in, next.Auth); err != nil {
 				return err
 			}
-			next.Auth = a
 		}
+		next.Auth = a
 	}
-	if p.TLS.Set {
+	if !p.TLS.IsZero() {
 		next.TLS = nil
-		if p.TLS.Value != nil {
-			t, err := validateTLS(*p.TLS.Value, currentTLS(ep.Credentials))
+		if in, ok := p.TLS.Value(); ok {
+			t, err := validateTLS(in, currentTLS(ep.Credentials))
 			if err != nil {
 				return err
 			}
@@ -264,9 +202,10 @@ var authFields = map[string][]string{
 
 // validateAuth checks an auth object; a secret given as the mask of the
 // current one (of the same type) keeps it.
-func (s *Server) validateAuth(in authIn, current *store.Auth) (*store.Auth, error) {
-	fields := authFields[in.Type]
-	if in.Type == "" {
+func (s *Server) validateAuth(in wire.EndpointAuth, current *store.Auth) (*store.Auth, error) {
+	typ := string(in.Type)
+	fields := authFields[typ]
+	if typ == "" {
 		return nil, invalid("auth.type", "is required: bearer, basic or oauth2_client_credentials")
 	}
 	if fields == nil {
@@ -276,17 +215,17 @@ func (s *Server) validateAuth(in authIn, current *store.Auth) (*store.Auth, erro
 		"client_id": in.ClientID, "client_secret": in.ClientSecret, "scope": in.Scope, "audience": in.Audience}
 	for _, name := range []string{"token", "username", "password", "token_url", "client_id", "client_secret", "scope", "audience"} {
 		if given[name] != "" && !slices.Contains(fields, name) {
-			return nil, invalid("auth."+name, "is not used by %s auth", in.Type)
+			return nil, invalid("auth."+name, "is not used by %s auth", typ)
 		}
 	}
 	keep := func(v, cur string) string {
-		if current != nil && current.Type == in.Type && cur != "" && v == Mask(cur) {
+		if current != nil && current.Type == typ && cur != "" && v == Mask(cur) {
 			return cur
 		}
 		return v
 	}
-	out := &store.Auth{Type: in.Type}
-	switch in.Type {
+	out := &store.Auth{Type: typ}
+	switch typ {
 	case store.AuthBearer:
 		out.Token = keep(in.Token, tokenOf(current))
 		return out, validateCredential("auth.token", out.Token, maxAuthValue)

@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/store"
 )
 
@@ -12,7 +13,7 @@ import (
 // shows them all at once, where the routes stop at the first. It changes
 // nothing.
 func (s *Server) EndpointErrors(p EndpointPatch) []*Error {
-	one := []endpointPatch{
+	one := []wire.EndpointPatch{
 		{URL: p.URL}, {Description: p.Description}, {EventTypes: p.EventTypes},
 		{RetrySchedule: p.RetrySchedule}, {Timeout: p.Timeout}, {Metadata: p.Metadata}, {Signing: p.Signing},
 	}

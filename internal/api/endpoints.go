@@ -49,55 +49,10 @@ func toJSON(ep *store.Endpoint) EndpointView {
 	return out
 }
 
-// endpointPatch is the body of create and update. Nil fields are left as
-// they are (update) or take their defaults (create).
-type endpointPatch struct {
-	URL           *string            `json:"url"`
-	Description   *string            `json:"description"`
-	EventTypes    *[]string          `json:"event_types"`
-	Enabled       *bool              `json:"enabled"`
-	RetrySchedule *[]string          `json:"retry_schedule"`
-	Timeout       *string            `json:"timeout"`
-	Metadata      *map[string]string `json:"metadata"`
-	// Filter is the content filter (a CEL expression); null or "" removes
-	// it.
-	Filter ClearableString `json:"filter"`
-	// Headers replaces the custom headers ({} removes them); Auth
-	// replaces the auth (null removes it). A value given as the mask the
-	// API shows keeps the value it masks.
-	Headers *map[string]string `json:"headers"`
-	Auth    AuthPatch          `json:"auth"`
-	// TLS replaces the client certificate, key and CA (null removes
-	// them); a client_key given as the marker the API shows keeps the key.
-	TLS TLSPatch `json:"tls"`
-	// PropagateTrace sends the receiver the W3C traceparent and
-	// tracestate of each attempt, when hookd traces (default false).
-	PropagateTrace *bool `json:"propagate_trace"`
-	// Signing replaces the signing profile (defaults filled in); an
-	// endpoint created without it gets the deployment's default.
-	Signing SigningPatch `json:"signing"`
-	// RateLimit caps the attempts the endpoint receives (null: no limit).
-	RateLimit RateLimitPatch `json:"rate_limit"`
-}
-
-// ClearableString is a patch's string field that tells a field left out
-// (Set false: unchanged) from one given, null included (null is "").
-type ClearableString struct {
-	Set   bool
-	Value string
-}
-
-// UnmarshalJSON takes a string or null.
-func (c *ClearableString) UnmarshalJSON(b []byte) error {
-	c.Set, c.Value = true, ""
-	if string(b) == "null" {
-		return nil
-	}
-	return json.Unmarshal(b, &c.Value)
-}
-
-// apply validates the patch and applies it to ep.
-func (s *Server) apply(p endpointPatch, ep *store.Endpoint) error {
+// apply validates the patch and applies it to ep. Fields left out (nil,
+// or a zero wire.Patch) stay as they are (update) or keep their defaults
+// (create).
+func (s *Server) apply(p wire.EndpointPatch, ep *store.Endpoint) error {
 	if p.URL != nil {
 		if err := s.validateURL(*p.URL); err != nil {
 			return err
@@ -119,11 +74,12 @@ func (s *Server) apply(p endpointPatch, ep *store.Endpoint) error {
 		}
 		ep.EventTypes = *p.EventTypes
 	}
-	if p.Filter.Set {
-		if err := validateContentFilter(p.Filter.Value); err != nil {
+	if !p.Filter.IsZero() {
+		filter, _ := p.Filter.Value() // null removes it, as "" does
+		if err := validateContentFilter(filter); err != nil {
 			return err
 		}
-		ep.Filter = p.Filter.Value
+		ep.Filter = filter
 	}
 	if p.Enabled != nil && *p.Enabled != ep.Enabled {
 		ep.Enabled, ep.DisabledReason = *p.Enabled, ""
@@ -157,17 +113,21 @@ func (s *Server) apply(p endpointPatch, ep *store.Endpoint) error {
 		}
 		ep.Metadata = *p.Metadata
 	}
-	if p.Signing.Set {
-		profile, err := ValidateSigning(p.Signing.Value)
+	if !p.Signing.IsZero() {
+		v, ok := p.Signing.Value()
+		if !ok {
+			return invalid("signing", "%s", signingNotObject)
+		}
+		profile, err := ValidateSigning(SigningOf(v))
 		if err != nil {
 			return err
 		}
 		ep.Signing = profile
 	}
-	if err := p.RateLimit.apply(ep); err != nil {
+	if err := applyRateLimit(p.RateLimit, ep); err != nil {
 		return err
 	}
-	if p.Headers != nil || p.Auth.Set || p.TLS.Set {
+	if p.Headers != nil || !p.Auth.IsZero() || !p.TLS.IsZero() {
 		if err := s.applyCredentials(p, ep); err != nil {
 			return err
 		}
@@ -190,16 +150,9 @@ func parseSchedule(in []string) ([]time.Duration, error) {
 	return out, nil
 }
 
-// endpointCreate is the body of create: a patch and the tenant the
-// endpoint belongs to, which never changes afterwards.
-type endpointCreate struct {
-	endpointPatch
-	TenantID *string `json:"tenant_id"`
-}
-
 func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
-	var p endpointCreate
-	if err := s.decode(w, r, &p); err != nil {
+	var p wire.EndpointCreate
+	if err := s.decodeEndpoint(w, r, &p); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -217,13 +170,10 @@ func (s *Server) CreateEndpoint(ctx context.Context, p EndpointCreate) (Endpoint
 	if err := permit(ctx, authz.ManageEndpoints); err != nil {
 		return EndpointView{}, err
 	}
-	if p.URL == nil {
-		return EndpointView{}, invalid("url", "is required")
-	}
 	now := s.now().UTC()
 	ep := &store.Endpoint{ID: delivery.NewID(delivery.PrefixEndpoint), Enabled: true, CreatedAt: now, UpdatedAt: now,
 		Signing: s.defaultSigning}
-	err := s.apply(p.endpointPatch, ep)
+	err := s.apply(createPatch(p), ep)
 	if err == nil {
 		ep.TenantID, err = s.endpointOwner(ctx, p.TenantID)
 	}
@@ -243,6 +193,17 @@ func (s *Server) CreateEndpoint(ctx context.Context, p EndpointCreate) (Endpoint
 	out.Secret = secret
 	out.Warnings = s.typeWarnings(ctx, ep.EventTypes)
 	return out, nil
+}
+
+// createPatch is a create's body as the patch that sets its fields on a
+// new endpoint; its URL is always set ("" is refused as missing).
+func createPatch(c wire.EndpointCreate) wire.EndpointPatch {
+	return wire.EndpointPatch{
+		URL: &c.URL, Description: c.Description, EventTypes: c.EventTypes, Enabled: c.Enabled,
+		RetrySchedule: c.RetrySchedule, Timeout: c.Timeout, Metadata: c.Metadata, Filter: c.Filter,
+		Headers: c.Headers, Auth: c.Auth, TLS: c.TLS, PropagateTrace: c.PropagateTrace,
+		Signing: c.Signing, RateLimit: c.RateLimit,
+	}
 }
 
 // endpointOwner is the tenant a new endpoint belongs to: the caller's own
@@ -346,8 +307,8 @@ func parseLimit(r *http.Request) (int, error) {
 }
 
 func (s *Server) updateEndpoint(w http.ResponseWriter, r *http.Request) {
-	var p endpointPatch
-	if err := s.decode(w, r, &p); err != nil {
+	var p wire.EndpointPatch
+	if err := s.decodeEndpoint(w, r, &p); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -378,7 +339,7 @@ func (s *Server) UpdateEndpoint(ctx context.Context, id string, p EndpointPatch)
 	}
 	if err == nil {
 		ep.UpdatedAt = s.now().UTC()
-		err = notFound(s.store.UpdateEndpoint(ctx, ep, updateEvents(ctx, ep, p.changedFields(), wasEnabled)...), "endpoint")
+		err = notFound(s.store.UpdateEndpoint(ctx, ep, updateEvents(ctx, ep, changedFields(p), wasEnabled)...), "endpoint")
 	}
 	if err != nil {
 		return EndpointView{}, err
@@ -517,6 +478,48 @@ func (s *Server) EndpointSecret(ctx context.Context, id string) (string, error) 
 // object.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	return s.decodeUpTo(w, r, 64<<10, v)
+}
+
+// decodeEndpoint reads the body of an endpoint's create or update into v
+// (a *wire.EndpointCreate or *wire.EndpointPatch) as decode does, its
+// object fields checked by their own rules (endpointMembers).
+func (s *Server) decodeEndpoint(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := readBody(w, r, 64<<10)
+	if err != nil {
+		return err
+	}
+	return decodeEndpointBody(body, v)
+}
+
+// decodeEndpointBody is decodeEndpoint for a body read.
+func decodeEndpointBody(body []byte, v any) error {
+	if len(body) == 0 {
+		body = []byte("{}")
+	}
+	return decodeChecked(body, endpointMembers, v)
+}
+
+// endpointMembers check the members of an endpoint's create or update
+// that the generated types alone would refuse vaguely or not at all: an
+// unknown member of an object is "<field>.<member>", anything but an
+// object (or null where null removes the field) is the field itself.
+var endpointMembers = map[string]memberCheck{
+	"filter": func(b []byte) ([]byte, error) {
+		if json.Unmarshal(b, new(wire.Patch[string])) != nil {
+			return nil, invalid("filter", "must be a string")
+		}
+		return nil, nil
+	},
+	"auth": func(b []byte) ([]byte, error) {
+		return checkObject(b, "auth", "must be an object or null", true, new(wire.EndpointAuth))
+	},
+	"tls": func(b []byte) ([]byte, error) {
+		return checkObject(b, "tls", "must be an object or null", true, new(wire.EndpointTLS))
+	},
+	"signing": func(b []byte) ([]byte, error) {
+		return checkObject(b, "signing", signingNotObject, false, new(wire.SigningProfile))
+	},
+	"rate_limit": checkRateLimit,
 }
 
 // decodeUpTo is decode for a body of at most limit bytes.

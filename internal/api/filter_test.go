@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/store"
 )
 
@@ -13,9 +14,9 @@ import (
 // sets it once it compiles; refusals name "filter" with CEL's message.
 func TestPatchFilter(t *testing.T) {
 	s := &Server{}
-	patch := func(body string) endpointPatch {
-		var p endpointPatch
-		require.NoError(t, decodeStrict([]byte(body), &p), body)
+	patch := func(body string) wire.EndpointPatch {
+		var p wire.EndpointPatch
+		require.NoError(t, decodeEndpointBody([]byte(body), &p), body)
 		return p
 	}
 	ep := &store.Endpoint{Filter: `type == "a"`}
@@ -29,8 +30,8 @@ func TestPatchFilter(t *testing.T) {
 	require.NoError(t, s.apply(patch(`{"filter":""}`), ep))
 	require.Empty(t, ep.Filter, `"" removes it`)
 
-	var p endpointPatch
-	err := decodeStrict([]byte(`{"filter":5}`), &p)
+	var p wire.EndpointPatch
+	err := decodeEndpointBody([]byte(`{"filter":5}`), &p)
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	require.Equal(t, "filter", e.Field)

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/store/sqlite"
@@ -200,7 +201,7 @@ func FuzzEndpointValidation(f *testing.F) {
 		if err := json.Unmarshal(raw, &created); err != nil || created.Secret == "" {
 			t.Fatalf("201 body %q: %v", raw, err)
 		}
-		var in endpointPatch
+		var in wire.EndpointPatch
 		if err := json.Unmarshal(body, &in); err != nil {
 			t.Fatalf("accepted a body encoding/json refuses: %v", err)
 		}
@@ -227,7 +228,7 @@ func FuzzEndpointValidation(f *testing.F) {
 
 // requireStoredAsPosted compares the stored endpoint with the posted
 // fields, decoded here independently of the API's validators.
-func requireStoredAsPosted(t *testing.T, in endpointPatch, ep *store.Endpoint) {
+func requireStoredAsPosted(t *testing.T, in wire.EndpointPatch, ep *store.Endpoint) {
 	t.Helper()
 	want := store.Endpoint{URL: *in.URL, Enabled: true}
 	if in.Description != nil {

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/authz"
 	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store"
@@ -34,7 +35,7 @@ func updateEvents(ctx context.Context, ep *store.Endpoint, fields []string, wasE
 
 // changedFields names the fields of a patch that an update sets, but the
 // switch (announced on its own).
-func (p endpointPatch) changedFields() []string {
+func changedFields(p wire.EndpointPatch) []string {
 	var out []string
 	add := func(set bool, name string) {
 		if set {
@@ -44,13 +45,13 @@ func (p endpointPatch) changedFields() []string {
 	add(p.URL != nil, "url")
 	add(p.Description != nil, "description")
 	add(p.EventTypes != nil, "event_types")
-	add(p.Filter.Set, "filter")
+	add(!p.Filter.IsZero(), "filter")
 	add(p.RetrySchedule != nil, "retry_schedule")
 	add(p.Timeout != nil, "timeout")
 	add(p.Metadata != nil, "metadata")
 	add(p.Headers != nil, "headers")
-	add(p.Auth.Set, "auth")
+	add(!p.Auth.IsZero(), "auth")
 	add(p.PropagateTrace != nil, "propagate_trace")
-	add(p.RateLimit.Set, "rate_limit")
+	add(!p.RateLimit.IsZero(), "rate_limit")
 	return out
 }

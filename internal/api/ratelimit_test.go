@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/store"
 )
 
@@ -14,9 +15,9 @@ import (
 // refusals name rate_limit.per_second or rate_limit.burst.
 func TestPatchRateLimit(t *testing.T) {
 	s := &Server{}
-	patch := func(body string) (endpointPatch, error) {
-		var p endpointPatch
-		return p, decodeStrict([]byte(body), &p)
+	patch := func(body string) (wire.EndpointPatch, error) {
+		var p wire.EndpointPatch
+		return p, decodeEndpointBody([]byte(body), &p)
 	}
 	apply := func(body string, ep *store.Endpoint) error {
 		p, err := patch(body)

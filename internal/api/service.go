@@ -20,10 +20,11 @@ import (
 type (
 	// EndpointView is an endpoint; Secret is set only by CreateEndpoint.
 	EndpointView = wire.Endpoint
-	// EndpointPatch is what UpdateEndpoint changes: nil fields stay.
-	EndpointPatch = endpointPatch
+	// EndpointPatch is what UpdateEndpoint changes: nil fields and zero
+	// wire.Patch fields stay.
+	EndpointPatch = wire.EndpointPatch
 	// EndpointCreate is what CreateEndpoint creates from.
-	EndpointCreate = endpointCreate
+	EndpointCreate = wire.EndpointCreate
 	// TestResult is the first attempt of a test event.
 	TestResult = testOut
 	// RecoverResult is what a recover changed and who asked for it: the

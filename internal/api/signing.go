@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"errors"
 	"net/textproto"
 
@@ -16,23 +15,9 @@ import (
 // endpoint created without one gets the deployment's default
 // (Config.DefaultSigning), Standard Webhooks unless set.
 
-// SigningPatch is a patch's signing field: left out (Set false:
-// unchanged) or an object that replaces the profile.
-type SigningPatch struct {
-	Set   bool
-	Value signing.Profile
-}
-
-// UnmarshalJSON takes an object, refusing unknown fields with the field
-// named "signing.<name>".
-func (p *SigningPatch) UnmarshalJSON(b []byte) error {
-	p.Set = true
-	const notObject = `must be an object such as {"scheme": "standard-webhooks"}`
-	if string(bytes.TrimSpace(b)) == "null" {
-		return invalid("signing", notObject)
-	}
-	return decodeObject(b, "signing", notObject, &p.Value)
-}
+// signingNotObject is the refusal of a signing field that is not an
+// object, null included: a profile is replaced, never removed.
+const signingNotObject = `must be an object such as {"scheme": "standard-webhooks"}`
 
 // signingView is the profile as the API shows it: the zero profile is
 // Standard Webhooks.
@@ -77,7 +62,7 @@ func ValidateSigning(p signing.Profile) (signing.Profile, error) {
 // checkSigningHeaders refuses a profile header that is also one of the
 // endpoint's custom headers, naming the field the patch changed: the
 // profile's when it set one, else the custom header.
-func checkSigningHeaders(p endpointPatch, ep *store.Endpoint) error {
+func checkSigningHeaders(p wire.EndpointPatch, ep *store.Endpoint) error {
 	if ep.Signing.Scheme != signing.SchemeHMACSHA256 || ep.Credentials == nil {
 		return nil
 	}
@@ -86,7 +71,7 @@ func checkSigningHeaders(p endpointPatch, ep *store.Endpoint) error {
 		if _, ok := ep.Credentials.Headers[canon]; !ok {
 			continue
 		}
-		if p.Signing.Set {
+		if !p.Signing.IsZero() {
 			return invalid("signing."+f.Field, "header %s is also one of the endpoint's custom headers", f.Name)
 		}
 		return invalid("headers."+canon, "header %s is set by the endpoint's signing profile (signing.%s)", canon, f.Field)

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -23,35 +22,6 @@ const (
 	maxClientKey         = 16 << 10
 	maxCA                = 32 << 10
 )
-
-// TLSInput is an endpoint's TLS as a create or update gives it, in PEM.
-type TLSInput struct {
-	ClientCertificate string `json:"client_certificate"`
-	ClientKey         string `json:"client_key"`
-	CA                string `json:"ca"`
-}
-
-// TLSPatch is a patch's tls field: left out (Set false: unchanged), null
-// (Set, Value nil: removed) or an object (Set, Value: replaces it).
-type TLSPatch struct {
-	Set   bool
-	Value *TLSInput
-}
-
-// UnmarshalJSON takes an object or null, naming a bad member
-// "tls.<name>".
-func (p *TLSPatch) UnmarshalJSON(b []byte) error {
-	p.Set, p.Value = true, nil
-	if string(bytes.TrimSpace(b)) == "null" {
-		return nil
-	}
-	var in TLSInput
-	if err := decodeObject(b, "tls", "must be an object or null", &in); err != nil {
-		return err
-	}
-	p.Value = &in
-	return nil
-}
 
 // TLSView is an endpoint's TLS as the API shows it: the certificates as
 // given, the key's marker (never the key), and what the certificates say.
@@ -91,7 +61,7 @@ func keyMarker(p *store.ParsedTLS) string {
 
 // validateTLS checks a TLS object; a client_key given as the marker of
 // the current key keeps it.
-func validateTLS(in TLSInput, current *store.TLS) (*store.TLS, error) {
+func validateTLS(in wire.EndpointTLS, current *store.TLS) (*store.TLS, error) {
 	for _, f := range []struct {
 		name, v string
 		max     int

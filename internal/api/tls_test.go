@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/store"
 	"github.com/hookd/hookd/internal/testkit"
 )
@@ -19,12 +20,12 @@ func TestPatchTLS(t *testing.T) {
 	ca := testkit.NewCA(t, "Receiver CA")
 	client := ca.Issue(t, "hookd-client", time.Now().Add(-time.Hour), time.Date(2031, 5, 1, 0, 0, 0, 0, time.UTC))
 	other := ca.IssueNow(t, "other")
-	patch := func(v any) endpointPatch {
+	patch := func(v any) wire.EndpointPatch {
 		t.Helper()
 		body, err := json.Marshal(map[string]any{"tls": v})
 		require.NoError(t, err)
-		var p endpointPatch
-		require.NoError(t, decodeStrict(body, &p))
+		var p wire.EndpointPatch
+		require.NoError(t, decodeEndpointBody(body, &p))
 		return p
 	}
 	ep := &store.Endpoint{}
@@ -78,8 +79,8 @@ func TestPatchTLS(t *testing.T) {
 	} {
 		body, err := json.Marshal(map[string]any{"tls": c.tls})
 		require.NoError(t, err)
-		var p endpointPatch
-		err = decodeStrict(body, &p)
+		var p wire.EndpointPatch
+		err = decodeEndpointBody(body, &p)
 		if err == nil {
 			err = s.apply(p, &store.Endpoint{})
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/api"
 	"github.com/hookd/hookd/internal/store"
 )
@@ -60,21 +61,22 @@ func (f credentialForm) patch(p *api.EndpointPatch) {
 		}
 		headers[strings.TrimSpace(name)] = strings.TrimSpace(value)
 	}
-	p.Headers = &headers
-	p.TLS = api.TLSPatch{Set: true}
+	p.Headers = (*wire.EndpointHeaders)(&headers)
+	p.TLS = wire.Null[wire.EndpointTLS]()
 	if f.TLSCertificate != "" || f.TLSKey != "" || f.TLSCA != "" {
-		p.TLS.Value = &api.TLSInput{ClientCertificate: f.TLSCertificate, ClientKey: f.TLSKey, CA: f.TLSCA}
+		p.TLS = wire.Set(wire.EndpointTLS{ClientCertificate: f.TLSCertificate, ClientKey: f.TLSKey, CA: f.TLSCA})
 	}
+	typ := wire.EndpointAuthType(f.AuthType)
 	switch f.AuthType {
 	case "":
-		p.Auth = api.AuthPatch{Set: true}
+		p.Auth = wire.Null[wire.EndpointAuth]()
 	case store.AuthBearer:
-		p.Auth = api.AuthPatch{Set: true, Value: &api.AuthInput{Type: f.AuthType, Token: f.AuthToken}}
+		p.Auth = wire.Set(wire.EndpointAuth{Type: typ, Token: f.AuthToken})
 	case store.AuthBasic:
-		p.Auth = api.AuthPatch{Set: true, Value: &api.AuthInput{Type: f.AuthType, Username: f.AuthUsername, Password: f.AuthPassword}}
+		p.Auth = wire.Set(wire.EndpointAuth{Type: typ, Username: f.AuthUsername, Password: f.AuthPassword})
 	case store.AuthOAuth2:
 	default:
-		p.Auth = api.AuthPatch{Set: true, Value: &api.AuthInput{Type: f.AuthType}}
+		p.Auth = wire.Set(wire.EndpointAuth{Type: typ})
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/api"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/stats"
@@ -137,7 +138,7 @@ func (f endpointForm) basePatch() api.EndpointPatch {
 	}
 	timeout := cmp.Or(f.Timeout, delivery.DefaultTimeout.String())
 	return api.EndpointPatch{URL: &f.URL, Description: &f.Description, EventTypes: &types, RetrySchedule: &schedule, Timeout: &timeout,
-		Filter: api.ClearableString{Set: true, Value: f.Filter}, PropagateTrace: &f.PropagateTrace}
+		Filter: wire.Set(f.Filter), PropagateTrace: &f.PropagateTrace}
 }
 
 // picked are the catalog's types ticked: as posted, or as fillCatalog
@@ -218,7 +219,7 @@ func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	}
 	patch := f.patch()
 	var in api.EndpointCreate
-	in.URL, in.Description, in.EventTypes = patch.URL, patch.Description, patch.EventTypes
+	in.URL, in.Description, in.EventTypes = *patch.URL, patch.Description, patch.EventTypes
 	if strings.TrimSpace(f.RetrySchedule) != "" {
 		in.RetrySchedule = patch.RetrySchedule
 	}

@@ -32,7 +32,7 @@ func BenchmarkOverview100Endpoints(b *testing.B) {
 	for i := range 99 {
 		u := fmt.Sprintf("https://example.com/hooks/%d", i)
 		var in api.EndpointCreate
-		in.URL = &u
+		in.URL = u
 		ep, err := f.portal.api.CreateEndpoint(ctx, in)
 		require.NoError(b, err)
 		var deltas []store.StatsDelta

@@ -56,7 +56,7 @@ func newFixture(t testing.TB) *fixture {
 	require.NoError(t, err)
 	var in api.EndpointCreate
 	u := "https://example.com/hooks"
-	in.URL = &u
+	in.URL = u
 	ep, err := srv.CreateEndpoint(authz.NewContext(ctx, authz.ForTenant(f.tenant, "test")), in)
 	require.NoError(t, err)
 	f.ep = ep.ID

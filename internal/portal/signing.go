@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/api"
 	"github.com/hookd/hookd/signing"
 )
@@ -62,12 +63,12 @@ func (f signingForm) patch(p *api.EndpointPatch) {
 	switch f.SigningScheme {
 	case "":
 	case signing.SchemeHMACSHA256:
-		p.Signing = api.SigningPatch{Set: true, Value: signing.Profile{Scheme: f.SigningScheme, Header: f.SigningHeader,
-			Prefix: f.SigningPrefix, Encoding: f.SigningEncoding, Content: f.SigningContent, TimestampHeader: f.SigningTimestampHeader,
-			DeliveryIDHeader: f.SigningDeliveryIDHeader, EventIDHeader: f.SigningEventIDHeader,
-			EventTypeHeader: f.SigningEventTypeHeader, AttemptHeader: f.SigningAttemptHeader}}
+		p.Signing = wire.Set(wire.SigningProfile{Scheme: wire.SigningProfileScheme(f.SigningScheme), Header: f.SigningHeader,
+			Prefix: f.SigningPrefix, Encoding: wire.SigningProfileEncoding(f.SigningEncoding), Content: wire.SigningProfileContent(f.SigningContent),
+			TimestampHeader: f.SigningTimestampHeader, DeliveryIDHeader: f.SigningDeliveryIDHeader, EventIDHeader: f.SigningEventIDHeader,
+			EventTypeHeader: f.SigningEventTypeHeader, AttemptHeader: f.SigningAttemptHeader})
 	default:
-		p.Signing = api.SigningPatch{Set: true, Value: signing.Profile{Scheme: f.SigningScheme}}
+		p.Signing = wire.Set(wire.SigningProfile{Scheme: wire.SigningProfileScheme(f.SigningScheme)})
 	}
 }
 
