@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/embedded"
@@ -56,7 +57,7 @@ func TestServeInProcess(t *testing.T) {
 
 	api := &apiClient{t: t, base: apiSrv.HTTPURL, key: cfg.APIKeys[0]}
 	rc := newReceiver(t, 0)
-	var ep struct{ ID, Secret string }
+	var ep wire.Endpoint
 	if code := api.do("POST", "/v1/endpoints", map[string]any{"url": rc.URL}, &ep); code != http.StatusCreated {
 		t.Fatalf("create endpoint: %d", code)
 	}

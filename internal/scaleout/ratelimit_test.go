@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 )
 
@@ -41,7 +42,7 @@ func TestRateLimitAcrossServes(t *testing.T) {
 	}
 
 	rc := newArrivals(t)
-	var ep struct{ ID string }
+	var ep wire.Endpoint
 	if code := apis[0].do("POST", "/v1/endpoints", map[string]any{"url": rc.URL, "rate_limit": map[string]int{"per_second": perSecond, "burst": burst}}, &ep); code != http.StatusCreated {
 		t.Fatalf("create endpoint: %d", code)
 	}

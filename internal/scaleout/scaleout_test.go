@@ -86,7 +86,7 @@ func TestScaleOut(t *testing.T) {
 	api := &apiClient{t: t, base: "http://" + apiAddr, key: apiKey}
 
 	rc := newReceiver(t, 5*time.Millisecond)
-	var ep struct{ ID, Secret string }
+	var ep wire.Endpoint
 	if code := api.do("POST", "/v1/endpoints", map[string]any{"url": rc.URL + "/hook"}, &ep); code != http.StatusCreated {
 		t.Fatalf("create endpoint: %d", code)
 	}

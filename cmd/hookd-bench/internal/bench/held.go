@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // HeldResult is what deliveries held by a disabled endpoint cost while it
@@ -46,9 +48,7 @@ func runHeld(ctx context.Context, cfg Config, h *hookdTarget) (HeldResult, error
 	if err := h.call(ctx, http.MethodPatch, "/v1/endpoints/"+epID, map[string]bool{"enabled": false}, nil, http.StatusOK); err != nil {
 		return res, fmt.Errorf("held: disable: %w", err)
 	}
-	var rec struct {
-		Woken int `json:"woken"`
-	}
+	var rec wire.Recovered
 	if err := h.call(ctx, http.MethodPost, "/v1/endpoints/"+epID+"/recover", map[string]string{"reason": "held"}, &rec, http.StatusOK); err != nil {
 		return res, fmt.Errorf("held: wake: %w", err)
 	}

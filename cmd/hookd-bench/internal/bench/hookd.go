@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/ingest"
@@ -121,9 +122,7 @@ func (h *hookdTarget) createEndpoint(ctx context.Context, url, eventType string,
 	if schedule != nil {
 		body["retry_schedule"] = schedule
 	}
-	var ep struct {
-		ID string `json:"id"`
-	}
+	var ep wire.Endpoint
 	if err := h.call(ctx, http.MethodPost, "/v1/endpoints", body, &ep, http.StatusCreated); err != nil {
 		return "", fmt.Errorf("create endpoint: %w", err)
 	}
@@ -133,30 +132,22 @@ func (h *hookdTarget) createEndpoint(ctx context.Context, url, eventType string,
 // payload is a small order-like JSON object, the same for every event.
 var payload = json.RawMessage(`{"order_id":"ord_4711","amount":1299,"currency":"EUR","customer":{"id":"cus_42","email":"buyer@example.com"},"items":[{"sku":"sku-1","qty":2},{"sku":"sku-2","qty":1}]}`)
 
-type eventBody struct {
-	EventID string          `json:"event_id"`
-	Type    string          `json:"type"`
-	Payload json.RawMessage `json:"payload"`
-}
-
 // apiStarter posts events through the API: one per POST /v1/events, or
 // several per POST /v1/events/batch.
 func (h *hookdTarget) apiStarter(eventType string) starter {
 	return func(ctx context.Context, ids []string) error {
 		if len(ids) == 1 {
-			return h.call(ctx, http.MethodPost, "/v1/events", eventBody{ids[0], eventType, payload}, nil, http.StatusAccepted)
+			return h.call(ctx, http.MethodPost, "/v1/events", wire.EventCreate{EventID: &ids[0], Type: eventType, Payload: payload}, nil, http.StatusAccepted)
 		}
-		in := struct {
-			Events []eventBody `json:"events"`
-		}{}
+		var in wire.EventBatch
 		for _, id := range ids {
-			in.Events = append(in.Events, eventBody{id, eventType, payload})
+			raw, err := json.Marshal(wire.EventCreate{EventID: &id, Type: eventType, Payload: payload})
+			if err != nil {
+				return err
+			}
+			in.Events = append(in.Events, raw)
 		}
-		var out struct {
-			Results []struct {
-				Status int `json:"status"`
-			} `json:"results"`
-		}
+		var out wire.EventBatchResults
 		if err := h.call(ctx, http.MethodPost, "/v1/events/batch", in, &out, http.StatusOK); err != nil {
 			return err
 		}

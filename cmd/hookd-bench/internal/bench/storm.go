@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/visibility"
 )
@@ -48,8 +49,7 @@ type StormResult struct {
 
 // StormRecovered is the recover's answer that started a drain.
 type StormRecovered struct {
-	Woken int  `json:"woken"`
-	Paced bool `json:"paced"`
+	wire.Recovered
 	// Took is the recover request's duration.
 	Took time.Duration `json:"-"`
 }

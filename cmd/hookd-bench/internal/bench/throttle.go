@@ -9,6 +9,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/hookd/hookd/apiclient/wire"
 )
 
 // ThrottleResult is the rate-limit phase: ThrottleN events to an endpoint
@@ -173,9 +175,7 @@ func (res *ThrottleResult) spacing(at []time.Time) {
 // returns the endpoint ID.
 func (h *hookdTarget) createLimitedEndpoint(ctx context.Context, url, eventType string, perSecond, burst int) (string, error) {
 	body := map[string]any{"url": url, "event_types": []string{eventType}, "rate_limit": map[string]int{"per_second": perSecond, "burst": burst}}
-	var ep struct {
-		ID string `json:"id"`
-	}
+	var ep wire.Endpoint
 	if err := h.call(ctx, http.MethodPost, "/v1/endpoints", body, &ep, http.StatusCreated); err != nil {
 		return "", fmt.Errorf("create limited endpoint: %w", err)
 	}
@@ -188,9 +188,7 @@ func (h *hookdTarget) maxAttempts(ctx context.Context, ids []string) (int, error
 	most := 0
 	step := max(1, len(ids)/throttleSample)
 	for i := 0; i < len(ids); i += step {
-		var d struct {
-			Attempts int `json:"attempts"`
-		}
+		var d wire.Delivery
 		if err := h.call(ctx, http.MethodGet, "/v1/deliveries/"+ids[i], nil, &d, http.StatusOK); err != nil {
 			return most, fmt.Errorf("throttle: read delivery: %w", err)
 		}
