@@ -43,37 +43,27 @@ func (f DeadLetterFilter) IsZero() bool {
 	return f.TenantID == "" && f.EndpointID == "" && f.EventType == "" && len(f.Reasons) == 0 && f.Since.IsZero() && f.Until.IsZero()
 }
 
-// wire is the filter as the API's query and bulk-redrive body name it.
-func (f DeadLetterFilter) wire() filterWire {
-	w := filterWire{TenantID: f.TenantID, EndpointID: f.EndpointID, EventType: f.EventType, Reasons: f.Reasons}
-	if !f.Since.IsZero() {
-		w.Since = f.Since.UTC().Format(time.RFC3339)
-	}
-	if !f.Until.IsZero() {
-		w.Until = f.Until.UTC().Format(time.RFC3339)
-	}
-	return w
-}
-
-type filterWire struct {
-	TenantID   string   `json:"tenant_id,omitempty"`
-	EndpointID string   `json:"endpoint_id,omitempty"`
-	EventType  string   `json:"event_type,omitempty"`
-	Reasons    []string `json:"reasons,omitempty"`
-	Since      string   `json:"since,omitempty"`
-	Until      string   `json:"until,omitempty"`
-}
-
-func (w filterWire) values(v url.Values) url.Values {
+// values adds the filter to a list's query: the document's
+// ListDeadLettersParams.
+func (f DeadLetterFilter) values(v url.Values) url.Values {
 	for k, s := range map[string]string{
-		"tenant_id": w.TenantID, "endpoint_id": w.EndpointID, "event_type": w.EventType, "since": w.Since, "until": w.Until,
-		"reason": strings.Join(w.Reasons, ","),
+		"tenant_id": f.TenantID, "endpoint_id": f.EndpointID, "event_type": f.EventType,
+		"since": rfc3339(f.Since, time.RFC3339), "until": rfc3339(f.Until, time.RFC3339), "reason": strings.Join(f.Reasons, ","),
 	} {
 		if s != "" {
 			v.Set(k, s)
 		}
 	}
 	return v
+}
+
+// rfc3339 is t in UTC in layout (RFC 3339, to the second or the
+// nanosecond); "" for the zero time.
+func rfc3339(t time.Time, layout string) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(layout)
 }
 
 // DeadLetterSummary counts waiting dead letters per endpoint and reason;
@@ -123,12 +113,7 @@ func (b BulkRedrive) body() wire.BulkRedriveRequest {
 		}
 		out.Reasons = &reasons
 	}
-	if !f.Since.IsZero() {
-		out.Since = wire.Optional(f.Since.UTC())
-	}
-	if !f.Until.IsZero() {
-		out.Until = wire.Optional(f.Until.UTC())
-	}
+	out.Since, out.Until = rfc3339(f.Since, time.RFC3339Nano), rfc3339(f.Until, time.RFC3339Nano)
 	return out
 }
 
@@ -151,7 +136,7 @@ func deadLetterPath(id string) string { return "/v1/dead-letters/" + url.PathEsc
 
 // ListDeadLetters returns one page of the dead letters f matches.
 func (c *Client) ListDeadLetters(ctx context.Context, f DeadLetterFilter, p Page) (*DeadLetterPage, error) {
-	return call[DeadLetterPage](ctx, c, http.MethodGet, "/v1/dead-letters", f.wire().values(p.values()), nil)
+	return call[DeadLetterPage](ctx, c, http.MethodGet, "/v1/dead-letters", f.values(p.values()), nil)
 }
 
 // GetDeadLetter returns one dead letter with its timeline and payload.

@@ -19,7 +19,7 @@ type PortalLinkOptions struct {
 	// ReadOnly opens a session that changes nothing.
 	ReadOnly bool
 	// Without names capabilities the session goes without, such as
-	// "reveal_secret".
+	// "reveal_secret"; the API refuses a name it does not know.
 	Without []string
 }
 
@@ -44,24 +44,12 @@ func (c *Client) CreatePortalLink(ctx context.Context, id string, o PortalLinkOp
 		body.SessionTTL = wire.Optional(o.SessionTTL.String())
 	}
 	if len(o.Without) > 0 {
-		body.Capabilities = &wire.PortalCapabilities{}
-		no := false
+		body.Capabilities = map[string]bool{}
 		for _, name := range o.Without {
-			if f := capabilityField(body.Capabilities, name); f != nil {
-				*f = &no
-			}
+			body.Capabilities[name] = false
 		}
 	}
 	return call[PortalLink](ctx, c, http.MethodPost, tenantPath(id)+"/portal", nil, body)
-}
-
-// capabilityField is the field of c that capability name sets; nil for
-// a name the document does not have.
-func capabilityField(c *wire.PortalCapabilities, name string) **bool {
-	return map[string]**bool{
-		"manage_endpoints": &c.ManageEndpoints, "reveal_secret": &c.RevealSecret, "rotate_secret": &c.RotateSecret,
-		"send_test": &c.SendTest, "recover": &c.Recover, "redrive": &c.Redrive,
-	}[name]
 }
 
 // EndPortalSessions ends every portal session of the tenant and voids its

@@ -15,11 +15,11 @@ type Tenant struct {
 	wire.Tenant
 }
 
-// TenantInput is the body of a tenant put: it replaces the name and
-// metadata.
+// TenantInput is what a tenant put sets, sent as the document's
+// TenantPut: it replaces the name and metadata.
 type TenantInput struct {
-	Name     string            `json:"name"`
-	Metadata map[string]string `json:"metadata,omitempty"`
+	Name     string
+	Metadata map[string]string
 }
 
 // TenantPage is one page of tenants.

@@ -603,7 +603,7 @@ type BulkRedriveRequest struct {
 	Reasons *[]DeadLetterReason `json:"reasons,omitempty"`
 
 	// Since Dead at or after this time.
-	Since *time.Time `json:"since,omitempty"`
+	Since string `json:"since,omitempty,omitzero"`
 
 	// TenantID A tenant's ID, the platform's own for its customer.
 	//
@@ -611,7 +611,7 @@ type BulkRedriveRequest struct {
 	TenantID *TenantID `json:"tenant_id,omitempty"`
 
 	// Until Dead at or before this time.
-	Until *time.Time `json:"until,omitempty"`
+	Until string `json:"until,omitempty,omitzero"`
 }
 
 // CatalogType defines model for CatalogType.
@@ -1460,7 +1460,7 @@ type PortalLink struct {
 type PortalLinkOptions struct {
 	// Capabilities What a portal session may do beyond reading; each is true unless
 	// set to false (or dropped by `read_only`).
-	Capabilities *PortalCapabilities `json:"capabilities,omitempty"`
+	Capabilities map[string]bool `json:"capabilities,omitempty,omitzero"`
 
 	// ReadOnly A session that changes nothing: no creating, editing, enabling,
 	// deleting, rotating, testing, recovering, resending or redriving.

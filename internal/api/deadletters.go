@@ -24,15 +24,17 @@ import (
 
 var safeValue = regexp.MustCompile(`^[A-Za-z0-9._:*-]{1,255}$`)
 
-// deadLetterFilter is the filter of list, summary and bulk redrive: every
-// field is optional; Since and Until are RFC 3339 times.
+// deadLetterFilter is the filter of list, summary and bulk redrive, as a
+// list's query (filterFromQuery) or a bulk redrive's body
+// (bulkRedriveFilter) gives it: every field is optional; Since and Until
+// are RFC 3339 times, checked by deadLetterQuery.
 type deadLetterFilter struct {
-	TenantID   string   `json:"tenant_id"`
-	EndpointID string   `json:"endpoint_id"`
-	EventType  string   `json:"event_type"`
-	Reasons    []string `json:"reasons"`
-	Since      string   `json:"since"`
-	Until      string   `json:"until"`
+	TenantID   string
+	EndpointID string
+	EventType  string
+	Reasons    []string
+	Since      string
+	Until      string
 	// reasonsField names Reasons in errors: "reasons" in a request body,
 	// "reason" in a query string.
 	reasonsField string

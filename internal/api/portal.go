@@ -29,16 +29,10 @@ const (
 	MaxPortalSessionTTL     = 7 * 24 * time.Hour
 )
 
-// portalLinkIn is the body of POST /v1/tenants/{id}/portal.
-type portalLinkIn struct {
-	SessionTTL   *string         `json:"session_ttl"`
-	ReadOnly     bool            `json:"read_only"`
-	Capabilities map[string]bool `json:"capabilities"`
-}
-
-// options checks the body and returns the session lifetime and the
-// capabilities the session goes without.
-func (in portalLinkIn) options() (time.Duration, []authz.Capability, error) {
+// portalLinkOptions checks the body of POST /v1/tenants/{id}/portal and
+// returns the session lifetime and the capabilities the session goes
+// without.
+func portalLinkOptions(in wire.PortalLinkOptions) (time.Duration, []authz.Capability, error) {
 	ttl := DefaultPortalSessionTTL
 	if in.SessionTTL != nil {
 		d, err := time.ParseDuration(*in.SessionTTL)
@@ -48,7 +42,7 @@ func (in portalLinkIn) options() (time.Duration, []authz.Capability, error) {
 		ttl = d
 	}
 	var drop []authz.Capability
-	if in.ReadOnly {
+	if wire.Deref(in.ReadOnly) {
 		drop = append(drop, authz.ReadOnly...)
 	}
 	for name, allowed := range in.Capabilities {
@@ -83,12 +77,12 @@ func capabilitiesOut(denied []authz.Capability) wire.PortalCapabilities {
 // stored; the link points at the configured public URL, never at the Host
 // the request named (which a caller, or a proxy, chooses).
 func (s *Server) createPortalLink(w http.ResponseWriter, r *http.Request) {
-	var in portalLinkIn
+	var in wire.PortalLinkOptions
 	if err := s.decode(w, r, &in); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	ttl, denied, err := in.options()
+	ttl, denied, err := portalLinkOptions(in)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

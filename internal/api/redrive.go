@@ -130,17 +130,13 @@ func (s *Server) redriveDeadLetter(ctx context.Context, id, reason string) error
 // it to the end, resuming after any crash; GET .../redrive/{job} reports
 // progress.
 func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		deadLetterFilter
-		Rate   *float64 `json:"rate"`
-		Reason string   `json:"reason"`
-		All    bool     `json:"all"`
-	}
+	var body wire.BulkRedriveRequest
 	if err := s.decode(w, r, &body); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if body.deadLetterFilter.isZero() && !body.All {
+	f := bulkRedriveFilter(body)
+	if f.isZero() && !wire.Deref(body.All) {
 		if err := checkRedriveRate(body.Rate); err != nil {
 			s.writeError(w, r, err)
 			return
@@ -148,7 +144,7 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, invalid("all", "a bulk redrive needs a filter (tenant_id, endpoint_id, event_type, reasons, since or until) or \"all\": true"))
 		return
 	}
-	out, err := s.RedriveDeadLetters(r.Context(), body.deadLetterFilter, body.Rate, body.Reason)
+	out, err := s.RedriveDeadLetters(r.Context(), f, body.Rate, wire.Deref(body.Reason))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -158,6 +154,19 @@ func (s *Server) redriveMany(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusOK
 	}
 	writeJSON(w, status, out)
+}
+
+// bulkRedriveFilter is the filter of a bulk redrive's body.
+func bulkRedriveFilter(b wire.BulkRedriveRequest) deadLetterFilter {
+	f := deadLetterFilter{TenantID: wire.Deref(b.TenantID), EndpointID: wire.Deref(b.EndpointID), EventType: wire.Deref(b.EventType),
+		Since: b.Since, Until: b.Until}
+	if b.Reasons != nil {
+		f.Reasons = make([]string, 0, len(*b.Reasons))
+		for _, r := range *b.Reasons {
+			f.Reasons = append(f.Reasons, string(r))
+		}
+	}
+	return f
 }
 
 // checkRedriveRate refuses a bulk redrive's rate out of its bounds (nil:
