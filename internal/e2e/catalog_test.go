@@ -17,9 +17,6 @@ import (
 // endpoint's create answers say, and --require-event-types what every
 // post may be.
 
-// schemaError is a 400 with the failures of a payload or an example.
-type schemaError = wire.ErrorBody
-
 const invoiceSchema = `{"type":"object","required":["amount","currency"],"properties":{"amount":{"type":"integer","minimum":1},"currency":{"enum":["EUR","USD"]}}}`
 
 // The platform puts, lists, gets and deletes types; a tenant reads the
@@ -53,7 +50,7 @@ func TestCatalogCRUD(t *testing.T) {
 	require.Equal(t, http.StatusForbidden, tenant.do("PUT", "/v1/event-types/tenant.made", map[string]any{}, &e), "a tenant changes nothing")
 	require.Equal(t, http.StatusForbidden, tenant.do("DELETE", "/v1/event-types/order.created", nil, &e))
 
-	var se schemaError
+	var se apiError
 	require.Equal(t, http.StatusBadRequest, api.do("PUT", "/v1/event-types/bad.schema", `{"schema":{"type":"nope"}}`, &se))
 	require.Equal(t, "schema", se.Error.Field)
 	require.Contains(t, se.Error.Message, `at "/type"`)
@@ -105,7 +102,7 @@ func TestCatalogAtIngestAndEndpoints(t *testing.T) {
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/endpoints/"+ep.ID, nil, &plain))
 	require.NotContains(t, plain, "warnings", "only create and update answers carry them")
 
-	var se schemaError
+	var se apiError
 	require.Equal(t, http.StatusBadRequest, api.do("POST", "/v1/events",
 		`{"event_id":"evt_cat_bad","type":"invoice.paid","payload":{"amount":"12","currency":"GBP"}}`, &se))
 	require.Equal(t, "payload", se.Error.Field)

@@ -10,12 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/testkit"
 )
-
-type health = wire.EndpointHealth
 
 // countingDown is a receiver that answers 503 while down and 200 when up,
 // and counts the requests it got.

@@ -19,7 +19,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/codec"
 	"github.com/hookd/hookd/internal/store/secretbox"
@@ -66,12 +65,10 @@ func foundIn(t *testing.T, dir, s string) []string {
 	return found
 }
 
-// deliveryView is GET /v1/deliveries/{id} with the payload.
-type deliveryView = wire.Delivery
-
-func (c *apiClient) deliveryView(id string) deliveryView {
+// deliveryView reads GET /v1/deliveries/{id}, its payload included.
+func (c *apiClient) deliveryView(id string) deliveryState {
 	c.t.Helper()
-	var v deliveryView
+	var v deliveryState
 	require.Equal(c.t, http.StatusOK, c.do("GET", "/v1/deliveries/"+id, nil, &v))
 	return v
 }

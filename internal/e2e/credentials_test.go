@@ -34,19 +34,19 @@ func guarded(t *testing.T, refused int, ok func(r *http.Request) bool) *receiver
 	return rc
 }
 
-// endpointCreds is an endpoint's answer, read for its credentials.
-type endpointCreds = endpoint
-
-func (c *apiClient) endpointCreds(id string) endpointCreds {
+// endpointCreds reads an endpoint for its credentials, as the API
+// shows them (masked).
+func (c *apiClient) endpointCreds(id string) endpoint {
 	c.t.Helper()
-	var ep endpointCreds
+	var ep endpoint
 	require.Equal(c.t, http.StatusOK, c.do("GET", "/v1/endpoints/"+id, nil, &ep))
 	return ep
 }
 
-func (c *apiClient) createWithCreds(body map[string]any) endpointCreds {
+// createWithCreds creates an endpoint with credentials (201).
+func (c *apiClient) createWithCreds(body map[string]any) endpoint {
 	c.t.Helper()
-	var ep endpointCreds
+	var ep endpoint
 	require.Equal(c.t, http.StatusCreated, c.do("POST", "/v1/endpoints", body, &ep))
 	return ep
 }
@@ -86,7 +86,7 @@ func TestCustomHeaderAppliesToPendingRetry(t *testing.T) {
 	require.GreaterOrEqual(t, d.Attempts, 2)
 
 	// {} removes them.
-	var cleared endpointCreds
+	var cleared endpoint
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"headers": map[string]string{}}, &cleared))
 	require.Empty(t, cleared.Headers)
 }
@@ -122,7 +122,7 @@ func TestReceiverAuth(t *testing.T) {
 		id = api.send(`{"type":"creds.bearer","payload":{"n":2}}`).Deliveries[0].ID
 		require.EqualValues(t, "delivered", api.waitDelivery(id, 10*time.Second).Status)
 
-		var removed endpointCreds
+		var removed endpoint
 		require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, `{"auth":null}`, &removed))
 		require.Zero(t, removed.Auth)
 		id = api.send(`{"type":"creds.bearer","payload":{"n":3}}`).Deliveries[0].ID
@@ -244,7 +244,7 @@ func TestCredentialsNeverReachTemporalOrLogs(t *testing.T) {
 		fmt.Fprintf(w, `{"access_token":%q,"token_type":"bearer","expires_in":3600}`, accessToken)
 	}))
 
-	eps := []endpointCreds{
+	eps := []endpoint{
 		api.createWithCreds(map[string]any{"url": withHeader.URL, "event_types": []string{"scan.checked"}, "retry_schedule": fastRetries,
 			"headers": map[string]string{"X-Api-Key": header}, "auth": map[string]string{"type": "bearer", "token": token}}),
 		api.createWithCreds(map[string]any{"url": withBasic.URL, "event_types": []string{"scan.checked"}, "retry_schedule": fastRetries,

@@ -39,7 +39,7 @@ func TestForgedCursorRefusedAtOnce(t *testing.T) {
 	forged := base64.RawURLEncoding.EncodeToString(append(token, sum[:8]...))
 	for _, list := range []string{"/v1/deliveries", "/v1/dead-letters"} {
 		start := time.Now()
-		var e apiFailure
+		var e apiError
 		require.Equal(t, http.StatusBadRequest, api.do("GET", list+"?cursor="+forged, nil, &e), list)
 		require.Equal(t, "cursor", e.Error.Field, list)
 		require.EqualValues(t, "invalid", e.Error.Code, list)

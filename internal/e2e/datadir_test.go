@@ -55,14 +55,14 @@ func TestDataDirPrivateAndGuarded(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	ingest := func() (int, apiFailure) {
+	ingest := func() (int, apiError) {
 		req, err := http.NewRequest("POST", dev.APIURL+"/v1/events", strings.NewReader(`{"type":"datadir.test","payload":{}}`))
 		require.NoError(t, err)
 		req.Header.Set("Authorization", "Bearer "+dev.APIKey)
 		resp, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
 		defer resp.Body.Close()
-		var e apiFailure
+		var e apiError
 		_ = json.NewDecoder(resp.Body).Decode(&e)
 		return resp.StatusCode, e
 	}

@@ -15,9 +15,6 @@ import (
 	"github.com/hookd/hookd/apiclient/wire"
 )
 
-// apiFailure is the body of an API error.
-type apiFailure = wire.ErrorBody
-
 // eventIDs returns the hookd-event-id of every hit.
 func eventIDs(hits []hit) []string {
 	var ids []string
@@ -154,7 +151,7 @@ func TestEndpointPatchInvalid(t *testing.T) {
 		{map[string]any{"enabled": "yes"}, "enabled"},
 		{map[string]any{"secret": "whsec_x"}, "secret"},
 	} {
-		var e apiFailure
+		var e apiError
 		require.Equal(t, http.StatusBadRequest, api.do("PATCH", "/v1/endpoints/"+ep.ID, c.body, &e), "%v", c.body)
 		require.Equal(t, c.field, e.Error.Field, "%v: %s", c.body, e.Error.Message)
 		require.EqualValues(t, "invalid", e.Error.Code)
@@ -171,7 +168,7 @@ func TestEndpointDelete(t *testing.T) {
 	ep := api.createEndpoint(map[string]any{"url": "http://127.0.0.1:1/gone", "event_types": []string{"delete.never"}})
 	require.Equal(t, http.StatusNoContent, api.do("DELETE", "/v1/endpoints/"+ep.ID, nil, nil))
 	for _, method := range []string{"GET", "PATCH", "DELETE"} {
-		var e apiFailure
+		var e apiError
 		require.Equal(t, http.StatusNotFound, api.do(method, "/v1/endpoints/"+ep.ID, nil, &e), method)
 		require.EqualValues(t, "not_found", e.Error.Code)
 	}
@@ -213,7 +210,7 @@ func TestEndpointListPagination(t *testing.T) {
 		"cursor=bogus!": "cursor", "cursor=bm9uc2Vuc2U": "cursor", // base64url of "nonsense"
 		"limit=0": "limit", "limit=501": "limit", "limit=two": "limit",
 	} {
-		var e apiFailure
+		var e apiError
 		require.Equal(t, http.StatusBadRequest, api.do("GET", "/v1/endpoints?"+query, nil, &e), query)
 		require.Equal(t, field, e.Error.Field, query)
 	}
@@ -230,7 +227,7 @@ func TestPayloadTooLarge(t *testing.T) {
 	require.EqualValues(t, "delivered", api.waitDelivery(a.Deliveries[0].ID, 10*time.Second).Status)
 
 	for _, size := range []int{256 << 10, 1 << 20} {
-		var e apiFailure
+		var e apiError
 		body := fmt.Sprintf(`{"type":"big.payload","payload":{"x":"%s"}}`, strings.Repeat("a", size))
 		require.Equal(t, http.StatusRequestEntityTooLarge, api.do("POST", "/v1/events", body, &e), "size %d", size)
 		require.EqualValues(t, "too_large", e.Error.Code)
@@ -278,7 +275,7 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, api.do("POST", "/v1/events", fmt.Sprintf(`{"event_id":%q,"type":"idem.key","payload":{"n":1}}`, key), &again))
 	require.True(t, again.Duplicate)
 
-	var e apiFailure
+	var e apiError
 	require.Equal(t, http.StatusConflict, postWithKey(t, key, `{"type":"idem.key","payload":{"n":2}}`, &e))
 	require.Equal(t, http.StatusBadRequest, postWithKey(t, key, `{"event_id":"other","type":"idem.key","payload":{}}`, &e))
 	require.Equal(t, "event_id", e.Error.Field)
@@ -374,7 +371,7 @@ func TestEndpointTestRoute(t *testing.T) {
 	require.Equal(t, "http_5xx", failed.ErrorClass)
 	require.Len(t, failing.Hits(), 1)
 
-	var e apiFailure
+	var e apiError
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+epOK.ID, map[string]any{"enabled": false}, nil))
 	require.Equal(t, http.StatusConflict, api.do("POST", "/v1/endpoints/"+epOK.ID+"/test", nil, &e))
 	require.Equal(t, "enabled", e.Error.Field)

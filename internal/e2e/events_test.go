@@ -14,12 +14,6 @@ import (
 	"github.com/hookd/hookd/internal/delivery"
 )
 
-// apiError is the JSON error body.
-type apiError = wire.ErrorBody
-
-// eventRecord is GET /v1/events/{id}.
-type eventRecord = wire.EventRecord
-
 // requireNoDelivery checks Temporal holds no delivery of eventID to
 // endpointID. Ingest answers only after Temporal accepted every start it
 // made, so one missing now was never started.

@@ -111,7 +111,7 @@ func TestTenantDeletionExpungesItsEvents(t *testing.T) {
 	}
 	api.waitStatus(waiting, "expunged")
 	assert.Contains(t, string(api.deliveryView(platformEvent.Deliveries[0].ID).Payload), m, "the platform's event is untouched")
-	var kept expungedEvent
+	var kept eventRecord
 	api.do("GET", "/v1/events/"+platformEvent.EventID, nil, &kept)
 	assert.Zero(t, kept.ExpungedAt)
 }

@@ -22,12 +22,9 @@ import (
 	"github.com/hookd/hookd/internal/codec"
 )
 
-// expungedEvent is POST /v1/events/{id}/expunge's answer (and GET's).
-type expungedEvent = wire.EventRecord
-
-func (c *apiClient) expunge(id, reason string) expungedEvent {
+func (c *apiClient) expunge(id, reason string) eventRecord {
 	c.t.Helper()
-	var ev expungedEvent
+	var ev eventRecord
 	require.Equal(c.t, http.StatusOK, c.do("POST", "/v1/events/"+id+"/expunge", map[string]any{"reason": reason}, &ev))
 	return ev
 }
@@ -96,7 +93,7 @@ func testExpunge(t *testing.T, noKeys bool) {
 	}
 	api.waitStatus(pendingDlv, "expunged")
 	api.waitStatus(deadDlv, "expunged")
-	var got expungedEvent
+	var got eventRecord
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/events/"+deadEvt, nil, &got))
 	require.EqualValues(t, "expunged", got.Deliveries[0].Status)
 

@@ -127,8 +127,18 @@ func (c *apiClient) do(method, path string, body any, out any) int {
 	return resp.StatusCode
 }
 
-// endpoint is an endpoint as create answers it, with its secret.
+// endpoint is an endpoint as the API answers it (with its secret only
+// from create and rotate).
 type endpoint = wire.Endpoint
+
+// apiError is the body of every API error.
+type apiError = wire.ErrorBody
+
+// eventRecord is GET /v1/events/{id}, and an expunge's answer.
+type eventRecord = wire.EventRecord
+
+// health is GET /v1/endpoints/{id}/health.
+type health = wire.EndpointHealth
 
 func (c *apiClient) createEndpoint(body map[string]any) endpoint {
 	c.t.Helper()

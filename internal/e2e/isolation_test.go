@@ -109,7 +109,7 @@ var isolationCases = map[string][]isoRequest{
 // isoTenant is one tenant of the fixture and what it owns.
 type isoTenant struct {
 	id, token   string
-	ok, dead    tenantEndpoint
+	ok, dead    endpoint
 	okRecv      *receiver
 	eventID     string
 	delivered   string // a delivered delivery's ID
@@ -130,7 +130,7 @@ func newIsoTenant(t *testing.T, c *apiClient, id string) *isoTenant {
 	tn.okRecv = newReceiver(t, nil)
 	refuse := newReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusBadRequest) })
 	for _, ep := range []struct {
-		dst *tenantEndpoint
+		dst *endpoint
 		url string
 	}{{&tn.ok, tn.okRecv.URL}, {&tn.dead, refuse.URL}} {
 		require.Equal(t, http.StatusCreated, c.do("POST", "/v1/endpoints", map[string]any{

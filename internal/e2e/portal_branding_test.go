@@ -88,7 +88,7 @@ func TestPortalBrandingThroughTheAPI(t *testing.T) {
 		`{"colour":"#123456"}`:                                                                                      "colour",
 		`{"updated_at":"2026-01-01T00:00:00Z"}`:                                                                     "updated_at",
 	} {
-		var e apiErrorBody
+		var e apiError
 		require.Equal(t, http.StatusBadRequest, c.do("PUT", "/v1/portal/settings", body, &e), "%.120s", body)
 		require.Equal(t, field, e.Error.Field, "%.120s", body)
 	}
@@ -124,7 +124,7 @@ func TestPortalBrandingThroughTheAPI(t *testing.T) {
 		`{"tenant_id":"someone-else"}`:                       "tenant_id",
 		`{"accent_color":"#123456"}`:                         "accent_color", // the platform's alone
 	} {
-		var e apiErrorBody
+		var e apiError
 		require.Equal(t, http.StatusBadRequest, c.do("PUT", "/v1/tenants/"+reseller+"/portal-branding", body, &e), body)
 		require.Equal(t, field, e.Error.Field, body)
 	}

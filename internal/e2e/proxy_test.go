@@ -68,9 +68,6 @@ func (p *proxied) requests() []proxiedRequest {
 	return slices.Clone(p.reqs)
 }
 
-// proxiedTimeline is a delivery's timeline with each attempt's error.
-type proxiedTimeline = deliveryState
-
 // TestEgressProxy runs hookd dev with --egress-proxy set to a CONNECT
 // proxy that wants credentials, and the loopback allowance off (only
 // 127.0.0.1 is allow-listed, through the Tuning's guard): deliveries to
@@ -120,7 +117,7 @@ func TestEgressProxy(t *testing.T) {
 
 	types := []string{"proxy.checked"}
 	byName := strings.Replace(mtls.URL, "127.0.0.1", "localhost", 1) // resolved by hookd, not the proxy
-	eps := map[string]endpointCreds{
+	eps := map[string]endpoint{
 		"https": api.createWithCreds(map[string]any{"url": byName + "/hook", "event_types": types,
 			"tls": map[string]string{"client_certificate": clientCert.CertPEM, "client_key": clientCert.KeyPEM, "ca": mtls.ServerCA.PEM}}),
 		"http": api.createWithCreds(map[string]any{"url": plainSrv.URL + "/hook", "event_types": []string{"proxy.checked", "proxy.auth"}, "retry_schedule": fastRetries}),
@@ -176,7 +173,7 @@ func TestEgressProxy(t *testing.T) {
 	require.Eventually(t, func() bool { return proxy.Refused() > 0 }, 10*time.Second, 20*time.Millisecond)
 	proxy.SetPassword(password)
 	api.waitDelivery(id, 30*time.Second)
-	var tl proxiedTimeline
+	var tl deliveryState
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/deliveries/"+id, nil, &tl))
 	require.EqualValues(t, "delivered", tl.Status, "%+v", tl.Timeline)
 	first := tl.Timeline[0]

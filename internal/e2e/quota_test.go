@@ -11,8 +11,6 @@ import (
 	"github.com/hookd/hookd/apiclient/wire"
 )
 
-type limitError = wire.ErrorBody
-
 // A tenant token creates endpoints up to the default limit, then is
 // answered 409 naming it; past its burst of requests it is answered 429
 // for a moment; its dead-letter summary still answers at once.
@@ -34,7 +32,7 @@ func TestQuotas(t *testing.T) {
 	}
 	// The token spent its burst of 100 requests: within a few more it is
 	// answered 429, until the bucket refills (50 a second).
-	var e limitError
+	var e apiError
 	limited := false
 	for range 50 {
 		if as.do("GET", "/v1/endpoints/"+first.ID, nil, &e) == http.StatusTooManyRequests {
@@ -47,7 +45,7 @@ func TestQuotas(t *testing.T) {
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/endpoints/"+first.ID, nil, nil), "the API key is not held back")
 	time.Sleep(2100 * time.Millisecond)
 
-	e = limitError{}
+	e = apiError{}
 	require.Equal(t, http.StatusConflict, as.do("POST", "/v1/endpoints", map[string]any{"url": rc.URL}, &e))
 	require.Equal(t, wire.EndpointsPerTenant, e.Error.Limit)
 
@@ -69,7 +67,7 @@ func TestQuotas(t *testing.T) {
 	wait, err := strconv.Atoi(resp.Header.Get("Retry-After"))
 	require.NoError(t, err)
 	require.True(t, wait >= 1 && wait <= 60, "Retry-After %d", wait)
-	e = limitError{}
+	e = apiError{}
 	require.Equal(t, http.StatusTooManyRequests, as.do("POST", "/v1/endpoints/"+first.ID+"/test", map[string]any{}, &e))
 	require.Equal(t, wire.TestEventsPerEndpointPerMinute, e.Error.Limit)
 	require.Len(t, rc.Hits(), 10, "the refused tests sent nothing")

@@ -20,9 +20,6 @@ import (
 	"github.com/hookd/hookd/internal/visibility"
 )
 
-// waitingDelivery is what GET /v1/deliveries/{id} says of a waiting one.
-type waitingDelivery = wire.Delivery
-
 // downEndpoint creates an endpoint for eventType whose receiver is down
 // until told otherwise, retrying every second ten times.
 func downEndpoint(t *testing.T, api *apiClient, eventType string) (*countingDown, endpoint) {
@@ -51,7 +48,7 @@ func TestRecoverEndsTheWait(t *testing.T) {
 	waits := map[string]time.Time{}
 	require.Eventually(t, func() bool {
 		for _, id := range ids {
-			var d waitingDelivery
+			var d deliveryState
 			if api.do("GET", "/v1/deliveries/"+id, nil, &d) != http.StatusOK || d.WaitReason != delivery.WaitCircuitOpen ||
 				time.Until(d.NextAttemptAt) < 5500*time.Millisecond {
 				return false
@@ -76,7 +73,7 @@ func TestRecoverEndsTheWait(t *testing.T) {
 	for _, id := range ids {
 		d := api.waitDelivery(id, 5*time.Second)
 		require.EqualValues(t, "delivered", d.Status, id)
-		var full waitingDelivery
+		var full deliveryState
 		require.Equal(t, http.StatusOK, api.do("GET", "/v1/deliveries/"+id, nil, &full))
 		last := full.Timeline[len(full.Timeline)-1]
 		require.EqualValues(t, "success", last.Outcome)
@@ -132,7 +129,7 @@ func TestCircuitClosingWakesTheSleepers(t *testing.T) {
 	var sleeper string
 	require.Eventually(t, func() bool {
 		for _, id := range ids {
-			var d waitingDelivery
+			var d deliveryState
 			if api.do("GET", "/v1/deliveries/"+id, nil, &d) == http.StatusOK && d.WaitReason == delivery.WaitCircuitOpen &&
 				time.Until(d.NextAttemptAt) > 30*time.Minute {
 				sleeper = id

@@ -48,7 +48,7 @@ func TestRedriveIntoAnOpenCircuitSaysSo(t *testing.T) {
 	var got wire.RedriveRequested
 	require.Eventually(t, func() bool {
 		// The circuit opens after five failures; its cooldown starts at 2s.
-		var d waitingDelivery
+		var d deliveryState
 		if api.do("GET", "/v1/deliveries/"+waiting[0], nil, &d) != http.StatusOK || d.WaitReason != "circuit open" ||
 			time.Until(d.NextAttemptAt) < time.Second {
 			return false
@@ -89,7 +89,7 @@ func TestPortalRedriveIntoAnOpenCircuitSaysSo(t *testing.T) {
 	require.NotNil(t, csrf)
 	require.Eventually(t, func() bool {
 		// The circuit opens after five failures; its cooldown starts at 2s.
-		var d waitingDelivery
+		var d deliveryState
 		return c.do("GET", "/v1/deliveries/"+waiting[0], nil, &d) == http.StatusOK && d.WaitReason == "circuit open" &&
 			time.Until(d.NextAttemptAt) > time.Second
 	}, 40*time.Second, 100*time.Millisecond, "the circuit opens")

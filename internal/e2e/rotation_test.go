@@ -56,7 +56,7 @@ func TestRotationOverlap(t *testing.T) {
 
 	// A rotation without overlap retires the previous secret at once.
 	require.Equal(t, http.StatusOK, api.do("POST", "/v1/endpoints/"+ep.ID+"/secret/rotate", map[string]any{"overlap": "0s"}, &rot))
-	var e apiFailure
+	var e apiError
 	require.Equal(t, http.StatusBadRequest, api.do("POST", "/v1/endpoints/"+ep.ID+"/secret/rotate", map[string]any{"overlap": "-1s"}, &e))
 	require.Equal(t, "overlap", e.Error.Field)
 	require.Equal(t, http.StatusNotFound, api.do("POST", "/v1/endpoints/ep_nosuchendpoint/secret/rotate", nil, &e))

@@ -14,14 +14,6 @@ import (
 	"github.com/hookd/hookd/apiclient/wire"
 )
 
-// tenantEndpoint is an endpoint as the API shows it, with its tenant.
-type tenantEndpoint = endpoint
-
-// deliveryPage is GET /v1/deliveries.
-type deliveryPage = wire.DeliveryPage
-
-type apiErrorBody = wire.ErrorBody
-
 // uniq is a suffix that keeps a test's names apart from other tests' on
 // the shared hookd.
 func uniq() string { return strconv.FormatInt(time.Now().UnixNano(), 36) }
@@ -49,7 +41,7 @@ func (c *apiClient) tenantToken(tenant, expiresIn string) string {
 // requireField checks a 400 that names field.
 func (c *apiClient) requireField(method, path string, body any, field string) {
 	c.t.Helper()
-	var e apiErrorBody
+	var e apiError
 	require.Equal(c.t, http.StatusBadRequest, c.do(method, path, body, &e), "%s %s", method, path)
 	require.Equal(c.t, field, e.Error.Field, "%s %s", method, path)
 }
@@ -100,13 +92,13 @@ func TestTenantFanOut(t *testing.T) {
 	filter := []string{"tfan" + sfx + ".*"}
 	eventType := "tfan" + sfx + ".created"
 	recv := map[string]*receiver{"a": newReceiver(t, nil), "b": newReceiver(t, nil), "platform": newReceiver(t, nil)}
-	eps := map[string]tenantEndpoint{}
+	eps := map[string]endpoint{}
 	for name, tenant := range map[string]string{"a": a, "b": b, "platform": ""} {
 		body := map[string]any{"url": recv[name].URL, "event_types": filter}
 		if tenant != "" {
 			body["tenant_id"] = tenant
 		}
-		var ep tenantEndpoint
+		var ep endpoint
 		require.Equal(t, http.StatusCreated, c.do("POST", "/v1/endpoints", body, &ep))
 		require.Equal(t, tenant, ep.TenantID)
 		eps[name] = ep
@@ -153,20 +145,20 @@ func TestTenantFanOut(t *testing.T) {
 	require.Equal(t, eps["a"].ID, listed.Data[0].ID)
 	require.Equal(t, http.StatusNotFound, c.do("GET", "/v1/endpoints?tenant_id=nobody-"+sfx, nil, nil))
 
-	var page deliveryPage
+	var page wire.DeliveryPage
 	require.Eventually(t, func() bool {
-		page = deliveryPage{}
+		page = wire.DeliveryPage{}
 		return c.do("GET", "/v1/deliveries?status=delivered&tenant_id="+a, nil, &page) == http.StatusOK && len(page.Data) == 1
 	}, 10*time.Second, 100*time.Millisecond, "the tenant's delivery is listed: %+v", page)
 	got := page.Data[0]
 	require.Equal(t, wire.DeliveryRow{ID: toA.Deliveries[0].ID, EventID: toA.EventID, EndpointID: eps["a"].ID, TenantID: a, Status: "delivered"},
 		wire.DeliveryRow{ID: got.ID, EventID: got.EventID, EndpointID: got.EndpointID, TenantID: got.TenantID, Status: got.Status})
 	require.Eventually(t, func() bool {
-		page = deliveryPage{}
+		page = wire.DeliveryPage{}
 		return c.do("GET", "/v1/deliveries?event_id="+toNone.EventID, nil, &page) == http.StatusOK && len(page.Data) == 1
 	}, 10*time.Second, 100*time.Millisecond, "the platform event's delivery is listed: %+v", page)
 	require.Empty(t, page.Data[0].TenantID)
-	page = deliveryPage{}
+	page = wire.DeliveryPage{}
 	require.Equal(t, http.StatusOK, c.do("GET", "/v1/deliveries?status=pending&tenant_id="+a, nil, &page))
 	require.Empty(t, page.Data)
 	c.requireField("GET", "/v1/deliveries?status=lost", nil, "status")
@@ -192,7 +184,7 @@ func TestDeletingATenantEndsItsPendingDeliveries(t *testing.T) {
 	tenant := "gone-" + uniq()
 	c.putTenant(tenant)
 	down := newReceiver(t, func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) })
-	var ep tenantEndpoint
+	var ep endpoint
 	require.Equal(t, http.StatusCreated, c.do("POST", "/v1/endpoints", map[string]any{
 		"url": down.URL, "tenant_id": tenant, "retry_schedule": []string{"2s", "2s"},
 	}, &ep))

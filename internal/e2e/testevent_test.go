@@ -36,7 +36,7 @@ func TestEndpointTestIsOneAttempt(t *testing.T) {
 	require.Equal(t, 1, d.Attempts)
 	require.Zero(t, d.Timeline[0].NextAttemptAt, "no next attempt announced")
 
-	var e apiFailure
+	var e apiError
 	require.Equal(t, http.StatusNotFound, api.do("GET", "/v1/dead-letters/"+res.DeliveryID, nil, &e), "not dead-lettered")
 	var list wire.DeadLetterPage
 	require.Equal(t, http.StatusOK, api.do("GET", "/v1/dead-letters?endpoint_id="+ep.ID, nil, &list))

@@ -46,7 +46,7 @@ func TestValidationNamesTheField(t *testing.T) {
 		{"POST", "/v1/dead-letters/redrive", map[string]any{"rate": 1001}, "rate"},
 		{"POST", "/v1/dead-letters/redrive", map[string]any{"rate": 0}, "rate"},
 	} {
-		var e apiFailure
+		var e apiError
 		require.Equal(t, http.StatusBadRequest, api.do(c.method, c.path, c.body, &e), "%s %s %v", c.method, c.path, c.body)
 		require.Equal(t, c.field, e.Error.Field, "%s %s %v: %s", c.method, c.path, c.body, e.Error.Message)
 	}
@@ -71,7 +71,7 @@ func TestMalformedCursorRefusedAtOnce(t *testing.T) {
 	for _, list := range []string{"/v1/dead-letters", "/v1/deliveries", "/v1/endpoints", "/v1/events", "/v1/tenants"} {
 		for _, cursor := range []string{"aGVsbG8gd29ybGQ", "bogus!", "AAAAAAAAAAAAAAAAAAAA"} {
 			start := time.Now()
-			var e apiFailure
+			var e apiError
 			require.Equal(t, http.StatusBadRequest, api.do("GET", list+"?cursor="+cursor, nil, &e), list+" "+cursor)
 			require.Equal(t, "cursor", e.Error.Field, list+" "+cursor)
 			require.Less(t, time.Since(start), 2*time.Second, list+" "+cursor)
@@ -142,7 +142,7 @@ func TestErrorAnswersAndAuthScheme(t *testing.T) {
 			continue
 		}
 		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"), name)
-		var e apiFailure
+		var e apiError
 		require.NoError(t, json.Unmarshal(raw, &e), "%s: %s", name, raw)
 		assert.EqualValues(t, c.code, e.Error.Code, name)
 		assert.NotEmpty(t, e.Error.Message, name)
