@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/store/secretbox"
 	"github.com/hookd/hookd/internal/store/sqlite"
@@ -68,10 +69,7 @@ func TestCrashBetweenRecordAndStarts(t *testing.T) {
 	h.kill9()
 	h.start()
 
-	var res struct {
-		Deliveries []struct{ ID string } `json:"deliveries"`
-		Duplicate  bool                  `json:"duplicate"`
-	}
+	var res wire.EventAccepted
 	event := map[string]any{"event_id": "evt_crash", "type": "rel.crash.x", "payload": map[string]int{"n": 1}}
 	require.Equal(t, http.StatusAccepted, h.call("POST", "/v1/events", event, &res))
 	require.True(t, res.Duplicate, "the record survived the crash")
@@ -84,9 +82,7 @@ func TestCrashBetweenRecordAndStarts(t *testing.T) {
 		delivered, effects, dups = delivered+d, effects+e, dups+dup
 	}
 	require.Eventually(t, func() bool {
-		var rec struct {
-			Deliveries []struct{ Status string } `json:"deliveries"`
-		}
+		var rec wire.EventRecord
 		ok := h.call("GET", "/v1/events/evt_crash", nil, &rec) == http.StatusOK && len(rec.Deliveries) == 3
 		for _, d := range rec.Deliveries {
 			ok = ok && d.Status == "delivered"

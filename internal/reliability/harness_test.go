@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/testkit"
 	"github.com/hookd/hookd/receiver/reference"
 )
@@ -129,7 +130,7 @@ func (h *hookd) call(method, path string, body, out any) int {
 // endpoint creates an endpoint for eventType at url and returns its ID and
 // secret.
 func (h *hookd) endpoint(url, eventType string, schedule ...string) (string, string) {
-	var ep struct{ ID, Secret string }
+	var ep wire.Endpoint
 	body := map[string]any{"url": url, "event_types": []string{eventType}}
 	if len(schedule) > 0 {
 		body["retry_schedule"] = schedule
@@ -147,9 +148,7 @@ func (h *hookd) sendBatch(eventType string, n int) int {
 		for i := start; i < min(n, start+100); i++ {
 			events = append(events, map[string]any{"type": eventType, "payload": map[string]int{"i": i}})
 		}
-		var res struct {
-			Results []struct{ Status int } `json:"results"`
-		}
+		var res wire.EventBatchResults
 		require.Equal(h.t, http.StatusOK, h.call("POST", "/v1/events/batch", map[string]any{"events": events}, &res))
 		for _, r := range res.Results {
 			if r.Status == http.StatusAccepted {
@@ -161,9 +160,9 @@ func (h *hookd) sendBatch(eventType string, n int) int {
 }
 
 func (h *hookd) deadLetters() int {
-	var sum struct{ Total int }
+	var sum wire.DeadLetterSummary
 	require.Equal(h.t, http.StatusOK, h.call("GET", "/v1/dead-letters/summary", nil, &sum))
-	return sum.Total
+	return int(sum.Total)
 }
 
 // sink is the reference receiver on a loopback port.

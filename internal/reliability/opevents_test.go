@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/signing"
 )
 
@@ -129,7 +130,7 @@ func TestOperationalEventsSurviveKill9(t *testing.T) {
 		if tenant != "" {
 			body["tenant_id"] = tenant
 		}
-		var ep struct{ Secret string }
+		var ep wire.Endpoint
 		require.Equal(t, http.StatusCreated, h.call("POST", "/v1/endpoints", body, &ep))
 		v, err := signing.NewVerifier(ep.Secret)
 		require.NoError(t, err)
@@ -143,7 +144,7 @@ func TestOperationalEventsSurviveKill9(t *testing.T) {
 
 	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }))
 	t.Cleanup(down.Close)
-	var ep struct{ ID string }
+	var ep wire.Endpoint
 	require.Equal(t, http.StatusCreated, h.call("POST", "/v1/endpoints", map[string]any{
 		"url": down.URL, "tenant_id": "acme", "event_types": []string{"rel.opev"}, "retry_schedule": slices.Repeat([]string{"1s"}, 10),
 	}, &ep))
@@ -159,9 +160,7 @@ func TestOperationalEventsSurviveKill9(t *testing.T) {
 	}
 	killWhileHeld("hookd.endpoint.created")
 
-	var ev struct {
-		Deliveries []struct{ ID string } `json:"deliveries"`
-	}
+	var ev wire.EventAccepted
 	require.Equal(t, http.StatusAccepted, h.call("POST", "/v1/events", map[string]any{"type": "rel.opev", "tenant_id": "acme", "payload": map[string]int{}}, &ev))
 	for _, s := range subs {
 		s.setHold(true)
@@ -181,17 +180,11 @@ func TestOperationalEventsSurviveKill9(t *testing.T) {
 	got, _ := globex.received(ep.ID)
 	require.Empty(t, got, "another tenant's subscriber")
 
-	var view struct {
-		Enabled        bool   `json:"enabled"`
-		DisabledReason string `json:"disabled_reason"`
-	}
+	var view wire.Endpoint
 	require.Equal(t, http.StatusOK, h.call("GET", "/v1/endpoints/"+ep.ID, nil, &view))
 	require.False(t, view.Enabled)
-	require.Equal(t, "auto", view.DisabledReason)
-	var d struct {
-		Status     string `json:"status"`
-		WaitReason string `json:"wait_reason"`
-	}
+	require.EqualValues(t, "auto", view.DisabledReason)
+	var d wire.Delivery
 	require.Eventually(t, func() bool {
 		return h.call("GET", "/v1/deliveries/"+ev.Deliveries[0].ID, nil, &d) == http.StatusOK && d.WaitReason == "endpoint disabled"
 	}, 30*time.Second, 200*time.Millisecond, "the failing delivery is held: %+v", d)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/store/pgtest"
 	"github.com/hookd/hookd/internal/store/secretbox"
 	"github.com/hookd/hookd/internal/testkit"
@@ -112,7 +113,7 @@ func TestOperationalEventsOutliveKill9(t *testing.T) {
 		if tenant == "" {
 			delete(body, "tenant_id")
 		}
-		var ep struct{ Secret string }
+		var ep wire.Endpoint
 		require.Equal(t, http.StatusCreated, h.call("POST", "/v1/endpoints", body, &ep))
 		v, err := signing.NewVerifier(ep.Secret)
 		require.NoError(t, err)
@@ -122,20 +123,17 @@ func TestOperationalEventsOutliveKill9(t *testing.T) {
 	platform, acme, globex := subscribe(""), subscribe("acme"), subscribe("globex")
 
 	target := newHoldingSink(t)
-	var ep, other struct{ ID string }
+	var ep, other wire.Endpoint
 	require.Equal(t, http.StatusCreated, h.call("POST", "/v1/endpoints", map[string]any{
 		"url": target.srv.URL, "tenant_id": "acme", "event_types": []string{"rel.outbox"},
 	}, &ep))
-	var ev struct {
-		ID         string                `json:"event_id"`
-		Deliveries []struct{ ID string } `json:"deliveries"`
-	}
+	var ev wire.EventAccepted
 	require.Equal(t, http.StatusAccepted, h.call("POST", "/v1/events", map[string]any{"type": "rel.outbox", "tenant_id": "acme", "payload": map[string]int{"n": 1}}, &ev))
 	for _, s := range []*holdingSink{platform, acme} {
 		require.Eventually(t, func() bool { got, _ := s.received(ep.ID); return len(got) == 1 }, time.Minute, 50*time.Millisecond, "created, with Temporal up")
 	}
 	require.Eventually(t, func() bool {
-		var d struct{ Status string }
+		var d wire.Delivery
 		return h.call("GET", "/v1/deliveries/"+ev.Deliveries[0].ID, nil, &d) == http.StatusOK && d.Status == "delivered"
 	}, time.Minute, 100*time.Millisecond)
 
@@ -146,10 +144,8 @@ func TestOperationalEventsOutliveKill9(t *testing.T) {
 	tryCall(h, "POST", "/v1/endpoints/"+ep.ID+"/recover", map[string]any{"reason": "fixed"}, 3*time.Second) // its wake-up needs Temporal
 	require.Equal(t, http.StatusCreated, h.call("POST", "/v1/endpoints", map[string]any{"url": target.srv.URL, "tenant_id": "acme", "event_types": []string{"rel.other"}}, &other))
 	require.Equal(t, http.StatusNoContent, h.call("DELETE", "/v1/endpoints/"+other.ID, nil, nil))
-	tryCall(h, "POST", "/v1/events/"+ev.ID+"/expunge", map[string]any{"reason": "erasure"}, 3*time.Second) // ending its deliveries needs Temporal
-	var view struct {
-		Enabled bool
-	}
+	tryCall(h, "POST", "/v1/events/"+ev.EventID+"/expunge", map[string]any{"reason": "erasure"}, 3*time.Second) // ending its deliveries needs Temporal
+	var view wire.Endpoint
 	require.Equal(t, http.StatusOK, h.call("GET", "/v1/endpoints/"+ep.ID, nil, &view))
 	require.True(t, view.Enabled, "the recover's store part is done")
 	time.Sleep(2 * time.Second) // both processes try, and fail, to publish
@@ -162,18 +158,18 @@ func TestOperationalEventsOutliveKill9(t *testing.T) {
 		"hookd.endpoint.enabled " + ep.ID + " fixed", "hookd.endpoint.updated " + ep.ID + " ",
 	}
 	wantOther := []string{"hookd.endpoint.created " + other.ID + " ", "hookd.endpoint.deleted " + other.ID + " "}
-	wantEvent := []string{"hookd.event.expunged " + ev.ID + " erasure"}
+	wantEvent := []string{"hookd.event.expunged " + ev.EventID + " erasure"}
 	for i, s := range []*holdingSink{platform, acme} {
 		require.Eventually(t, func() bool {
 			a, _ := s.received(ep.ID)
 			b, _ := s.received(other.ID)
-			c, _ := s.received(ev.ID)
+			c, _ := s.received(ev.EventID)
 			return len(a) >= len(wantEP) && len(b) >= len(wantOther) && len(c) >= len(wantEvent)
 		}, 3*time.Minute, 200*time.Millisecond, "subscriber %d", i)
 	}
 	time.Sleep(3 * time.Second) // a second copy would land by now
 	for i, s := range []*holdingSink{platform, acme} {
-		for subject, want := range map[string][]string{ep.ID: wantEP, other.ID: wantOther, ev.ID: wantEvent} {
+		for subject, want := range map[string][]string{ep.ID: wantEP, other.ID: wantOther, ev.EventID: wantEvent} {
 			got, answers := s.received(subject)
 			require.Equal(t, want, got, "subscriber %d: each event once", i)
 			for _, n := range answers {
@@ -181,7 +177,7 @@ func TestOperationalEventsOutliveKill9(t *testing.T) {
 			}
 		}
 	}
-	for _, subject := range []string{ep.ID, other.ID, ev.ID} {
+	for _, subject := range []string{ep.ID, other.ID, ev.EventID} {
 		got, _ := globex.received(subject)
 		require.Empty(t, got, "another tenant's subscriber")
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/receiver/reference"
 )
 
@@ -102,9 +103,9 @@ func TestPoisonThenRedrive(t *testing.T) {
 	dead := h.deadLetters()
 
 	require.NoError(t, s.SetFaults(reference.Faults{}))
-	var job struct{ Matched int }
+	var job wire.RedriveStarted
 	require.Equal(t, http.StatusAccepted, h.call("POST", "/v1/dead-letters/redrive", map[string]any{"endpoint_id": epID, "rate": 20}, &job))
-	require.Equal(t, n, job.Matched)
+	require.EqualValues(t, n, job.Matched)
 	waitDelivered(t, s, n, time.Minute)
 	delivered, effects, dups := s.tally(t)
 	require.Equal(t, n, effects)
@@ -126,13 +127,7 @@ func TestRetryAfter(t *testing.T) {
 	for k := range st.Effects {
 		id = k
 	}
-	var d struct {
-		Timeline []struct {
-			Start       time.Time `json:"start"`
-			DelayReason string    `json:"delay_reason"`
-			Status      int       `json:"status"`
-		} `json:"timeline"`
-	}
+	var d wire.Delivery
 	require.Equal(t, http.StatusOK, h.call("GET", "/v1/deliveries/"+id, nil, &d))
 	require.Len(t, d.Timeline, 2)
 	require.Equal(t, 429, d.Timeline[0].Status)
