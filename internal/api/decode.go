@@ -38,13 +38,10 @@ func decodeStrict(body []byte, v any) error {
 	var (
 		typeErr *json.UnmarshalTypeError
 		synErr  *json.SyntaxError
-		apiErr  *Error
 	)
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &apiErr): // a field's own UnmarshalJSON
-		return apiErr
 	case errors.As(err, &typeErr):
 		field := typeErr.Field
 		if field == "" {
