@@ -17,14 +17,18 @@ const MaxInlineWait = 25 * time.Millisecond
 
 // throttle gives an attempt to ep its slot under the endpoint's rate
 // limit, if it has one: none costs nothing. A delivery that holds a slot
-// (reserved at ingest, or by an earlier attempt that deferred; held) keeps
-// it while the limit is the one it was reserved under. Otherwise the
-// attempt reserves a slot, one write (store.RateLimits.ReserveSlot). A
-// slot within the limit's Lead (and MaxInlineWait) is waited out here;
+// (reserved at ingest, or by an earlier attempt that deferred; held)
+// keeps it while the limit is the one it was reserved under. Otherwise
+// the attempt reserves a slot, one write (store.RateLimits.ReserveSlot).
+// A slot within the limit's Lead (and MaxInlineWait) is waited out here;
 // one further ahead is the workflow's wait (wait), g saying until when:
 // Lead before the slot, keeping it. An attempt whose slot has come then
-// takes its turn from the worker's pacer, waiting up to Lead in place, or
-// on a timer to the turn the pacer gives it.
+// takes its turn from the worker's pacer, waiting up to Lead in place.
+// One the pacer refuses (a bunch come late past their slots) takes a new
+// slot from the store, behind those reserved (and not before the pacer's
+// next), and waits for it: a late delivery waits again once, not in a
+// queue of its own that later arrivals jump, and the sum over every
+// worker stays at the limit.
 // A store that cannot reserve lets the attempt through: a store hiccup
 // must not stop deliveries.
 func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *delivery.Slot, now time.Time) (g gate, wait bool) {
@@ -33,30 +37,52 @@ func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *del
 		return gate{}, false
 	}
 	var slot store.Slot
-	if held != nil && (store.Slot{At: held.At, Since: held.Since}).Holds(l) {
-		slot = store.Slot{At: held.At, Since: held.Since}
-	} else {
+	reserved := held == nil || !(store.Slot{At: held.At, Since: held.Since}).Holds(l)
+	if reserved {
 		var err error
 		if slot, err = a.endpoints.ReserveSlot(ctx, ep.ID, *l, now); err != nil {
 			a.log.Warn("reserve a rate limit slot", "endpoint_id", ep.ID, "error", err)
 			return gate{}, false
 		}
+	} else {
+		slot = store.Slot{At: held.At, Since: held.Since}
 	}
-	keep := &delivery.Slot{At: slot.At, Since: slot.Since}
+	if g, wait := a.waitForSlot(ctx, l, slot, now); wait {
+		return g, true
+	}
+	now = later(now, slot.At)
+	turn, ok := a.pace.wait(ep.ID, *l, now, l.Lead())
+	switch {
+	case ok:
+		_ = sleep(ctx, turn.Sub(now))
+		return gate{}, false
+	case reserved:
+		// The slot just reserved is not the pacer's: wait for the
+		// pacer's, without a second write.
+		return gate{wait: turn.Add(-l.Lead()), reason: delivery.WaitRateLimit, slot: &delivery.Slot{At: slot.At, Since: slot.Since}}, true
+	}
+	next, err := a.endpoints.ReserveSlot(ctx, ep.ID, *l, now)
+	if err != nil {
+		a.log.Warn("reserve a rate limit slot", "endpoint_id", ep.ID, "error", err)
+		return gate{}, false
+	}
+	// Not before the pacer's next slot either: with no backlog in the
+	// store, the new slot is now.
+	next.At = later(next.At, turn)
+	if g, wait := a.waitForSlot(ctx, l, next, now); wait {
+		return g, true
+	}
+	return gate{}, false
+}
+
+// waitForSlot waits out a slot within the limit's Lead (and
+// MaxInlineWait) in place; one further ahead is the workflow's wait, to
+// Lead before it.
+func (a *Activities) waitForSlot(ctx context.Context, l *store.RateLimit, slot store.Slot, now time.Time) (gate, bool) {
 	ahead := slot.At.Sub(now)
 	if ahead > l.Lead()+MaxInlineWait || sleep(ctx, ahead) != nil {
-		return gate{wait: slot.At.Add(-l.Lead()), reason: delivery.WaitRateLimit, slot: keep}, true
+		return gate{wait: slot.At.Add(-l.Lead()), reason: delivery.WaitRateLimit, slot: &delivery.Slot{At: slot.At, Since: slot.Since}}, true
 	}
-	if ahead > 0 {
-		now = slot.At
-	}
-	d, ok := a.pace.wait(ep.ID, *l, now, l.Lead())
-	if !ok {
-		// A bunch late past its slots: the rest wait on a timer, each to
-		// a turn of its own, keeping the slot they hold.
-		return gate{wait: now.Add(d), reason: delivery.WaitRateLimit, slot: keep}, true
-	}
-	_ = sleep(ctx, d)
 	return gate{}, false
 }
 
@@ -81,30 +107,28 @@ func sleep(ctx context.Context, d time.Duration) error {
 // timers fire late (a busy worker) would all find their slots passed and
 // go together, more than a burst at once. The pacer keeps a GCRA of its
 // own per endpoint over the attempts it let go, in memory, and spaces
-// such a bunch out: each waits up to its limit's Lead in place; the rest
-// get turns of their own, an interval apart, to wait for on a timer, so
-// they come back spread instead of together. No store write, and nothing
-// to wait for when timers are on time.
+// such a bunch out: each waits up to its limit's Lead in place for the
+// pacer's next slot; the rest are refused (throttle gives them new slots
+// in the store). No store write, and nothing to wait for when timers are
+// on time.
 type pacer struct {
 	mu  sync.Mutex
 	tat map[string]paced
 }
 
 // paced is one endpoint's theoretical arrival time in the pacer, under
-// the limit set at since, and the turn the next attempt it refuses gets.
+// the limit set at since.
 type paced struct {
-	tat, since, next time.Time
+	tat, since time.Time
 }
 
 // pacerSweep is the size at which the pacer drops the endpoints it no
 // longer paces.
 const pacerSweep = 1024
 
-// wait returns how long until the endpoint's next slot in this worker at
-// now under l starts, and takes it if that is at most most (ok). Refused
-// (not ok), the attempt is given a turn of its own instead: the later of
-// that slot and the turn after the last one refused.
-func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time, most time.Duration) (time.Duration, bool) {
+// wait returns when the endpoint's next slot in this worker at now under
+// l starts, and takes it if that is at most most ahead (ok).
+func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time, most time.Duration) (time.Time, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.tat == nil {
@@ -112,7 +136,7 @@ func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time, most t
 	}
 	if len(p.tat) >= pacerSweep {
 		for id, e := range p.tat {
-			if e.tat.Before(now) && e.next.Before(now) {
+			if e.tat.Before(now) {
 				delete(p.tat, id)
 			}
 		}
@@ -125,17 +149,11 @@ func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time, most t
 		e.tat = now
 	}
 	tat := e.tat.Add(l.Interval())
-	d := l.SlotAt(tat, now).Sub(now)
-	if d <= most {
-		e.tat = tat
-		p.tat[endpointID] = e
-		return d, true
+	at := l.SlotAt(tat, now)
+	if at.Sub(now) > most {
+		return at, false
 	}
-	turn := now.Add(d)
-	if e.next.After(turn) {
-		turn = e.next
-	}
-	e.next = turn.Add(l.Interval())
+	e.tat = tat
 	p.tat[endpointID] = e
-	return turn.Sub(now), false
+	return at, true
 }

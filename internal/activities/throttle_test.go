@@ -93,30 +93,29 @@ func TestThrottleInline(t *testing.T) {
 
 // The pacer spaces a bunch that goes together (timers fired late) to the
 // limit: a burst at once, then one an interval, up to the most it may
-// wait; past that it takes no slot, and each refused gets a turn of its
-// own, an interval after the last. A limit changed since, or a quiet
-// spell, starts it again.
+// wait; past that it refuses, taking nothing. A limit changed since, or a
+// quiet spell, starts it again.
 func TestPacer(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	l := store.RateLimit{PerSecond: 10, Burst: 2, Since: now.Add(-time.Hour)}
+	ms := func(n int) time.Time { return now.Add(time.Duration(n) * time.Millisecond) }
 	var p pacer
 	wait := func(id string, l store.RateLimit, at time.Time) time.Duration {
-		d, ok := p.wait(id, l, at, 250*time.Millisecond)
+		turn, ok := p.wait(id, l, at, 250*time.Millisecond)
 		require.True(t, ok)
-		return d
+		return turn.Sub(at)
 	}
 	var waits []time.Duration
 	for range 4 {
 		waits = append(waits, wait("ep_1", l, now))
 	}
 	assert.Equal(t, []time.Duration{0, 0, 100 * time.Millisecond, 200 * time.Millisecond}, waits)
-	d, ok := p.wait("ep_1", l, now, 250*time.Millisecond)
-	assert.False(t, ok, "300 ms is past the most")
-	assert.Equal(t, 300*time.Millisecond, d)
-	d, ok = p.wait("ep_1", l, now, 250*time.Millisecond)
-	assert.False(t, ok)
-	assert.Equal(t, 400*time.Millisecond, d, "the next refused gets the turn after")
-	assert.Equal(t, 200*time.Millisecond, wait("ep_1", l, now.Add(100*time.Millisecond)), "the refused took no slot")
+	for range 2 {
+		turn, ok := p.wait("ep_1", l, now, 250*time.Millisecond)
+		assert.False(t, ok, "300 ms is past the most")
+		assert.Equal(t, ms(300), turn, "the refused took nothing")
+	}
+	assert.Equal(t, 200*time.Millisecond, wait("ep_1", l, ms(100)))
 	assert.Zero(t, wait("ep_2", l, now), "each endpoint its own")
 	assert.Zero(t, wait("ep_1", l, now.Add(time.Second)), "quiet since")
 	changed := l
@@ -125,28 +124,35 @@ func TestPacer(t *testing.T) {
 }
 
 // A bunch woken late past its slots goes a burst at once, then one an
-// interval within the limit's lead, waiting in place; the rest wait on
-// timers, each to a turn of its own, keeping the slots they hold, and ask
-// the pacer again.
+// interval within the limit's lead, waiting in place; each of the rest
+// takes a new slot from the store, not before the pacer's next, and waits
+// for it on a timer; back in it, it goes.
 func TestThrottlePacesALateBunch(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	since := now.Add(-time.Hour)
 	limited := store.Endpoint{ID: "ep_1", Enabled: true, RateLimit: &store.RateLimit{PerSecond: 10, Burst: 2, Since: since}}
+	lead := limited.RateLimit.Lead()
 	eps := newFakeEndpoints(t, limited)
 	a := newTestActivities(eps, nil, func() time.Time { return now })
 	ctx := context.Background()
 	past := &delivery.Slot{At: now.Add(-time.Second), Since: since}
-	var waits []time.Duration
+	var slots []*delivery.Slot
 	for range 5 {
 		g, wait := a.throttle(ctx, &limited, past, now)
 		if wait {
-			assert.Equal(t, past.At, g.slot.At, "it keeps its slot")
-			waits = append(waits, g.wait.Sub(now))
+			assert.Equal(t, g.slot.At.Add(-lead), g.wait, "it wakes its lead before its new slot")
+			assert.True(t, g.slot.Since.Equal(since))
+			slots = append(slots, g.slot)
 		}
 	}
-	assert.Equal(t, []time.Duration{200 * time.Millisecond, 300 * time.Millisecond}, waits,
-		"a burst of 2 went, the third waited its interval in place; the rest got turns of their own")
-	assert.Zero(t, eps.reserves, "nothing reserved in the store")
-	_, wait := a.throttle(ctx, &limited, past, now.Add(200*time.Millisecond))
-	assert.False(t, wait, "asked again at its turn, it goes")
+	require.Len(t, slots, 2, "a burst of 2 went, the third waited its interval in place")
+	assert.Equal(t, 2, eps.reserves, "each refused reserved a new slot")
+	for _, s := range slots {
+		assert.Equal(t, 200*time.Millisecond, s.At.Sub(now), "the store had no backlog: the pacer's next slot")
+	}
+	for _, s := range slots {
+		_, wait := a.throttle(ctx, &limited, s, s.At)
+		assert.False(t, wait, "back in its slot, it goes (a burst of 2)")
+	}
+	assert.Equal(t, 2, eps.reserves)
 }

@@ -401,6 +401,9 @@ func buildConfig(opts Options, host string, port int) (*config.Config, error) {
 // (docs/performance.md, Levers).
 const historyCacheSize = 2048
 
+// queueReaderRPS bounds the reads of each history queue per shard.
+const queueReaderRPS = 1000
+
 func serverOptions(opts Options, conf *config.Config) []temporal.ServerOption {
 	hosts := map[primitives.ServiceName]static.Hosts{}
 	for name, svc := range map[primitives.ServiceName]string{
@@ -433,6 +436,15 @@ func serverOptions(opts Options, conf *config.Config) []temporal.ServerOption {
 		// payloads would walk every payload of every event batch written
 		// (docs/performance.md).
 		dynamicconfig.ExternalPayloadsEnabled.Key(): false,
+		// The history queues' readers poll persistence at most 20 times a
+		// second per shard by default. Tasks due in a steady stream (the
+		// start timers of a rate-limited endpoint's backlog, one an
+		// interval) each ask for a read; held to 20, the workflow tasks
+		// they schedule reached the worker seconds late
+		// (docs/performance.md).
+		dynamicconfig.TransferProcessorMaxPollRPS.Key():   queueReaderRPS,
+		dynamicconfig.TimerProcessorMaxPollRPS.Key():      queueReaderRPS,
+		dynamicconfig.VisibilityProcessorMaxPollRPS.Key(): queueReaderRPS,
 	}
 	for k, v := range opts.Tuning.Dynamic {
 		dyn[dynamicconfig.MakeKey(k)] = v

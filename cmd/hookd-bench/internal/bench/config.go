@@ -101,6 +101,10 @@ type Config struct {
 	FanoutProfile io.Writer
 	// DrainProfile, if set, receives a CPU profile of the storm's drain.
 	DrainProfile io.Writer
+	// ThrottleProfile, if set, receives a CPU profile of the rate-limit
+	// phase's throttled deliveries (posted at once to the limited
+	// endpoint, delivered at its pace).
+	ThrottleProfile io.Writer
 	// Log receives progress; HookdLog receives hookd's own logs (default:
 	// discarded, since a storm logs every failed attempt).
 	Log, HookdLog *slog.Logger

@@ -42,6 +42,10 @@ type ThrottleResult struct {
 	Paced, Throttled LoadResult
 	// Writes are the store's rows written per delivery in each phase.
 	AloneWrites, PacedWrites, ThrottledWrites float64
+	// ThrottledStarts is how late Throttled's delayed starts began, and
+	// its deliveries by the length of their history: 6 events is the
+	// happy path, more is a wait on a workflow timer after the start.
+	ThrottledStarts StartLag
 
 	limitedIDs []string // Together's limited events
 }
@@ -111,7 +115,12 @@ func runThrottle(ctx context.Context, cfg Config, h *hookdTarget) (ThrottleResul
 	if res.Paced, err = measured("paced", free, spec("paced", float64(cfg.ThrottleRate), false), &res.PacedWrites); err != nil {
 		return res, err
 	}
-	res.Throttled, err = measured("throttled", limited, spec("throttled", 0, true), &res.ThrottledWrites)
+	throttled := spec("throttled", 0, true)
+	throttled.profile = cfg.ThrottleProfile
+	if res.Throttled, err = measured("throttled", limited, throttled, &res.ThrottledWrites); err != nil {
+		return res, err
+	}
+	res.ThrottledStarts, err = startLags(ctx, h.dev.Client, deliveryIDs(throttled.ids, limitedID))
 	return res, err
 }
 
@@ -219,4 +228,7 @@ func reportThrottle(w io.Writer, t ThrottleResult) {
 	kv(w, fmt.Sprintf("CPU ms per delivery at %d/s: throttled", t.PerSecond), fmt.Sprintf("%s (%.2fx)", cpuPer(t.Throttled), ratioOf(thr, per)))
 	kv(w, "store rows written per delivery: unlimited", fmt.Sprintf("%.2f saturated, %.2f paced", t.AloneWrites, t.PacedWrites))
 	kv(w, "store rows written per delivery: throttled", fmt.Sprintf("%.2f (%+.2f)", t.ThrottledWrites, t.ThrottledWrites-t.PacedWrites))
+	kv(w, "throttled: start timer late p50 / p90 / max", quantiles(t.ThrottledStarts.Timer))
+	kv(w, "throttled: first task dispatch p50 / p90 / max", quantiles(t.ThrottledStarts.Dispatch))
+	kv(w, "throttled deliveries by history events", histogram(t.ThrottledStarts.Lengths))
 }
