@@ -123,28 +123,18 @@ func FuzzEventValidation(f *testing.F) {
 			}
 			return
 		}
-		var in struct {
-			EventID *string         `json:"event_id"`
-			Type    string          `json:"type"`
-			Payload json.RawMessage `json:"payload"`
-		}
+		var in wire.EventCreate
 		if err := json.Unmarshal(body, &in); err != nil {
 			t.Fatalf("accepted a body encoding/json refuses: %v", err)
 		}
-		var res struct {
-			EventID    string `json:"event_id"`
-			Deliveries []struct {
-				ID         string `json:"id"`
-				EndpointID string `json:"endpoint_id"`
-			} `json:"deliveries"`
-		}
+		var res wire.EventAccepted
 		if err := json.Unmarshal(raw, &res); err != nil {
 			t.Fatalf("202 body %q: %v", raw, err)
 		}
 		switch {
 		case in.EventID != nil && res.EventID != *in.EventID:
 			t.Fatalf("event_id %q answered as %q", *in.EventID, res.EventID)
-		case in.EventID == nil && idem != "" && res.EventID != idem:
+		case in.EventID == nil && idem != "" && string(res.EventID) != idem:
 			t.Fatalf("Idempotency-Key %q answered as %q", idem, res.EventID)
 		case res.EventID == "":
 			t.Fatal("no event ID")
@@ -153,10 +143,10 @@ func FuzzEventValidation(f *testing.F) {
 			t.Fatalf("answered %d deliveries, started %d; want the catch-all's one", len(res.Deliveries), len(started))
 		}
 		req := started[0]
-		if req.EndpointID != a.catchAll || req.DeliveryID != res.Deliveries[0].ID || req.DeliveryID != delivery.ID(res.EventID, a.catchAll) {
+		if req.EndpointID != a.catchAll || req.DeliveryID != string(res.Deliveries[0].ID) || req.DeliveryID != delivery.ID(string(res.EventID), a.catchAll) {
 			t.Fatalf("started %s to %s, answered %v", req.DeliveryID, req.EndpointID, res.Deliveries)
 		}
-		if req.EventID != res.EventID || req.EventType != in.Type {
+		if req.EventID != string(res.EventID) || req.EventType != string(in.Type) {
 			t.Fatalf("started event %q of type %q for %q of type %q", req.EventID, req.EventType, res.EventID, in.Type)
 		}
 		if req.Body != "" || req.SealedBody == nil {

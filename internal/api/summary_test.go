@@ -176,14 +176,10 @@ func TestSummaryAndHealthReadsAreBounded(t *testing.T) {
 			assert.InEpsilon(t, oldest.Seconds(), sum.OldestAgeSeconds, 0.011)
 			summaryCalls := vis.calls.Load()
 
-			var health struct {
-				PendingDeliveries int64   `json:"pending_deliveries"`
-				OldestPendingAge  float64 `json:"oldest_pending_age_seconds"`
-				DeadLetters       int64   `json:"dead_letters"`
-			}
+			var health wire.EndpointHealth
 			get(t, s, "/v1/endpoints/ep_on/health", &health)
 			assert.EqualValues(t, n, health.PendingDeliveries)
-			assert.InEpsilon(t, oldest.Seconds(), health.OldestPendingAge, 0.011)
+			assert.InEpsilon(t, oldest.Seconds(), health.OldestPendingAgeSeconds, 0.011)
 			assert.Equal(t, q(0)+q(1), health.DeadLetters)
 
 			t.Logf("%d parked: %d visibility calls for the summary, %d for the health; %d executions listed", n, summaryCalls, vis.calls.Load()-summaryCalls, vis.listed.Load())

@@ -401,8 +401,9 @@ func buildConfig(opts Options, host string, port int) (*config.Config, error) {
 // (docs/performance.md, Levers).
 const historyCacheSize = 2048
 
-// queueReaderRPS bounds the reads of each history queue per shard.
-const queueReaderRPS = 1000
+// queueReaderRPS bounds the reads of the timer and transfer queues per
+// shard.
+const queueReaderRPS = 100
 
 func serverOptions(opts Options, conf *config.Config) []temporal.ServerOption {
 	hosts := map[primitives.ServiceName]static.Hosts{}
@@ -436,15 +437,16 @@ func serverOptions(opts Options, conf *config.Config) []temporal.ServerOption {
 		// payloads would walk every payload of every event batch written
 		// (docs/performance.md).
 		dynamicconfig.ExternalPayloadsEnabled.Key(): false,
-		// The history queues' readers poll persistence at most 20 times a
-		// second per shard by default. Tasks due in a steady stream (the
-		// start timers of a rate-limited endpoint's backlog, one an
-		// interval) each ask for a read; held to 20, the workflow tasks
-		// they schedule reached the worker seconds late
+		// The timer and transfer queues' readers poll persistence at most
+		// 20 times a second per shard by default. Tasks due in a steady
+		// stream (the start timers of a rate-limited endpoint's backlog,
+		// one an interval) each ask for a read; held to 20, the workflow
+		// tasks they schedule reached the worker seconds late. 100 is
+		// enough for that and costs saturation nothing; the visibility
+		// queue keeps 20, as its reads batch at saturation
 		// (docs/performance.md).
-		dynamicconfig.TransferProcessorMaxPollRPS.Key():   queueReaderRPS,
-		dynamicconfig.TimerProcessorMaxPollRPS.Key():      queueReaderRPS,
-		dynamicconfig.VisibilityProcessorMaxPollRPS.Key(): queueReaderRPS,
+		dynamicconfig.TransferProcessorMaxPollRPS.Key(): queueReaderRPS,
+		dynamicconfig.TimerProcessorMaxPollRPS.Key():    queueReaderRPS,
 	}
 	for k, v := range opts.Tuning.Dynamic {
 		dyn[dynamicconfig.MakeKey(k)] = v
