@@ -47,32 +47,32 @@ func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *del
 	} else {
 		slot = store.Slot{At: held.At, Since: held.Since}
 	}
-	if g, wait := a.waitForSlot(ctx, l, slot, now); wait {
-		return g, true
+	for {
+		if g, wait := a.waitForSlot(ctx, l, slot, now); wait {
+			return g, true
+		}
+		now = later(now, slot.At)
+		turn, ok := a.pace.wait(ep.ID, *l, now, l.Lead())
+		if ok {
+			_ = sleep(ctx, turn.Sub(now))
+			return gate{}, false
+		}
+		if reserved {
+			// This attempt wrote its slot already: wait for the pacer's
+			// next, without a second write.
+			return gate{wait: turn.Add(-l.Lead()), reason: delivery.WaitRateLimit, slot: &delivery.Slot{At: slot.At, Since: slot.Since}}, true
+		}
+		next, err := a.endpoints.ReserveSlot(ctx, ep.ID, *l, now)
+		if err != nil {
+			a.log.Warn("reserve a rate limit slot", "endpoint_id", ep.ID, "error", err)
+			return gate{}, false
+		}
+		// Not before the pacer's next slot either: with no backlog in
+		// the store, the new slot is now. Within the lead, the attempt
+		// waits for it here and asks the pacer again.
+		next.At = later(next.At, turn)
+		slot, reserved = next, true
 	}
-	now = later(now, slot.At)
-	turn, ok := a.pace.wait(ep.ID, *l, now, l.Lead())
-	switch {
-	case ok:
-		_ = sleep(ctx, turn.Sub(now))
-		return gate{}, false
-	case reserved:
-		// The slot just reserved is not the pacer's: wait for the
-		// pacer's, without a second write.
-		return gate{wait: turn.Add(-l.Lead()), reason: delivery.WaitRateLimit, slot: &delivery.Slot{At: slot.At, Since: slot.Since}}, true
-	}
-	next, err := a.endpoints.ReserveSlot(ctx, ep.ID, *l, now)
-	if err != nil {
-		a.log.Warn("reserve a rate limit slot", "endpoint_id", ep.ID, "error", err)
-		return gate{}, false
-	}
-	// Not before the pacer's next slot either: with no backlog in the
-	// store, the new slot is now.
-	next.At = later(next.At, turn)
-	if g, wait := a.waitForSlot(ctx, l, next, now); wait {
-		return g, true
-	}
-	return gate{}, false
 }
 
 // waitForSlot waits out a slot within the limit's Lead (and
