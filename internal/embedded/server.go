@@ -248,14 +248,14 @@ func splitHostPort(addr string) (string, int, error) {
 	return host, port, nil
 }
 
-// freePort asks the kernel for an unused port on host.
+// freePort returns an unused port on host (FreeAddr).
 func freePort(host string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	addr, err := FreeAddr(host)
 	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
+		return 0, err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	_, port, _ := net.SplitHostPort(addr)
+	return strconv.Atoi(port)
 }
 
 // sqliteConfig describes one SQLite file, tuned as docs/architecture.md
