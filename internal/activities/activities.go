@@ -55,6 +55,7 @@ type Activities struct {
 	metrics             *metrics.Metrics
 	shares              *endpointShares // nil: unbounded (LimitEndpoints)
 	pace                pacer           // spaces attempts to limited endpoints
+	outcomes            localOutcomes   // local attempts' results, for a refused task's replay
 	tokens              tokenCache      // OAuth 2.0 tokens of this worker
 	clients             *endpointClients
 	tracer              *tracing.Tracer // nil: tracing off

@@ -14,9 +14,11 @@ import (
 // local activity: the fast path that costs no extra history events. It
 // reports the outcome as a value; the workflow decides what follows.
 func (a *Activities) FirstAttempt(ctx context.Context, req delivery.Request) (delivery.Attempt, error) {
-	at := a.attempt(ctx, req, 1, req.Slot) // the slot ingest reserved, if any
-	a.logAttempt(ctx, req, at)
-	return at, nil
+	return a.outcomes.once(ctx, a.now(), func() delivery.Attempt {
+		at := a.attempt(ctx, req, 1, req.Slot) // the slot ingest reserved, if any
+		a.logAttempt(ctx, req, at)
+		return at
+	}), nil
 }
 
 // WakeAttempt makes the attempt a deferred delivery tries when its wait
@@ -25,9 +27,11 @@ func (a *Activities) FirstAttempt(ctx context.Context, req delivery.Request) (de
 // endpoint open delivers without a trip through the task queue, and one
 // that finds it still closed is deferred again without a write.
 func (a *Activities) WakeAttempt(ctx context.Context, in delivery.RetryInput) (delivery.Attempt, error) {
-	at := a.attempt(ctx, in.Request, len(in.Prior)+1, in.Slot)
-	a.logAttempt(ctx, in.Request, at)
-	return at, nil
+	return a.outcomes.once(ctx, a.now(), func() delivery.Attempt {
+		at := a.attempt(ctx, in.Request, len(in.Prior)+1, in.Slot)
+		a.logAttempt(ctx, in.Request, at)
+		return at
+	}), nil
 }
 
 // Retry makes the retries of a delivery. Temporal retries it on the

@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -190,4 +192,31 @@ func TestRecoverPacesALargeBacklog(t *testing.T) {
 	sig, via := recoverIn(t, d, ids[len(ids)-1])
 	assert.Equal(t, "update", via)
 	assert.Equal(t, delivery.RecoverSignal{By: rec.By, Reason: "backlog"}, sig)
+}
+
+// historyTrace is a workflow's history in one line per event: its type,
+// and a signal's or an update's name, for a failure message.
+func historyTrace(t *testing.T, d *app.Dev, id string) string {
+	t.Helper()
+	var b strings.Builder
+	it := d.Client.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			fmt.Fprintf(&b, "history: %v\n", err)
+			break
+		}
+		fmt.Fprintf(&b, "%d %s %s", ev.GetEventId(), ev.GetEventTime().AsTime().Format("15:04:05.000"), ev.GetEventType())
+		if a := ev.GetWorkflowExecutionSignaledEventAttributes(); a != nil {
+			fmt.Fprintf(&b, " %s", a.GetSignalName())
+		}
+		if a := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil {
+			fmt.Fprintf(&b, " %s", a.GetAcceptedRequest().GetInput().GetName())
+		}
+		if a := ev.GetWorkflowTaskFailedEventAttributes(); a != nil {
+			fmt.Fprintf(&b, " %s", a.GetCause())
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
