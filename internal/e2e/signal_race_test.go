@@ -18,42 +18,13 @@ import (
 func TestSignalDuringWakeAttempt(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)
-	var (
-		mu      sync.Mutex
-		seen    = map[string]int{}
-		arrived = make(chan struct{}, 8)
-		release = make(chan struct{})
-	)
-	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen[r.Header.Get("webhook-id")]++
-		mu.Unlock()
-		arrived <- struct{}{}
-		<-release
-		w.WriteHeader(http.StatusOK)
-	}))
-	ep := api.createEndpoint(map[string]any{"url": srv.URL, "event_types": []string{"race.test"}})
+	rc := newGatedReceiver(t)
+	ep := api.createEndpoint(map[string]any{"url": rc.url, "event_types": []string{"race.test"}})
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"enabled": false}, nil))
 	id := api.send(`{"type":"race.test","payload":{}}`).Deliveries[0].ID
 	waitHeld(t, api, id)
 	require.Equal(t, http.StatusOK, api.do("PATCH", "/v1/endpoints/"+ep.ID, map[string]any{"enabled": true}, nil))
-	select {
-	case <-arrived:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the enabled endpoint's held delivery did not arrive")
-	}
-	// The wake-up attempt is at the receiver: a recover signal lands now.
-	require.NoError(t, shared.Client.SignalWorkflow(context.Background(), id, "", delivery.SignalRecover, delivery.RecoverSignal{By: "test", Reason: "race"}))
-	time.Sleep(200 * time.Millisecond)
-	close(release)
-	d := api.waitDelivery(id, 10*time.Second)
-	require.EqualValues(t, "delivered", d.Status)
-	time.Sleep(time.Second)
-	mu.Lock()
-	defer mu.Unlock()
-	if seen[id] != 1 {
-		t.Fatalf("delivery %s arrived %d times\n%s", id, seen[id], historyTrace(t, shared, id))
-	}
+	rc.signalDuringAttempt(t, api, id)
 }
 
 // A signal that reaches a delivery while its first attempt is at the
@@ -61,36 +32,53 @@ func TestSignalDuringWakeAttempt(t *testing.T) {
 func TestSignalDuringFirstAttempt(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)
-	var (
-		mu      sync.Mutex
-		seen    = map[string]int{}
-		arrived = make(chan struct{}, 8)
-		release = make(chan struct{})
-	)
-	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen[r.Header.Get("webhook-id")]++
-		mu.Unlock()
-		arrived <- struct{}{}
-		<-release
-		w.WriteHeader(http.StatusOK)
-	}))
-	api.createEndpoint(map[string]any{"url": srv.URL, "event_types": []string{"race1.test"}})
+	rc := newGatedReceiver(t)
+	api.createEndpoint(map[string]any{"url": rc.url, "event_types": []string{"race1.test"}})
 	id := api.send(`{"type":"race1.test","payload":{}}`).Deliveries[0].ID
+	rc.signalDuringAttempt(t, api, id)
+}
+
+// gatedReceiver holds every request until released, and counts them by
+// webhook-id.
+type gatedReceiver struct {
+	url     string
+	mu      sync.Mutex
+	seen    map[string]int
+	arrived chan struct{}
+	release chan struct{}
+}
+
+func newGatedReceiver(t *testing.T) *gatedReceiver {
+	rc := &gatedReceiver{seen: map[string]int{}, arrived: make(chan struct{}, 8), release: make(chan struct{})}
+	rc.url = serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc.mu.Lock()
+		rc.seen[r.Header.Get("webhook-id")]++
+		rc.mu.Unlock()
+		rc.arrived <- struct{}{}
+		<-rc.release
+		w.WriteHeader(http.StatusOK)
+	})).URL
+	return rc
+}
+
+// signalDuringAttempt waits for delivery id's attempt to reach the
+// receiver, sends the delivery a recover signal while the receiver holds
+// it, lets it answer, and checks the receiver got the delivery once.
+func (rc *gatedReceiver) signalDuringAttempt(t *testing.T, api *apiClient, id string) {
+	t.Helper()
 	select {
-	case <-arrived:
+	case <-rc.arrived:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the first attempt did not arrive")
+		t.Fatal("the attempt did not arrive")
 	}
 	require.NoError(t, shared.Client.SignalWorkflow(context.Background(), id, "", delivery.SignalRecover, delivery.RecoverSignal{By: "test", Reason: "race"}))
-	time.Sleep(200 * time.Millisecond)
-	close(release)
-	d := api.waitDelivery(id, 10*time.Second)
-	require.EqualValues(t, "delivered", d.Status)
-	time.Sleep(time.Second)
-	mu.Lock()
-	defer mu.Unlock()
-	if seen[id] != 1 {
-		t.Fatalf("delivery %s arrived %d times\n%s", id, seen[id], historyTrace(t, shared, id))
+	time.Sleep(200 * time.Millisecond) // the signal is in before the attempt ends
+	close(rc.release)
+	require.EqualValues(t, "delivered", api.waitDelivery(id, 10*time.Second).Status)
+	time.Sleep(time.Second) // a second send would come now
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.seen[id] != 1 {
+		t.Fatalf("delivery %s arrived %d times\n%s", id, rc.seen[id], historyTrace(t, shared, id))
 	}
 }
