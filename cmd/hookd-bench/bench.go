@@ -62,6 +62,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.DurationVar(&o.cfg.StormHold, "storm-hold", 0, "keep the receiver down this long after all deliveries parked")
 	fs.DurationVar(&o.cfg.Circuit.BaseCooldown, "circuit-cooldown", 0, "hookd's circuit cooldown (0: hookd's default, "+circuit.DefaultPolicy().BaseCooldown.String()+")")
 	fs.DurationVar(&o.cfg.Circuit.MaxCooldown, "circuit-max-cooldown", 0, "cap of the doubling cooldown (0: hookd's default, "+circuit.DefaultPolicy().MaxCooldown.String()+")")
+	fs.IntVar(&o.cfg.WorkflowTaskPollers, "workflow-task-pollers", 0, "workflow-task polls hookd's worker keeps open (0: hookd's default, "+strconv.Itoa(worker.DefaultWorkflowTaskPollers)+")")
 	fs.IntVar(&o.cfg.WorkflowCacheSize, "workflow-cache", 0, "deliveries hookd's worker keeps in memory between tasks (0: hookd's default, "+strconv.Itoa(worker.DefaultWorkflowCacheSize)+")")
 	fs.BoolVar(&o.cfg.TemporalTuning.AllVisibilityIndexes, "all-visibility-indexes", false, "keep all 58 indexes of Temporal's visibility table (default: the 18 hookd and the Web UI use)")
 	fs.BoolVar(&o.cfg.TemporalTuning.StockFTSTrigger, "stock-fts-trigger", false, "keep Temporal's full-text update trigger as shipped (default: it runs only when a full-text column changes)")

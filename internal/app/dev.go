@@ -244,7 +244,7 @@ func (d *Dev) spec() spec {
 			Circuit:             cfg.Circuit,
 			AutoDisableAfter:    cfg.AutoDisableAfter,
 			DisabledPoll:        d.tuning.DisabledPoll,
-		}},
+		}, options: worker.Options{WorkflowTaskPollers: d.tuning.WorkflowTaskPollers}},
 		api: &apiSpec{
 			config: api.Config{
 				APIKeys:          []string{d.APIKey},

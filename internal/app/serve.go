@@ -102,6 +102,9 @@ type ServeConfig struct {
 	// WorkflowCacheSize bounds the deliveries a worker keeps in memory
 	// between workflow tasks (zero: worker.DefaultWorkflowCacheSize).
 	WorkflowCacheSize int
+	// WorkflowTaskPollers is the workflow-task polls a worker keeps open
+	// (zero: worker.DefaultWorkflowTaskPollers).
+	WorkflowTaskPollers int
 	// ShutdownDelay keeps serving, with /readyz failing, after a stop is
 	// asked, so load balancers stop routing first.
 	ShutdownDelay time.Duration
@@ -266,6 +269,7 @@ func (s *Serve) spec(apiURL string) spec {
 				MaxConcurrentAttempts:  cfg.MaxConcurrentAttempts,
 				MaxAttemptsPerEndpoint: cfg.MaxAttemptsPerEndpoint,
 				StopTimeout:            cfg.ShutdownTimeout,
+				WorkflowTaskPollers:    cfg.WorkflowTaskPollers,
 			},
 		}
 	}

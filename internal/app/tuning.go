@@ -19,6 +19,9 @@ type Tuning struct {
 	// at once; a larger one is woken at the drain's pace (zero:
 	// wake.Immediate).
 	RecoverImmediate int
+	// WorkflowTaskPollers is the workflow-task polls the worker keeps open
+	// (zero: worker.DefaultWorkflowTaskPollers).
+	WorkflowTaskPollers int
 	// Temporal departs from the embedded server's measured defaults.
 	Temporal embedded.Tuning
 	// Guard, when set, replaces hookd dev's guard (loopback allowed), for

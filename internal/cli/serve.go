@@ -75,6 +75,7 @@ func newServeFlagSet(mode string, f *serveFlags) envFlags {
 		fs.integer(&c.MaxConcurrentAttempts, "max-concurrent-attempts", "HOOKD_MAX_CONCURRENT_ATTEMPTS", 256, "HTTP attempts one worker runs at once")
 		fs.integer(&c.MaxAttemptsPerEndpoint, "max-attempts-per-endpoint", "HOOKD_MAX_ATTEMPTS_PER_ENDPOINT", 0, "HTTP attempts one worker runs at once for any one endpoint; more wait their turn without spending attempts (0: a quarter of --max-concurrent-attempts; -1: no bound)")
 		fs.integer(&c.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries a worker keeps in memory between workflow tasks (bounds memory while many are parked)")
+		fs.integer(&c.WorkflowTaskPollers, "workflow-task-pollers", "HOOKD_WORKFLOW_TASK_POLLERS", worker.DefaultWorkflowTaskPollers, "workflow-task polls a worker keeps open; too few leave delayed starts and timer wake-ups waiting for a poller beside a flood of new events")
 		autoDisableFlag(fs, &c.AutoDisableAfter)
 		egressProxyFlag(fs, &f.egressProxy)
 	}

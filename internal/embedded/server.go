@@ -405,6 +405,15 @@ const historyCacheSize = 2048
 // shard.
 const queueReaderRPS = 100
 
+// timerMaxTimeShift is how far past now the timer queue's reader reads
+// ahead (Temporal: a second). A timer written due before the last read's
+// horizon is moved to it: with a second, every timer shorter than about a
+// second (a rate-limited delivery's start delay at the head of its
+// backlog, a wake-up just ahead) fired up to a second late, and the
+// deliveries of several workers whose slots had passed went together. 50
+// ms is within a slot's lead (store.MaxLead).
+const timerMaxTimeShift = 50 * time.Millisecond
+
 func serverOptions(opts Options, conf *config.Config) []temporal.ServerOption {
 	hosts := map[primitives.ServiceName]static.Hosts{}
 	for name, svc := range map[primitives.ServiceName]string{
@@ -447,6 +456,8 @@ func serverOptions(opts Options, conf *config.Config) []temporal.ServerOption {
 		// (docs/performance.md).
 		dynamicconfig.TransferProcessorMaxPollRPS.Key(): queueReaderRPS,
 		dynamicconfig.TimerProcessorMaxPollRPS.Key():    queueReaderRPS,
+		// Timers fire within timerMaxTimeShift of when they are due.
+		dynamicconfig.TimerProcessorMaxTimeShift.Key(): timerMaxTimeShift,
 	}
 	for k, v := range opts.Tuning.Dynamic {
 		dyn[dynamicconfig.MakeKey(k)] = v

@@ -80,10 +80,11 @@ func (b *Batch) publish(ctx context.Context, ev Event, fanOut func(context.Conte
 			reqs[i].Body, reqs[i].SealedBody = "", sealed
 		}
 	}
+	var limited []*store.Endpoint // reserve slots for a new event's deliveries only
 	if claimed {
-		b.p.reserveSlots(ctx, reqs, eps)
+		limited = eps
 	}
-	if err := b.startAll(ctx, reqs); err != nil {
+	if err := b.startAll(ctx, reqs, limited); err != nil {
 		return Result{}, err
 	}
 	out := Result{EventID: ev.ID, Deliveries: make([]Delivery, len(rec.Deliveries)), Duplicate: !claimed}
@@ -158,8 +159,11 @@ func (p *Publisher) endpointsOf(ctx context.Context, rec *store.Event) ([]*store
 
 // startAll starts every delivery, at most cap(b.slots) at a time across
 // the batch (and, eager, the publisher's bound across all batches), and
-// returns the first error.
-func (b *Batch) startAll(ctx context.Context, reqs []delivery.Request) error {
+// returns the first error. With eps (a newly recorded event's endpoints,
+// reqs[i] to eps[i]), each delivery to a rate-limited endpoint first
+// reserves its slot, once it holds its start slots: a slot reserved
+// while the start still queued would pass before the delivery ran.
+func (b *Batch) startAll(ctx context.Context, reqs []delivery.Request, eps []*store.Endpoint) error {
 	errs := make([]error, len(reqs))
 	eager := b.p.eagerBound()
 	var wg sync.WaitGroup
@@ -180,6 +184,9 @@ func (b *Batch) startAll(ctx context.Context, reqs []delivery.Request) error {
 				}
 				<-b.slots
 			}()
+			if eps != nil {
+				b.p.reserveSlot(ctx, &req, eps[i])
+			}
 			errs[i] = b.p.start(ctx, req)
 		})
 	}

@@ -12,30 +12,25 @@ import (
 // than this is waited out in the first attempt, which starts at once.
 const minStartDelay = 25 * time.Millisecond
 
-// reserveSlots reserves, for each delivery of a newly recorded event to a
-// rate-limited endpoint (reqs[i] to eps[i]), its first attempt's slot:
-// one store write per such delivery, none for an unlimited endpoint. The
-// delivery then starts delayed to just before its slot (startDelay), so
-// a backlog behind the limit waits in Temporal without a task, a timer
-// or a wake-up of its own, and learns its turn once. A reservation the
-// store refuses is left to the attempt, which reserves its own.
-func (p *Publisher) reserveSlots(ctx context.Context, reqs []delivery.Request, eps []*store.Endpoint) {
-	if p.Slots == nil {
+// reserveSlot reserves, for a delivery of a newly recorded event to a
+// rate-limited endpoint (req to ep), its first attempt's slot: one store
+// write, none for an unlimited endpoint. The delivery then starts delayed
+// to just before its slot (startDelay), so a backlog behind the limit
+// waits in Temporal without a task, a timer or a wake-up of its own, and
+// learns its turn once. A reservation the store refuses is left to the
+// attempt, which reserves its own.
+func (p *Publisher) reserveSlot(ctx context.Context, req *delivery.Request, ep *store.Endpoint) {
+	if p.Slots == nil || ep.RateLimit == nil {
 		return
 	}
-	for i, ep := range eps {
-		if ep.RateLimit == nil {
-			continue
+	slot, err := p.Slots.ReserveSlot(ctx, ep.ID, *ep.RateLimit, time.Now())
+	if err != nil {
+		if p.Logger != nil {
+			p.Logger.WarnContext(ctx, "reserve a rate limit slot at ingest", "endpoint_id", ep.ID, "error", err)
 		}
-		slot, err := p.Slots.ReserveSlot(ctx, ep.ID, *ep.RateLimit, time.Now())
-		if err != nil {
-			if p.Logger != nil {
-				p.Logger.WarnContext(ctx, "reserve a rate limit slot at ingest", "endpoint_id", ep.ID, "error", err)
-			}
-			continue
-		}
-		reqs[i].Slot = &delivery.Slot{At: slot.At, Since: slot.Since, Lead: ep.RateLimit.Lead()}
+		return
 	}
+	req.Slot = &delivery.Slot{At: slot.At, Since: slot.Since, Lead: ep.RateLimit.Lead()}
 }
 
 // startDelay is how long req's start waits for its slot at now: until its

@@ -31,7 +31,21 @@ type Options struct {
 	// StopTimeout is how long a stop waits for in-flight attempts before
 	// handing them back to Temporal; zero is the SDK's default.
 	StopTimeout time.Duration
+	// WorkflowTaskPollers is how many workflow-task polls the worker
+	// keeps open (sticky and normal together); zero means
+	// DefaultWorkflowTaskPollers.
+	WorkflowTaskPollers int
 }
+
+// DefaultWorkflowTaskPollers is the workflow-task polls a worker keeps
+// open, instead of the SDK's 2. Eagerly started deliveries bring their
+// first task in the start's answer, but a delivery whose start was
+// delayed (a rate-limited endpoint's backlog) or that wakes from a timer
+// gets its task through matching. Beside a flood of eager starts, two
+// polls (one of them on the sticky queue) left those tasks waiting
+// seconds for a poller, and the rate-limited endpoint fell behind its
+// limit (docs/performance.md).
+const DefaultWorkflowTaskPollers = 8
 
 // DefaultWorkflowCacheSize is the workflow cache hookd runs with, instead
 // of the SDK's 10,000: parked deliveries (a receiver down, a circuit open)
@@ -79,6 +93,7 @@ func New(c client.Client, acts *activities.Activities, opts Options) sdkworker.W
 		MaxConcurrentLocalActivityExecutionSize: n,
 		MaxConcurrentWorkflowTaskExecutionSize:  n,
 		WorkerStopTimeout:                       opts.StopTimeout,
+		MaxConcurrentWorkflowTaskPollers:        cmp.Or(max(opts.WorkflowTaskPollers, 0), DefaultWorkflowTaskPollers),
 	})
 	workflows.Register(w)
 	Register(w, acts)

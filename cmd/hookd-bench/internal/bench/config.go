@@ -77,6 +77,9 @@ type Config struct {
 	Circuit circuit.Policy
 	// WorkflowCacheSize is hookd's worker cache (zero: hookd's default).
 	WorkflowCacheSize int
+	// WorkflowTaskPollers is hookd's worker's workflow-task polls (zero:
+	// hookd's default).
+	WorkflowTaskPollers int
 	// TemporalTuning departs from the embedded server's defaults.
 	TemporalTuning embedded.Tuning
 	// PlaintextPayloads runs hookd with payload encryption off, to

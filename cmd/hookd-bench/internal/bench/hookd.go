@@ -59,9 +59,10 @@ func startHookd(ctx context.Context, cfg Config) (*hookdTarget, error) {
 		Payload:           app.PayloadConfig{Off: cfg.PlaintextPayloads, NoEventKeys: cfg.NoEventKeys},
 		TracerProvider:    tracerProvider(tp),
 	}, app.Tuning{
-		RecoverImmediate: cfg.RecoverImmediate,
-		DisabledPoll:     cfg.DisabledPoll,
-		Temporal:         cfg.TemporalTuning,
+		RecoverImmediate:    cfg.RecoverImmediate,
+		WorkflowTaskPollers: cfg.WorkflowTaskPollers,
+		DisabledPoll:        cfg.DisabledPoll,
+		Temporal:            cfg.TemporalTuning,
 	})
 	if err != nil {
 		_ = os.RemoveAll(dir)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +32,10 @@ type ThrottleResult struct {
 	// burst's end to the last.
 	MaxIn20ms, MinPerSecond, MaxPerSecond int
 	LimitedRate                           float64
+	// PerSecond is Limited's arrivals in each second after the first.
+	PerSecondSeries []int
+	// TogetherStarts is how late Limited's delayed starts began.
+	TogetherStarts StartLag
 	// Duplicates are requests beyond an event's first, at both receivers
 	// of Together; LimitedRequests every request the limited receiver
 	// answered; MaxAttempts the most attempts of a sample of its
@@ -109,6 +114,9 @@ func runThrottle(ctx context.Context, cfg Config, h *hookdTarget) (ThrottleResul
 	if res.MaxAttempts, err = h.maxAttempts(ctx, deliveryIDs(res.limitedIDs, limitedID)); err != nil {
 		return res, err
 	}
+	if res.TogetherStarts, err = startLags(ctx, h.dev.Client, deliveryIDs(res.limitedIDs, limitedID)); err != nil {
+		return res, err
+	}
 	if res.AloneAgain, err = measured("alone again", free, spec("alone again", 0, false), nil); err != nil {
 		return res, err
 	}
@@ -171,6 +179,7 @@ func (res *ThrottleResult) spacing(at []time.Time) {
 	res.MinPerSecond = len(at)
 	for s := 1; s < whole; s++ {
 		res.MinPerSecond, res.MaxPerSecond = min(res.MinPerSecond, perSecond[s]), max(res.MaxPerSecond, perSecond[s])
+		res.PerSecondSeries = append(res.PerSecondSeries, perSecond[s])
 	}
 	if whole < 2 {
 		res.MinPerSecond = 0
@@ -212,6 +221,10 @@ func reportThrottle(w io.Writer, t ThrottleResult) {
 	fmt.Fprintf(w, "| %-44s | %-22s |\n| --- | --- |\n", "measure", "hookd")
 	kv(w, "limited: most arrivals in any 20 ms", fmt.Sprintf("%d (burst %d)", t.MaxIn20ms, t.Burst))
 	kv(w, "limited: arrivals per whole second", fmt.Sprintf("%d-%d (limit %d)", t.MinPerSecond, t.MaxPerSecond, t.PerSecond))
+	kv(w, "limited: arrivals in seconds 1-15", strings.Trim(fmt.Sprint(t.PerSecondSeries[:min(15, len(t.PerSecondSeries))]), "[]"))
+	kv(w, "limited: start timer late p50 / p90 / max", quantiles(t.TogetherStarts.Timer))
+	kv(w, "limited: first task dispatch p50 / p90 / max", quantiles(t.TogetherStarts.Dispatch))
+	kv(w, "limited deliveries by history events", histogram(t.TogetherStarts.Lengths))
 	kv(w, "limited: rate after the burst", fmt.Sprintf("%.2f/s (%+.1f%%)", t.LimitedRate, 100*(t.LimitedRate/float64(t.PerSecond)-1)))
 	kv(w, "limited: requests / most attempts (sampled)", fmt.Sprintf("%d for %d events / %d", t.LimitedRequests, t.N, t.MaxAttempts))
 	kv(w, "duplicates (both receivers)", fmt.Sprint(t.Duplicates))
