@@ -43,6 +43,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.DurationVar(&o.cfg.LightDuration, "light-duration", d.LightDuration, "length of the light load (negative skips it)")
 	fs.IntVar(&o.cfg.FanoutN, "fanout-n", d.FanoutN, "events in the fan-out phase, each matching -fanout-width endpoints (negative skips it)")
 	fs.IntVar(&o.cfg.FanoutWidth, "fanout-width", d.FanoutWidth, "endpoints (and receivers) every fan-out event matches")
+	fs.IntVar(&o.cfg.FanoutClients, "fanout-clients", 0, "clients posting the fan-out's events (0: -clients; -clients / -fanout-width asks for as many deliveries at once as the 1:1 phase)")
 	fs.StringVar(&o.cfg.FanoutFilter, "fanout-filter", "", `run the fan-out phase again to endpoints that each carry this content filter (it must accept the bench's payload), such as 'payload.amount > 1000 && payload.currency == "EUR"'; empty skips it`)
 	fs.IntVar(&o.cfg.ShapesN, "shapes-n", d.ShapesN, "deliveries in each shape of the workflow-shape experiment (a workflow per delivery against one per event, on the embedded server without hookd); zero skips it")
 	fs.IntVar(&o.cfg.HistorySample, "history-sample", d.HistorySample, "completed deliveries whose history is counted")

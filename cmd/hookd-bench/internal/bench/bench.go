@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -80,8 +81,8 @@ func report(w io.Writer, r Result) {
 	}
 	fmt.Fprintf(w, "\nhookd-bench, %s, %s\n", r.Started.Format(reportTimeFormat), r.Machine)
 	fmt.Fprintf(w, "load average before: %s, after: %s (other work on the machine skews every figure)\n", r.LoadBefore, r.LoadAfter)
-	fmt.Fprintf(w, "saturation: N=%d, %d clients, batch %d, ingest %s; baseline N=%d, %d starters; light: %.0f events/s for %s; fan-out: %d events x %d endpoints\n\n",
-		c.N, c.Clients, c.Batch, c.Ingest, c.BaselineN, c.BaselineStarters, c.LightRate, c.LightDuration, c.FanoutN, c.FanoutWidth)
+	fmt.Fprintf(w, "saturation: N=%d, %d clients, batch %d, ingest %s; baseline N=%d, %d starters; light: %.0f events/s for %s; fan-out: %d events x %d endpoints, %d clients\n\n",
+		c.N, c.Clients, c.Batch, c.Ingest, c.BaselineN, c.BaselineStarters, c.LightRate, c.LightDuration, c.FanoutN, c.FanoutWidth, cmp.Or(c.FanoutClients, c.Clients))
 	fmt.Fprintf(w, fmtRow, "measure", "hookd (embedded)", "naive baseline", "target", "met")
 	fmt.Fprintf(w, fmtRow, "---", "---", "---", "---", "---")
 	ratio := 0.0

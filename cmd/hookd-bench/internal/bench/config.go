@@ -31,6 +31,10 @@ type Config struct {
 	// FanoutN events each go to FanoutWidth endpoints (one receiver each)
 	// in the fan-out phase, posted like saturation's; zero skips it.
 	FanoutN, FanoutWidth int
+	// FanoutClients post the fan-out's events (zero: Clients). Clients
+	// divided by FanoutWidth asks for as many deliveries at once as the
+	// 1:1 phase.
+	FanoutClients int
 	// FanoutFilter, when set, runs the fan-out phase a second time, right
 	// after the first, to FanoutWidth other endpoints that each carry this
 	// content filter (it must accept the bench's payload), so the CPU per

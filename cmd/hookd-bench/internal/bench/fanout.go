@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -38,7 +39,7 @@ func runFanout(ctx context.Context, cfg Config, h *hookdTarget, eventType, filte
 	}
 	return runLoadTo(ctx, cfg, rcs, loadSpec{
 		name: name, ids: eventIDs(prefix, cfg.FanoutN),
-		start: h.apiStarter(eventType), clients: cfg.Clients, batch: cfg.Batch, profile: profile,
+		start: h.apiStarter(eventType), clients: cmp.Or(cfg.FanoutClients, cfg.Clients), batch: cfg.Batch, profile: profile,
 	})
 }
 
