@@ -23,7 +23,8 @@ const MaxInlineWait = 25 * time.Millisecond
 // A slot within the limit's Lead (and MaxInlineWait) is waited out here;
 // one further ahead is the workflow's wait (wait), g saying until when:
 // Lead before the slot, keeping it. An attempt whose slot has come then
-// takes its turn from the worker's pacer, waiting up to Lead in place.
+// takes its turn from the worker's pacer, waiting up to Lead (and the
+// pacer's burstMargin) in place.
 // One the pacer refuses (a bunch come late past their slots) takes a new
 // slot from the store, behind those reserved (and not before the pacer's
 // next), and waits for it: a late delivery waits again once, not in a
@@ -52,7 +53,7 @@ func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *del
 			return g, true
 		}
 		now = later(now, slot.At)
-		turn, ok := a.pace.wait(ep.ID, *l, now, l.Lead())
+		turn, ok := a.pace.wait(ep.ID, *l, now, l.Lead()+burstMargin(*l))
 		if ok {
 			_ = sleep(ctx, turn.Sub(now))
 			return gate{}, false
@@ -116,6 +117,13 @@ type pacer struct {
 	tat map[string]paced
 }
 
+// burstMargin is how much later than the rest of its burst the pacer
+// lets a burst's last attempt go: a quarter of the interval, at most 5
+// ms.
+func burstMargin(l store.RateLimit) time.Duration {
+	return min(l.Interval()/4, 5*time.Millisecond)
+}
+
 // paced is one endpoint's theoretical arrival time in the pacer, under
 // the limit set at since.
 type paced struct {
@@ -150,6 +158,13 @@ func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time, most t
 	}
 	tat := e.tat.Add(l.Interval())
 	at := l.SlotAt(tat, now)
+	if l.Burst > 1 {
+		// The burst's last goes burstMargin after the others, so the
+		// one after it goes an interval and burstMargin after the
+		// burst's first: a burst and one more do not reach the receiver
+		// within one interval when the first of them is a little late.
+		at = later(at, tat.Add(-time.Duration(l.Burst)*l.Interval()+burstMargin(l)))
+	}
 	if at.Sub(now) > most {
 		return at, false
 	}

@@ -109,13 +109,16 @@ func TestPacer(t *testing.T) {
 	for range 4 {
 		waits = append(waits, wait("ep_1", l, now))
 	}
-	assert.Equal(t, []time.Duration{0, 0, 100 * time.Millisecond, 200 * time.Millisecond}, waits)
+	m := burstMargin(l)
+	assert.Equal(t, 5*time.Millisecond, m)
+	assert.Equal(t, []time.Duration{0, m, 100*time.Millisecond + m, 200*time.Millisecond + m}, waits,
+		"a burst of 2, its last a margin after the first; then one an interval, an interval and the margin after the burst's first")
 	for range 2 {
 		turn, ok := p.wait("ep_1", l, now, 250*time.Millisecond)
 		assert.False(t, ok, "300 ms is past the most")
-		assert.Equal(t, ms(300), turn, "the refused took nothing")
+		assert.Equal(t, ms(300).Add(m), turn, "the refused took nothing")
 	}
-	assert.Equal(t, 200*time.Millisecond, wait("ep_1", l, ms(100)))
+	assert.Equal(t, 200*time.Millisecond+m, wait("ep_1", l, ms(100)))
 	assert.Zero(t, wait("ep_2", l, now), "each endpoint its own")
 	assert.Zero(t, wait("ep_1", l, now.Add(time.Second)), "quiet since")
 	changed := l
@@ -148,7 +151,7 @@ func TestThrottlePacesALateBunch(t *testing.T) {
 	require.Len(t, slots, 2, "a burst of 2 went, the third waited its interval in place")
 	assert.Equal(t, 2, eps.reserves, "each refused reserved a new slot")
 	for _, s := range slots {
-		assert.Equal(t, 200*time.Millisecond, s.At.Sub(now), "the store had no backlog: the pacer's next slot")
+		assert.Equal(t, 200*time.Millisecond+burstMargin(*limited.RateLimit), s.At.Sub(now), "the store had no backlog: the pacer's next slot")
 	}
 	for _, s := range slots {
 		_, wait := a.throttle(ctx, &limited, s, s.At)
