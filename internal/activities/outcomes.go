@@ -58,7 +58,7 @@ func (o *localOutcomes) once(ctx context.Context, now time.Time, attempt func() 
 	if key == "" {
 		return attempt()
 	}
-	if at, ok := o.take(key, now); ok {
+	if at, ok := o.get(key, now); ok {
 		return at
 	}
 	at := attempt()
@@ -66,17 +66,20 @@ func (o *localOutcomes) once(ctx context.Context, now time.Time, attempt func() 
 	return at
 }
 
-func (o *localOutcomes) take(key string, now time.Time) (delivery.Attempt, bool) {
+// get is what key's local activity returned, kept until it expires or
+// is pushed out (a completion can be refused more than once).
+func (o *localOutcomes) get(key string, now time.Time) (delivery.Attempt, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	e, ok := o.m[key]
 	if !ok || now.After(e.expires) {
 		return delivery.Attempt{}, false
 	}
-	delete(o.m, key)
 	return e.at, true
 }
 
+// put keeps at as key's outcome, pushing out the oldest beyond
+// outcomesKept.
 func (o *localOutcomes) put(key string, at delivery.Attempt, now time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
