@@ -120,7 +120,10 @@ func (s *holdingSink) received(endpointID string) ([]string, []int) {
 // flight when hookd dies. After the restart each subscriber gets each
 // event once; another tenant's gets none.
 func TestOperationalEventsSurviveKill9(t *testing.T) {
-	h := startHookd(t, "--auto-disable-after", "3s", "--circuit-cooldown", "1s", "--circuit-max-cooldown", "1s")
+	// Retries a second apart (±20%) fail for 2s by the fourth failure at
+	// the latest: the endpoint is disabled before a fifth would open its
+	// circuit (and announce it unhealthy).
+	h := startHookd(t, "--auto-disable-after", "2s", "--circuit-cooldown", "1s", "--circuit-max-cooldown", "1s")
 	for _, tenant := range []string{"acme", "globex"} {
 		require.Equal(t, http.StatusCreated, h.call("PUT", "/v1/tenants/"+tenant, map[string]any{"name": tenant}, nil))
 	}
