@@ -93,6 +93,14 @@ const DefaultMaxStarts = 32
 // 128 lets fan-out overrun the slots (docs/performance.md).
 const DefaultMaxEagerStarts = 32
 
+// DefaultMaxDelayedStarts bounds the delayed delivery starts (to a
+// rate-limited endpoint, delayed to their slots) one publisher has in
+// flight across all requests. Such a delivery waits for its slot anyway:
+// a backlog of them posted beside other traffic takes this much of the
+// ingest path and no more, and still starts far faster than any limit
+// drains it (docs/performance.md).
+const DefaultMaxDelayedStarts = 4
+
 // Starter starts delivery workflows: the Temporal client.
 type Starter interface {
 	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error)
@@ -127,15 +135,20 @@ type Publisher struct {
 	// eager one (docs/performance.md). Waiting here instead keeps every
 	// start eager, and the back-pressure in the 202.
 	MaxEagerStarts int
-	Logger         *slog.Logger
+	// MaxDelayedStarts bounds the starts delayed to a rate limit's slot
+	// in flight across all requests; zero means DefaultMaxDelayedStarts.
+	MaxDelayedStarts int
+	Logger           *slog.Logger
 	// Metrics counts duplicate ingests; nil counts nothing.
 	Metrics *metrics.Metrics
 	// Tracer traces the event record's claim; nil is tracing off. (The
 	// workflow starts are traced by the Temporal client's interceptor.)
 	Tracer *tracing.Tracer
 
-	eagerOnce  sync.Once
-	eagerSlots chan struct{} // nil without EagerStart
+	eagerOnce    sync.Once
+	eagerSlots   chan struct{} // nil without EagerStart
+	delayedOnce  sync.Once
+	delayedSlots chan struct{}
 }
 
 // Validate checks the fields a Publisher needs: Temporal, Endpoints and
@@ -172,6 +185,15 @@ func (p *Publisher) eagerBound() chan struct{} {
 		}
 	})
 	return p.eagerSlots
+}
+
+// delayedBound is the publisher-wide bound on starts delayed to a rate
+// limit's slot.
+func (p *Publisher) delayedBound() chan struct{} {
+	p.delayedOnce.Do(func() {
+		p.delayedSlots = make(chan struct{}, cmp.Or(max(p.MaxDelayedStarts, 0), DefaultMaxDelayedStarts))
+	})
+	return p.delayedSlots
 }
 
 // Batch returns a Batch: events published through it share one bound on

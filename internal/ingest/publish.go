@@ -158,35 +158,37 @@ func (p *Publisher) endpointsOf(ctx context.Context, rec *store.Event) ([]*store
 }
 
 // startAll starts every delivery, at most cap(b.slots) at a time across
-// the batch (and, eager, the publisher's bound across all batches), and
-// returns the first error. With eps (a newly recorded event's endpoints,
-// reqs[i] to eps[i]), each delivery to a rate-limited endpoint first
-// reserves its slot, once it holds its start slots: a slot reserved
-// while the start still queued would pass before the delivery ran.
+// the batch, and returns the first error. With eps (a newly recorded
+// event's endpoints, reqs[i] to eps[i]), each delivery to a rate-limited
+// endpoint first reserves its slot, once it holds its batch slot: a slot
+// reserved while the start still queued there would pass before the
+// delivery ran. A start the slot delays (startDelay) takes one of the
+// publisher's few delayed-start slots; every other start, eager, one of
+// its eager slots. A backlog queueing behind one endpoint's limit so
+// holds a small share of the ingest path, and deliveries due now are not
+// held behind starts that wait anyway.
 func (b *Batch) startAll(ctx context.Context, reqs []delivery.Request, eps []*store.Endpoint) error {
 	errs := make([]error, len(reqs))
-	eager := b.p.eagerBound()
 	var wg sync.WaitGroup
 	for i, req := range reqs {
 		if err := acquire(ctx, b.slots); err != nil {
 			wg.Wait()
 			return fmt.Errorf("%w: start delivery %s: %w", ErrUnavailable, req.DeliveryID, err)
 		}
-		if err := acquire(ctx, eager); err != nil {
-			<-b.slots
-			wg.Wait()
-			return fmt.Errorf("%w: start delivery %s: %w", ErrUnavailable, req.DeliveryID, err)
-		}
 		wg.Go(func() {
-			defer func() {
-				if eager != nil {
-					<-eager
-				}
-				<-b.slots
-			}()
+			defer func() { <-b.slots }()
 			if eps != nil {
 				b.p.reserveSlot(ctx, &req, eps[i])
 			}
+			sem := b.p.eagerBound()
+			if startDelay(req, time.Now()) > 0 {
+				sem = b.p.delayedBound()
+			}
+			if err := acquire(ctx, sem); err != nil {
+				errs[i] = fmt.Errorf("%w: start delivery %s: %w", ErrUnavailable, req.DeliveryID, err)
+				return
+			}
+			defer release(sem)
 			errs[i] = b.p.start(ctx, req)
 		})
 	}
@@ -209,6 +211,13 @@ func acquire(ctx context.Context, sem chan struct{}) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// release gives back a slot acquire took from sem.
+func release(sem chan struct{}) {
+	if sem != nil {
+		<-sem
 	}
 }
 
