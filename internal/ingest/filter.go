@@ -14,9 +14,9 @@ import (
 // (those without one always do), in order. The payload is parsed once for
 // all of them, and not at all when none has a filter. A filter that fails
 // (a missing key, a type mismatch, the cost limit) does not match: it is
-// counted, logged at most once a second without the payload, and changes
-// nothing for the other endpoints.
-func applyFilters(ev Event, eps []*store.Endpoint, m *metrics.Metrics, log *slog.Logger) []*store.Endpoint {
+// counted, logged through fails (at most once a second) without the
+// payload, and changes nothing for the other endpoints.
+func applyFilters(ev Event, eps []*store.Endpoint, m *metrics.Metrics, fails *rateLog, log *slog.Logger) []*store.Endpoint {
 	var (
 		in     contentfilter.Event
 		parsed bool
@@ -36,7 +36,7 @@ func applyFilters(ev Event, eps []*store.Endpoint, m *metrics.Metrics, log *slog
 		matched, reason := matchOne(ep, in, perr)
 		if reason != "" {
 			m.FilterError(reason)
-			filterFailures.log(log, ev.ID, ep.ID, reason)
+			fails.log(log, ev.ID, ep.ID, reason)
 		}
 		if matched {
 			out = append(out, ep)
@@ -61,10 +61,8 @@ func matchOne(ep *store.Endpoint, ev contentfilter.Event, payloadErr error) (boo
 	return prg.Match(ev)
 }
 
-// filterFailures limits the log lines of failed filters to one a second
-// per process; the next line says how many were left out.
-var filterFailures rateLog
-
+// rateLog limits the log lines of failed filters to one a second per
+// publisher; the next line says how many were left out.
 type rateLog struct {
 	mu      sync.Mutex
 	next    time.Time

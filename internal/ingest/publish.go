@@ -40,7 +40,7 @@ func (b *Batch) Publish(ctx context.Context, ev Event) (Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return applyFilters(ev, eps, b.p.Metrics, b.p.Logger), nil
+		return applyFilters(ev, eps, b.p.Metrics, &b.p.filterFails, b.p.Logger), nil
 	})
 }
 
@@ -162,11 +162,7 @@ func (p *Publisher) endpointsOf(ctx context.Context, rec *store.Event) ([]*store
 // event's endpoints, reqs[i] to eps[i]), each delivery to a rate-limited
 // endpoint first reserves its slot, once it holds its batch slot: a slot
 // reserved while the start still queued there would pass before the
-// delivery ran. A start the slot delays (startDelay) takes one of the
-// publisher's few delayed-start slots; every other start, eager, one of
-// its eager slots. A backlog queueing behind one endpoint's limit so
-// holds a small share of the ingest path, and deliveries due now are not
-// held behind starts that wait anyway.
+// delivery ran. Then each waits for its turn (admit).
 func (b *Batch) startAll(ctx context.Context, reqs []delivery.Request, eps []*store.Endpoint) error {
 	errs := make([]error, len(reqs))
 	var wg sync.WaitGroup
@@ -180,15 +176,12 @@ func (b *Batch) startAll(ctx context.Context, reqs []delivery.Request, eps []*st
 			if eps != nil {
 				b.p.reserveSlot(ctx, &req, eps[i])
 			}
-			sem := b.p.eagerBound()
-			if startDelay(req, time.Now()) > 0 {
-				sem = b.p.delayedBound()
-			}
-			if err := acquire(ctx, sem); err != nil {
+			done, err := b.p.admit(ctx, req)
+			if err != nil {
 				errs[i] = fmt.Errorf("%w: start delivery %s: %w", ErrUnavailable, req.DeliveryID, err)
 				return
 			}
-			defer release(sem)
+			defer done()
 			errs[i] = b.p.start(ctx, req)
 		})
 	}
@@ -214,11 +207,30 @@ func acquire(ctx context.Context, sem chan struct{}) error {
 	}
 }
 
-// release gives back a slot acquire took from sem.
-func release(sem chan struct{}) {
-	if sem != nil {
-		<-sem
+// admit waits for req's turn to start: a start its slot delays in the
+// publisher's delayed-start queue, the earliest slot first, until it is
+// due; any other (and one that came due waiting) in its eager bound.
+// done ends the turn.
+func (p *Publisher) admit(ctx context.Context, req delivery.Request) (done func(), err error) {
+	if startDelay(req, time.Now()) > 0 {
+		q, due := p.delayedQueue(), req.Slot.At.Add(-req.Slot.Lead)
+		ok, err := q.acquire(ctx, due, due.Add(-minStartDelay))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return q.release, nil
+		}
 	}
+	sem := p.eagerBound()
+	if err := acquire(ctx, sem); err != nil {
+		return nil, err
+	}
+	return func() {
+		if sem != nil {
+			<-sem
+		}
+	}, nil
 }
 
 // start starts one delivery. Temporal refusing it as already started means

@@ -32,6 +32,9 @@ type ThrottleResult struct {
 	// burst's end to the last.
 	MaxIn20ms, MinPerSecond, MaxPerSecond int
 	LimitedRate                           float64
+	// Over are the windows of 20 ms holding more than Burst arrivals:
+	// their first arrival's offset from the run's first.
+	Over []time.Duration
 	// PerSecond is Limited's arrivals in each second after the first.
 	PerSecondSeries []int
 	// TogetherStarts is how late Limited's delayed starts began.
@@ -168,6 +171,9 @@ func (res *ThrottleResult) spacing(at []time.Time) {
 			lo++
 		}
 		res.MaxIn20ms = max(res.MaxIn20ms, hi-lo+1)
+		if hi-lo+1 > res.Burst && (len(res.Over) == 0 || res.Over[len(res.Over)-1] != at[lo].Sub(at[0])) {
+			res.Over = append(res.Over, at[lo].Sub(at[0]))
+		}
 	}
 	// Whole seconds after the first, the burst's, and before the last,
 	// partial one.
@@ -220,6 +226,9 @@ func reportThrottle(w io.Writer, t ThrottleResult) {
 	fmt.Fprintf(w, "\nrate limit: %d events to an endpoint limited to %d/s (burst %d) beside an unlimited endpoint receiving %d at the same time\n\n", t.N, t.PerSecond, t.Burst, t.N)
 	fmt.Fprintf(w, "| %-44s | %-22s |\n| --- | --- |\n", "measure", "hookd")
 	kv(w, "limited: most arrivals in any 20 ms", fmt.Sprintf("%d (burst %d)", t.MaxIn20ms, t.Burst))
+	if len(t.Over) > 0 {
+		kv(w, "limited: windows over the burst, from the first", strings.Trim(fmt.Sprint(t.Over[:min(10, len(t.Over))]), "[]"))
+	}
 	kv(w, "limited: arrivals per whole second", fmt.Sprintf("%d-%d (limit %d)", t.MinPerSecond, t.MaxPerSecond, t.PerSecond))
 	kv(w, "limited: arrivals in seconds 1-15", strings.Trim(fmt.Sprint(t.PerSecondSeries[:min(15, len(t.PerSecondSeries))]), "[]"))
 	kv(w, "limited: start timer late p50 / p90 / max", quantiles(t.TogetherStarts.Timer))
