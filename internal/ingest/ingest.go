@@ -99,7 +99,7 @@ const DefaultMaxEagerStarts = 32
 // Such a delivery waits for its slot anyway: a backlog of them posted
 // beside other traffic takes this share of the ingest path and no more,
 // so deliveries due now are not held behind it, and it still starts
-// faster than a limit drains it: about 600 a second on an idle 2-core
+// faster than a limit drains it: over 700 a second on an idle 2-core
 // machine (docs/performance.md). A backlog whose starts fall behind its
 // slots has its next slots due now, and those starts are not delayed.
 const DefaultMaxDelayedStarts = 2
