@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hookd/hookd/apiclient/wire"
+	"github.com/hookd/hookd/internal/delivery"
 )
 
 // capped is a receiver with a capacity: it answers 429 to a request that
@@ -185,7 +186,10 @@ func TestRateLimitChangeAppliesToWaiting(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			const n = 8
+			// Enough that the old slots run well past the wake-up's
+			// second look (delivery.WakeSettle), which finds a delivery
+			// visibility did not yet show waiting at the first.
+			const n = 12
 			api := newAPI(t)
 			rc, url := newCapped(t, 0)
 			eventType := "rate.change." + uniq()
@@ -207,7 +211,7 @@ func TestRateLimitChangeAppliesToWaiting(t *testing.T) {
 			}, 5*time.Second, 50*time.Millisecond, "the last waiting delivery's slot is the health's last due")
 			require.Equal(t, 1, h.PerSecond)
 			require.GreaterOrEqual(t, h.Waiting, n-3)
-			require.WithinDuration(t, time.Now().Add((n-1)*time.Second), h.LastDueAt, 2*time.Second, "8 at 1/s: the last is due 7 s after the first")
+			require.WithinDuration(t, time.Now().Add((n-1)*time.Second), h.LastDueAt, 2*time.Second, "at 1/s, the last is due n-1 s after the first")
 
 			changed := time.Now()
 			api.setRateLimit(ep.ID, tc.limit)
@@ -215,7 +219,7 @@ func TestRateLimitChangeAppliesToWaiting(t *testing.T) {
 			at, _, ok := rc.seen()
 			took := at[len(at)-1].Sub(changed)
 			t.Logf("limit %s: the %d waiting arrived %s after the change (their slots ran to %s)", tc.name, n-1, took.Round(time.Millisecond), last.Sub(changed).Round(time.Millisecond))
-			require.Less(t, took, 3*time.Second, "the waiting deliveries kept their old slots")
+			require.Less(t, took, delivery.WakeSettle+2*time.Second, "the waiting deliveries kept their old slots")
 			requireOnceEach(t, api, ids, ok)
 			if tc.limit == nil {
 				require.Nil(t, api.rateHealth(ep.ID))
