@@ -13,6 +13,7 @@ run: build
 
 test:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	@big=$$(git ls-files -z | xargs -0 du -k 2>/dev/null | awk '$$1 > 1024 {print $$2}'); test -z "$$big" || { echo "tracked files over 1 MiB (build output?): $$big"; exit 1; }
 	$(GO) vet ./...
 	$(MAKE) --no-print-directory lint-openapi
 	$(GO) test -count=1 -timeout 20m ./...
