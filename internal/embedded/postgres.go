@@ -56,6 +56,15 @@ const (
 	pgMaxConnLifetime    = time.Hour
 )
 
+// pgPlugin is Temporal's PostgreSQL plugin on pgx, which keeps each
+// connection's statements prepared; the lib/pq plugin ("postgres12") has
+// PostgreSQL parse and plan every statement again. Both read and write
+// the same schema, so persistence created with either opens with this
+// one. Behind a pooler in transaction mode, which cannot keep prepared
+// statements, add default_query_exec_mode=simple_protocol to the URL
+// (docs/operations.md).
+const pgPlugin = pgplugin.PluginNamePGX
+
 // Redacted is u with its password masked, safe to log or print.
 func (p Postgres) Redacted() string {
 	u, err := url.Parse(p.URL)
@@ -100,7 +109,7 @@ func (p Postgres) sqlConfigs() (main, vis *config.SQL, err error) {
 	password, _ := u.User.Password()
 	store := func(name string, maxConns int) *config.SQL {
 		return &config.SQL{
-			PluginName:        pgplugin.PluginName,
+			PluginName:        pgPlugin,
 			DatabaseName:      name,
 			ConnectAddr:       net.JoinHostPort(host, port),
 			ConnectProtocol:   "tcp",

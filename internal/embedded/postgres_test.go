@@ -9,7 +9,8 @@ import (
 func TestPostgresConfigsFromURL(t *testing.T) {
 	main, vis, err := Postgres{URL: "postgres://temporal:s3cret@db.internal:6543/tmprl?sslmode=require"}.sqlConfigs()
 	require.NoError(t, err)
-	require.Equal(t, "postgres12", main.PluginName)
+	require.Equal(t, "postgres12_pgx", main.PluginName)
+	require.Equal(t, "postgres12_pgx", vis.PluginName)
 	require.Equal(t, "tmprl", main.DatabaseName)
 	require.Equal(t, "tmprl_visibility", vis.DatabaseName)
 	require.Equal(t, "db.internal:6543", main.ConnectAddr)
