@@ -65,7 +65,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.DurationVar(&o.cfg.Circuit.MaxCooldown, "circuit-max-cooldown", 0, "cap of the doubling cooldown (0: hookd's default, "+circuit.DefaultPolicy().MaxCooldown.String()+")")
 	fs.IntVar(&o.cfg.WorkflowTaskPollers, "workflow-task-pollers", 0, "workflow-task polls hookd's worker keeps open (0: hookd's default, "+strconv.Itoa(worker.DefaultWorkflowTaskPollers)+")")
 	fs.IntVar(&o.cfg.WorkflowCacheSize, "workflow-cache", 0, "deliveries hookd's worker keeps in memory between tasks (0: hookd's default, "+strconv.Itoa(worker.DefaultWorkflowCacheSize)+")")
-	fs.BoolVar(&o.cfg.TemporalTuning.AllVisibilityIndexes, "all-visibility-indexes", false, "keep all 58 indexes of Temporal's visibility table (default: the 18 hookd and the Web UI use)")
+	fs.BoolVar(&o.cfg.TemporalTuning.AllVisibilityIndexes, "all-visibility-indexes", false, "keep every index of Temporal's visibility table, 58 in SQLite and 73 in PostgreSQL (default: the 18 hookd and the Web UI use); external mode passes it to the Temporal server process")
 	fs.BoolVar(&o.cfg.TemporalTuning.StockFTSTrigger, "stock-fts-trigger", false, "keep Temporal's full-text update trigger as shipped (default: it runs only when a full-text column changes)")
 	fs.BoolVar(&o.cfg.TemporalTuning.NoStatementCache, "no-stmt-cache", false, "let Temporal's SQLite plugin compile every statement on each call (default: each connection keeps its statements prepared)")
 	fs.Var(dynamicFlag{&o.cfg.TemporalTuning.Dynamic}, "temporal-dynamic", "override a Temporal dynamic-config key of the embedded server, key=value (repeatable; value: bool, integer, duration or string)")
@@ -90,6 +90,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	if err != nil {
 		return o, err
 	}
+	o.ext.AllVisibilityIndexes = o.cfg.TemporalTuning.AllVisibilityIndexes
 	if o.ext.Workers, err = bench.ParseWorkerCounts(*workers); err != nil {
 		return o, fmt.Errorf("-workers: %w", err)
 	}

@@ -21,8 +21,8 @@ func TestParseBenchFlagsTuning(t *testing.T) {
 	if !o.cfg.TemporalTuning.NoStatementCache || o.cfg.FanoutN != 50 || o.cfg.FanoutWidth != 4 || o.cfg.FanoutFilter != "payload.amount > 1" || o.cfg.ShapesN != 600 || !o.cfg.StormRecover || o.cfg.RecoverImmediate != 100000 || o.cfg.HeldN != 2000 || o.cfg.DisabledPoll != time.Minute {
 		t.Errorf("no stmt cache %v, fan-out %d x %d, shapes %d", o.cfg.TemporalTuning.NoStatementCache, o.cfg.FanoutN, o.cfg.FanoutWidth, o.cfg.ShapesN)
 	}
-	if o.cfg.WorkflowCacheSize != 500 || !o.cfg.TemporalTuning.AllVisibilityIndexes || !o.cfg.TemporalTuning.StockFTSTrigger {
-		t.Errorf("cache %d, all indexes %v", o.cfg.WorkflowCacheSize, o.cfg.TemporalTuning.AllVisibilityIndexes)
+	if o.cfg.WorkflowCacheSize != 500 || !o.cfg.TemporalTuning.AllVisibilityIndexes || !o.ext.AllVisibilityIndexes || !o.cfg.TemporalTuning.StockFTSTrigger {
+		t.Errorf("cache %d, all indexes %v (external %v)", o.cfg.WorkflowCacheSize, o.cfg.TemporalTuning.AllVisibilityIndexes, o.ext.AllVisibilityIndexes)
 	}
 	want := map[string]any{
 		"system.enableActivityEagerExecution":             true,

@@ -104,6 +104,10 @@ type DevConfig struct {
 	// persistence is created (embedded.Options.HistoryShards; zero: its
 	// persistence's default).
 	TemporalShards int
+	// TemporalAllVisibilityIndexes keeps every index of Temporal's
+	// visibility table (embedded.Tuning.AllVisibilityIndexes): by default
+	// the embedded server drops those no hookd or Web UI query uses.
+	TemporalAllVisibilityIndexes bool
 	// Payload is how payloads are encrypted in Temporal; by default with
 	// the keys in <DataDir>/payload-keys, created on first start.
 	Payload PayloadConfig
@@ -203,10 +207,12 @@ func StartDevTuned(ctx context.Context, cfg DevConfig, tuning Tuning) (_ *Dev, e
 	if d.cfg.Payload, err = loadDevPayloadKeys(cfg.DataDir, cfg.Payload); err != nil {
 		return nil, err
 	}
+	temporalTuning := d.tuning.Temporal
+	temporalTuning.AllVisibilityIndexes = temporalTuning.AllVisibilityIndexes || cfg.TemporalAllVisibilityIndexes
 	d.Temporal, err = embedded.Start(embedded.Options{
 		DataDir: cfg.DataDir, FrontendAddr: cfg.TemporalAddr, Namespace: cfg.Namespace,
 		UIAddr: cfg.UIAddr, Logger: cfg.Logger, LogLevel: cfg.TemporalLogLevel,
-		SearchAttributes: delivery.SearchAttributes(), Tuning: d.tuning.Temporal,
+		SearchAttributes: delivery.SearchAttributes(), Tuning: temporalTuning,
 		CodecEndpoint: d.APIURL + codec.Path, HistoryShards: cfg.TemporalShards,
 	})
 	if err != nil {

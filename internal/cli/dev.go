@@ -34,6 +34,7 @@ func devFlags(fs envFlags, o *devOptions) {
 	fs.boolean(&o.OnlyTemporal, "only-temporal", "HOOKD_ONLY_TEMPORAL", false, "run only the embedded Temporal server and Web UI (for hookd worker and hookd api processes)")
 	fs.secret(&o.TemporalDatabaseURL, "temporal-database-url", "HOOKD_TEMPORAL_DATABASE_URL", "with --only-temporal: persist Temporal in PostgreSQL, postgres://user:password@host:port/temporal (that database and <database>_visibility, created with their schemas if missing) instead of SQLite files in the data dir")
 	fs.integer(&o.TemporalShards, "temporal-shards", "HOOKD_TEMPORAL_SHARDS", 0, "history shards of the embedded Temporal server when its persistence is created, 1 to 4096 (0: 8 on PostgreSQL, 1 on SQLite); existing persistence keeps its count, and a count given that differs stops the server. More let Temporal on PostgreSQL work on more deliveries at once")
+	fs.boolean(&o.TemporalAllVisibilityIndexes, "temporal-all-visibility-indexes", "HOOKD_TEMPORAL_ALL_VISIBILITY_INDEXES", false, "keep every index of Temporal's visibility table, for your own queries on other columns (default: drop those no hookd or Web UI query uses; on PostgreSQL this creates the dropped ones again)")
 	fs.integer(&o.TemporalDBMaxConns, "temporal-db-max-conns", "HOOKD_TEMPORAL_DB_MAX_CONNS", 20, "with --temporal-database-url: connections each of the embedded server's four services may open to the main database (visibility keeps 2)")
 	circuitFlags(fs, &o.Circuit)
 	autoDisableFlag(fs, &o.AutoDisableAfter)

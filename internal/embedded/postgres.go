@@ -12,6 +12,7 @@ import (
 
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/log"
+	"go.temporal.io/server/common/log/tag"
 	pgplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/postgresql"
 	"go.temporal.io/server/tools/common/schema"
 	toolsql "go.temporal.io/server/tools/sql"
@@ -126,8 +127,11 @@ func (p Postgres) sqlConfigs() (main, vis *config.SQL, err error) {
 
 // preparePostgres creates the two databases if missing and sets up or
 // updates their schemas, as temporal-sql-tool's create-database,
-// setup-schema -v 0.0 and update-schema do.
-func preparePostgres(ctx context.Context, p Postgres, logger log.Logger) (main, vis *config.SQL, err error) {
+// setup-schema -v 0.0 and update-schema do. Unless t keeps them all, it
+// then drops the visibility indexes no hookd or Web UI query uses; the
+// ones it dropped are created again before a schema update, and for
+// good when t keeps them all.
+func preparePostgres(ctx context.Context, p Postgres, t Tuning, logger log.Logger) (main, vis *config.SQL, err error) {
 	main, vis, err = p.sqlConfigs()
 	if err != nil {
 		return nil, nil, err
@@ -135,20 +139,40 @@ func preparePostgres(ctx context.Context, p Postgres, logger log.Logger) (main, 
 	if err := pgadmin.CreateDatabases(ctx, p.URL, main.DatabaseName, vis.DatabaseName); err != nil {
 		return nil, nil, err
 	}
-	if err := updateSchema(main, pgMainSchema, logger); err != nil {
+	if err := updateSchema(main, pgMainSchema, nil, logger); err != nil {
 		return nil, nil, err
 	}
-	if err := updateSchema(vis, pgVisibilitySchema, logger); err != nil {
+	visDB, err := p.openDatabase(vis.DatabaseName)
+	if err != nil {
 		return nil, nil, err
 	}
-	return main, vis, nil
+	defer visDB.Close()
+	restore := func() error {
+		n, err := restorePostgresVisibilityIndexes(ctx, visDB)
+		if n > 0 {
+			logger.Info("created dropped visibility indexes again", tag.NewInt("count", n))
+		}
+		return err
+	}
+	if err := updateSchema(vis, pgVisibilitySchema, restore, logger); err != nil {
+		return nil, nil, err
+	}
+	if t.AllVisibilityIndexes {
+		return main, vis, restore()
+	}
+	n, err := dropPostgresVisibilityIndexes(ctx, visDB)
+	if n > 0 {
+		logger.Debug("dropped unused visibility indexes", tag.NewInt("count", n))
+	}
+	return main, vis, err
 }
 
 // updateSchema brings cfg's database to the newest version of the
 // embedded schema schemaName: a new database gets the version tables at
-// 0.0, then every versioned change is applied in order; a database at the
-// newest version is left alone.
-func updateSchema(cfg *config.SQL, schemaName string, logger log.Logger) error {
+// 0.0, then every versioned change is applied in order, after
+// beforeUpdate (when not nil); a database at the newest version is left
+// alone.
+func updateSchema(cfg *config.SQL, schemaName string, beforeUpdate func() error, logger log.Logger) error {
 	conn, err := toolsql.NewConnection(cfg, logger)
 	if err != nil {
 		return fmt.Errorf("connect to database %s: %w", cfg.DatabaseName, err)
@@ -156,6 +180,21 @@ func updateSchema(cfg *config.SQL, schemaName string, logger log.Logger) error {
 	defer conn.Close()
 	if err := schema.NewSetupSchemaTask(conn, &schema.SetupConfig{InitialVersion: "0.0"}, logger).Run(); err != nil {
 		return fmt.Errorf("set up schema versioning of %s: %w", cfg.DatabaseName, err)
+	}
+	if beforeUpdate != nil {
+		current, err := conn.ReadSchemaVersion()
+		if err != nil {
+			return fmt.Errorf("read schema version of %s: %w", cfg.DatabaseName, err)
+		}
+		newest, err := newestSchemaVersion(schemaName)
+		if err != nil {
+			return err
+		}
+		if versionLess(current, newest) {
+			if err := beforeUpdate(); err != nil {
+				return err
+			}
+		}
 	}
 	update := &schema.UpdateConfig{DBName: cfg.DatabaseName, SchemaName: schemaName}
 	if err := schema.NewUpdateSchemaTask(conn, update, logger).Run(); err != nil {

@@ -69,7 +69,8 @@ type Options struct {
 // benchmark can vary; the zero value is the measured default.
 type Tuning struct {
 	// AllVisibilityIndexes keeps every index Temporal's visibility schema
-	// creates in a new data directory. By default the embedded server drops
+	// creates in a new SQLite data directory, and on PostgreSQL creates
+	// again those dropped before. By default the embedded server drops
 	// the ones no hookd or Web UI query uses (see keptVisibilityIndexes).
 	AllVisibilityIndexes bool
 	// StockFTSTrigger keeps Temporal's full-text update trigger as shipped,
@@ -292,7 +293,7 @@ func prepareStores(opts Options) (main, vis *config.SQL, err error) {
 	if opts.Postgres != nil {
 		level := new(slog.LevelVar)
 		level.Set(opts.LogLevel)
-		return preparePostgres(context.Background(), *opts.Postgres, slogLogger{log: opts.Logger, level: level})
+		return preparePostgres(context.Background(), *opts.Postgres, opts.Tuning, slogLogger{log: opts.Logger, level: level})
 	}
 	return prepareSQLite(opts)
 }

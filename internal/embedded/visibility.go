@@ -11,16 +11,17 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-// keptVisibilityIndexes are the indexes of Temporal's SQLite visibility
-// table that the embedded server keeps: the ones behind hookd's own list
-// queries (its custom attributes are all Keyword columns), the Web UI's
-// default views (time order, workflow ID, type, status, parent and root),
-// batch operations and schedules.
+// keptVisibilityIndexes are the indexes of Temporal's visibility table
+// that the embedded server keeps, in SQLite and PostgreSQL: the ones
+// behind hookd's own list queries (its custom attributes are all Keyword
+// columns), the Web UI's default views (time order, workflow ID, type,
+// status, parent and root), batch operations and schedules.
 //
-// Temporal's schema creates 58 indexes on that one table, one per column a
-// query could filter on. Every visibility write (two per delivery: start
-// and close) maintains all of them, and the cost of compiling the REPLACE
-// statement grows with them (docs/performance.md).
+// Temporal's schema creates 58 indexes on that one table in SQLite, 73 in
+// PostgreSQL, one per column a query could filter on. Every visibility
+// write (two per delivery: start and close) maintains all of them, and in
+// SQLite the cost of compiling the REPLACE statement grows with them
+// (docs/performance.md).
 // Dropping an index never changes a query's answer; a filter on a dropped
 // column (say Int01, or HistoryLength) scans instead.
 var keptVisibilityIndexes = map[string]bool{

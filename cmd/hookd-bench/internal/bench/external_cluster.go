@@ -78,6 +78,9 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 		}
 		args = append(args, "--temporal-database-url", u)
 	}
+	if cfg.AllVisibilityIndexes {
+		args = append(args, "--temporal-all-visibility-indexes")
+	}
 	if cfg.TemporalShards > 0 {
 		args = append(args, "--temporal-shards", strconv.Itoa(cfg.TemporalShards))
 	}

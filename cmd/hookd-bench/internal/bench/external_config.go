@@ -35,6 +35,9 @@ type ExternalConfig struct {
 	// TemporalShards is the Temporal server's history shard count (zero:
 	// hookd's default, 1).
 	TemporalShards int
+	// AllVisibilityIndexes keeps every index of the Temporal server's
+	// visibility table (--temporal-all-visibility-indexes).
+	AllVisibilityIndexes bool
 	// Durable runs the bench's PostgreSQL with fsync, synchronous_commit
 	// and full_page_writes on, as production runs it (default: off).
 	Durable bool
