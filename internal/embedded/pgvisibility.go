@@ -47,7 +47,7 @@ func dropPostgresVisibilityIndexes(ctx context.Context, db *sql.DB) (dropped int
 	if err := createDroppedIndexesTable(ctx, db); err != nil {
 		return 0, err
 	}
-	rows, err := db.QueryContext(ctx, `
+	indexes, err := namedDefinitions(ctx, db, `
 		SELECT c.relname, pg_get_indexdef(i.indexrelid)
 		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
 		WHERE i.indrelid = 'executions_visibility'::regclass
@@ -55,33 +55,20 @@ func dropPostgresVisibilityIndexes(ctx context.Context, db *sql.DB) (dropped int
 	if err != nil {
 		return 0, fmt.Errorf("list visibility indexes: %w", err)
 	}
-	type index struct{ name, def string }
-	var drop []index
-	for rows.Next() {
-		var ix index
-		if err := rows.Scan(&ix.name, &ix.def); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("list visibility indexes: %w", err)
+	for name, def := range indexes {
+		if keptVisibilityIndexes[name] {
+			continue
 		}
-		if !keptVisibilityIndexes[ix.name] {
-			drop = append(drop, ix)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("list visibility indexes: %w", err)
-	}
-	for _, ix := range drop {
 		err := inTx(ctx, db, func(tx *sql.Tx) error {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO `+pgDroppedIndexes+` (name, definition) VALUES ($1, $2)
-				ON CONFLICT (name) DO UPDATE SET definition = excluded.definition`, ix.name, ix.def); err != nil {
+				ON CONFLICT (name) DO UPDATE SET definition = excluded.definition`, name, def); err != nil {
 				return err
 			}
-			_, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS `+quoteIdent(ix.name))
+			_, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS `+quoteIdent(name))
 			return err
 		})
 		if err != nil {
-			return dropped, fmt.Errorf("drop visibility index %s: %w", ix.name, err)
+			return dropped, fmt.Errorf("drop visibility index %s: %w", name, err)
 		}
 		dropped++
 	}
@@ -94,21 +81,8 @@ func restorePostgresVisibilityIndexes(ctx context.Context, db *sql.DB) (restored
 	if err := createDroppedIndexesTable(ctx, db); err != nil {
 		return 0, err
 	}
-	rows, err := db.QueryContext(ctx, `SELECT name, definition FROM `+pgDroppedIndexes+` ORDER BY name`)
+	defs, err := namedDefinitions(ctx, db, `SELECT name, definition FROM `+pgDroppedIndexes)
 	if err != nil {
-		return 0, fmt.Errorf("list dropped visibility indexes: %w", err)
-	}
-	defs := map[string]string{}
-	for rows.Next() {
-		var name, def string
-		if err := rows.Scan(&name, &def); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("list dropped visibility indexes: %w", err)
-		}
-		defs[name] = def
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("list dropped visibility indexes: %w", err)
 	}
 	for name, def := range defs {
@@ -129,6 +103,25 @@ func restorePostgresVisibilityIndexes(ctx context.Context, db *sql.DB) (restored
 		restored++
 	}
 	return restored, nil
+}
+
+// namedDefinitions runs query, which selects a name and a definition, and
+// returns its rows by name.
+func namedDefinitions(ctx context.Context, db *sql.DB, query string) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, def string
+		if err := rows.Scan(&name, &def); err != nil {
+			return nil, err
+		}
+		out[name] = def
+	}
+	return out, rows.Err()
 }
 
 func createDroppedIndexesTable(ctx context.Context, db *sql.DB) error {

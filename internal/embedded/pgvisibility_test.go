@@ -111,16 +111,8 @@ func droppedIndexes(t *testing.T, db *sql.DB) map[string]string {
 
 func nameDefs(t *testing.T, db *sql.DB, query string) map[string]string {
 	t.Helper()
-	rows, err := db.Query(query)
+	out, err := namedDefinitions(context.Background(), db, query)
 	require.NoError(t, err)
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var name, def string
-		require.NoError(t, rows.Scan(&name, &def))
-		out[name] = def
-	}
-	require.NoError(t, rows.Err())
 	return out
 }
 
