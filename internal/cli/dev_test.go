@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/hookd/hookd/internal/store/pgtest"
+	"github.com/hookd/hookd/internal/testkit"
 )
 
 func TestTemporalDatabaseURLNeedsOnlyTemporal(t *testing.T) {
@@ -87,10 +87,7 @@ func TestOnlyTemporalOnPostgres(t *testing.T) {
 	require.NoError(t, err)
 	u.Path = "/hookd_temporal"
 	u.User = url.UserPassword(pgtest.User, "not-checked") // trust auth; shows the masking
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
+	addr := testkit.FreeAddr(t)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -28,6 +28,8 @@ import (
 	"go.temporal.io/server/common/primitives"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
+
+	"github.com/hookd/hookd/internal/freeport"
 )
 
 // Options configures the embedded server.
@@ -249,16 +251,6 @@ func splitHostPort(addr string) (string, int, error) {
 	return host, port, nil
 }
 
-// freePort returns an unused port on host (FreeAddr).
-func freePort(host string) (int, error) {
-	addr, err := FreeAddr(host)
-	if err != nil {
-		return 0, err
-	}
-	_, port, _ := net.SplitHostPort(addr)
-	return strconv.Atoi(port)
-}
-
 // sqliteConfig describes one SQLite file, tuned as docs/architecture.md
 // notes: WAL with synchronous=NORMAL. Pragmas go without a leading
 // underscore (with one, SQLite ignores them).
@@ -384,7 +376,7 @@ func buildConfig(opts Options, host string, port int) (*config.Config, error) {
 	for _, name := range []string{"frontend", "history", "matching", "worker"} {
 		p := port
 		if name != "frontend" {
-			if p, err = freePort(host); err != nil {
+			if p, err = freeport.Port(host); err != nil {
 				return nil, err
 			}
 		}

@@ -15,17 +15,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hookd/hookd/internal/embedded"
+	"github.com/hookd/hookd/internal/freeport"
 )
 
 // FreeAddr returns a loopback address no one listens on, for a server that
-// binds its own port (a child process, the embedded Temporal frontend).
-// Its port is closed before it is handed over, so a server in this
-// process should take a listener on 127.0.0.1:0 instead and keep it. The
-// port is drawn from below the kernel's ephemeral range: a port from :0
-// is one the kernel also hands to outgoing connections and other :0
-// listeners, which took it meanwhile often enough to fail a suite that
-// starts dozens of servers; below the range only another such draw can.
+// binds its own port (a child process, the embedded Temporal frontend),
+// drawn by internal/freeport: below the ephemeral range, and once per
+// machine. Its port is closed before it is handed over, so a server in
+// this process should take a listener on 127.0.0.1:0 instead and keep it.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
 	addr, err := FreeAddrErr()
@@ -37,7 +34,7 @@ func FreeAddr(t testing.TB) string {
 
 // FreeAddrErr is FreeAddr for code with no test to fail (a TestMain): it
 // returns the error instead.
-func FreeAddrErr() (string, error) { return embedded.FreeAddr("127.0.0.1") }
+func FreeAddrErr() (string, error) { return freeport.Addr("127.0.0.1") }
 
 var build struct {
 	once sync.Once

@@ -3,8 +3,6 @@ package pgtest
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -12,13 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-)
 
-// Ports are drawn from [portMin, portMax): below 32768, where the kernel
-// does not hand out ephemeral ports, so a port found free stays free.
-const (
-	portMin = 20000
-	portMax = 32768
+	"github.com/hookd/hookd/internal/freeport"
 )
 
 // server is one throwaway PostgreSQL cluster.
@@ -83,7 +76,7 @@ func (s *server) launch() error {
 func (s *server) start() error {
 	var errs []error
 	for range 5 {
-		port, err := freePort()
+		port, err := freeport.Port("127.0.0.1")
 		if err != nil {
 			return err
 		}
@@ -131,16 +124,4 @@ func (s *server) logTail() string {
 		b = b[len(b)-2000:]
 	}
 	return string(b)
-}
-
-// freePort returns a loopback TCP port below 32768 that nothing listens on.
-func freePort() (int, error) {
-	for range 50 {
-		port := portMin + rand.IntN(portMax-portMin)
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			return port, l.Close()
-		}
-	}
-	return 0, errors.New("no free port below 32768 on 127.0.0.1")
 }

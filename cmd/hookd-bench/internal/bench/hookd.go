@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/hookd/hookd/apiclient/wire"
 	"github.com/hookd/hookd/internal/app"
 	"github.com/hookd/hookd/internal/delivery"
+	"github.com/hookd/hookd/internal/freeport"
 	"github.com/hookd/hookd/internal/ingest"
 	"github.com/hookd/hookd/internal/store"
 )
@@ -217,11 +217,6 @@ func eventIDs(phase string, n int) []string {
 	return out
 }
 
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
+// freeAddr is a loopback address for a server the bench starts, drawn by
+// internal/freeport.
+func freeAddr() (string, error) { return freeport.Addr("127.0.0.1") }
