@@ -24,6 +24,7 @@ type benchOptions struct {
 	drainProfile    string
 	fanoutProfile   string
 	throttleProfile string
+	pacedProfile    string
 	logLevel        slog.Level
 	// external runs only the external mode (bench.RunExternal) with ext;
 	// -n, -clients and -timeout apply to it too.
@@ -76,6 +77,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of hookd's saturation phase to this file")
 	fs.StringVar(&o.fanoutProfile, "fanout-cpuprofile", "", "write a CPU profile of hookd's fan-out phase to this file")
 	fs.StringVar(&o.throttleProfile, "throttle-cpuprofile", "", "write a CPU profile of the rate-limit phase's throttled deliveries to this file")
+	fs.StringVar(&o.pacedProfile, "paced-cpuprofile", "", "write a CPU profile of the rate-limit phase's unthrottled deliveries at the same pace to this file")
 	fs.StringVar(&o.drainProfile, "drain-cpuprofile", "", "write a CPU profile of the storm's drain (receiver back to all delivered) to this file")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile, taken once the storm's deliveries are parked, to this file")
 	fs.BoolVar(&o.external, "external", false, "run only the external mode: hookd as processes (-hookd) against a Temporal server process and PostgreSQL, once per -workers count (uses -n, -clients, -timeout)")
@@ -138,7 +140,7 @@ func runBench(ctx context.Context, o benchOptions, stdout, stderr io.Writer) err
 	for _, p := range []struct {
 		path string
 		w    *io.Writer
-	}{{o.cpuProfile, &o.cfg.CPUProfile}, {o.memProfile, &o.cfg.HeapProfile}, {o.drainProfile, &o.cfg.DrainProfile}, {o.fanoutProfile, &o.cfg.FanoutProfile}, {o.throttleProfile, &o.cfg.ThrottleProfile}} {
+	}{{o.cpuProfile, &o.cfg.CPUProfile}, {o.memProfile, &o.cfg.HeapProfile}, {o.drainProfile, &o.cfg.DrainProfile}, {o.fanoutProfile, &o.cfg.FanoutProfile}, {o.throttleProfile, &o.cfg.ThrottleProfile}, {o.pacedProfile, &o.cfg.PacedProfile}} {
 		if p.path == "" {
 			continue
 		}

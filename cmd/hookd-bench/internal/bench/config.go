@@ -112,6 +112,10 @@ type Config struct {
 	// phase's throttled deliveries (posted at once to the limited
 	// endpoint, delivered at its pace).
 	ThrottleProfile io.Writer
+	// PacedProfile, if set, receives a CPU profile of the rate-limit
+	// phase's unthrottled deliveries at the same pace (posted at the
+	// limit's rate to the unlimited endpoint): ThrottleProfile's baseline.
+	PacedProfile io.Writer
 	// Log receives progress; HookdLog receives hookd's own logs (default:
 	// discarded, since a storm logs every failed attempt).
 	Log, HookdLog *slog.Logger

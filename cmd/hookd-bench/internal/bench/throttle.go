@@ -123,7 +123,9 @@ func runThrottle(ctx context.Context, cfg Config, h *hookdTarget) (ThrottleResul
 	if res.AloneAgain, err = measured("alone again", free, spec("alone again", 0, false), nil); err != nil {
 		return res, err
 	}
-	if res.Paced, err = measured("paced", free, spec("paced", float64(cfg.ThrottleRate), false), &res.PacedWrites); err != nil {
+	paced := spec("paced", float64(cfg.ThrottleRate), false)
+	paced.profile = cfg.PacedProfile
+	if res.Paced, err = measured("paced", free, paced, &res.PacedWrites); err != nil {
 		return res, err
 	}
 	throttled := spec("throttled", 0, true)
