@@ -40,7 +40,7 @@ func checkRateLimit(b []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return nil, invalid("rate_limit", `must be an object {"per_second": N, "burst": B} or null`)
+		return nil, invalid("rate_limit", rateLimitNotObject)
 	}
 	var l wire.RateLimit
 	if in.PerSecond != nil {
