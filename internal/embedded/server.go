@@ -94,7 +94,8 @@ type Server struct {
 	ui       *uiserver.Server
 	uiDone   chan error
 	opts     Options
-	shards   int // history shards, as the persistence holds them
+	shards   int       // history shards, as the persistence holds them
+	lock     *dataLock // the data dir's, on SQLite
 }
 
 // Validate checks the fields Start needs: DataDir (or Postgres),
@@ -114,7 +115,7 @@ func (opts Options) Validate() error {
 // Start validates the options, prepares the SQLite files (or the
 // PostgreSQL databases) and starts the server and the UI. It returns once
 // the frontend accepts connections.
-func Start(opts Options) (*Server, error) {
+func Start(opts Options) (_ *Server, err error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -130,7 +131,16 @@ func Start(opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
+	var lock *dataLock
 	if opts.Postgres == nil {
+		if lock, err = lockDataDir(opts.DataDir); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				lock.Release()
+			}
+		}()
 		if err := SecureDataDir(opts.DataDir, opts.Logger); err != nil {
 			return nil, err
 		}
@@ -159,7 +169,7 @@ func Start(opts Options) (*Server, error) {
 		_ = srv.Stop()
 		return nil, err
 	}
-	s := &Server{temporal: srv, opts: opts, shards: shards}
+	s := &Server{temporal: srv, opts: opts, shards: shards, lock: lock}
 	if opts.UIAddr != "" {
 		if err := s.startUI(); err != nil {
 			_ = srv.Stop()
@@ -176,7 +186,7 @@ func (s *Server) FrontendAddr() string { return s.opts.FrontendAddr }
 // holds it.
 func (s *Server) HistoryShards() int { return s.shards }
 
-// Stop stops the UI and the server.
+// Stop stops the UI and the server, and releases the data dir.
 func (s *Server) Stop() {
 	if s.ui != nil {
 		s.ui.Stop()
@@ -184,6 +194,7 @@ func (s *Server) Stop() {
 	if err := s.temporal.Stop(); err != nil {
 		s.opts.Logger.Warn("stop temporal server", "error", err)
 	}
+	s.lock.Release()
 }
 
 func (s *Server) startUI() error {

@@ -14,7 +14,9 @@ import (
 
 // New persistence takes the history shard count asked for; existing
 // persistence keeps its own when none is asked for, and a count asked
-// for that differs stops the server with an error naming both.
+// for that differs stops the server with an error naming both. A second
+// server on the data dir while one runs is refused; once it stops, the
+// next starts.
 func TestHistoryShards(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Temporal; skipped with -short")
@@ -33,6 +35,8 @@ func TestHistoryShards(t *testing.T) {
 	srv, err = start(0)
 	require.NoError(t, err)
 	require.Equal(t, 2, srv.HistoryShards(), "existing persistence keeps its count")
+	_, err = start(0)
+	require.ErrorIs(t, err, embedded.ErrDataDirInUse, "a second server on the same data dir")
 	srv.Stop()
 
 	_, err = start(3)

@@ -1,0 +1,19 @@
+//go:build unix
+
+package embedded
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// tryLock takes an exclusive flock on f without waiting: false when
+// another open of the file holds it (another process, or this one).
+func tryLock(f *os.File) (bool, error) {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, nil
+	}
+	return err == nil, err
+}
