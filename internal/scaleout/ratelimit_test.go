@@ -19,9 +19,8 @@ import (
 // send (each names itself in its User-Agent), and the sum keeps the
 // limit over the run: 200 events posted at once, half through each API,
 // arrive at 20/s (+5%, -30%) from first to last, each once, and no
-// second carries more than the limit and its burst (two over that for a
-// timer a busy machine fires late: each worker spaces its own late
-// deliveries, not the other's).
+// second carries more than the limit and its burst, with the allowance
+// below for how late the first arrive and a timer fires.
 func TestRateLimitAcrossServes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Temporal and PostgreSQL; skipped with -short")
@@ -47,6 +46,7 @@ func TestRateLimitAcrossServes(t *testing.T) {
 	if code := apis[0].do("POST", "/v1/endpoints", map[string]any{"url": rc.URL, "rate_limit": map[string]int{"per_second": perSecond, "burst": burst}}, &ep); code != http.StatusCreated {
 		t.Fatalf("create endpoint: %d", code)
 	}
+	posted := time.Now() // no slot is before this
 	var wg sync.WaitGroup
 	for i, api := range apis {
 		wg.Go(func() { api.sendEventsFrom(i*n/2, n/2) })
@@ -65,16 +65,26 @@ func TestRateLimitAcrossServes(t *testing.T) {
 	// burst of 2 span at least 9.9 s, where each serve sending at the
 	// limit on its own would take half that.
 	rate := float64(n-burst) / at[n-1].Sub(at[0]).Seconds()
-	t.Logf("two serves at %d/s burst %d: %d arrivals over %s, %.2f/s, at most %d in a second, %d in 50 ms; sent by %v",
-		perSecond, burst, n, at[n-1].Sub(at[0]).Round(time.Millisecond), rate, mostWithin(at, time.Second), mostWithin(at, 50*time.Millisecond), by)
+	// The first deliveries' slots are the first post's moment, but they
+	// arrive later, by a start and an attempt: the second that begins at
+	// the first arrival also holds the slots of that delay after its
+	// end. Two more cover a timer a busy machine fires late (each worker
+	// spaces its own late deliveries, not the other's); at most 8 for the
+	// delay keeps a serve sending at the whole limit on its own (40 in a
+	// second) a failure.
+	interval := time.Second / perSecond
+	firstLate := at[0].Sub(posted)
+	allowed := perSecond + burst + 2 + min(int((firstLate+interval-1)/interval), 8)
+	t.Logf("two serves at %d/s burst %d: %d arrivals over %s, %.2f/s, at most %d in a second (%d allowed, the first %s after the post), %d in 50 ms; sent by %v",
+		perSecond, burst, n, at[n-1].Sub(at[0]).Round(time.Millisecond), rate, mostWithin(at, time.Second), allowed, firstLate.Round(time.Millisecond), mostWithin(at, 50*time.Millisecond), by)
 	if dup != 0 {
 		t.Errorf("%d duplicate requests", dup)
 	}
 	if len(by) != 2 {
 		t.Errorf("sent by %v: want both serves", by)
 	}
-	if most := mostWithin(at, time.Second); most > perSecond+burst+2 {
-		t.Errorf("%d in one second, want at most %d (+2)", most, perSecond+burst)
+	if most := mostWithin(at, time.Second); most > allowed {
+		t.Errorf("%d in one second, want at most %d", most, allowed)
 	}
 	if rate > perSecond*1.05 || rate < perSecond*0.7 {
 		t.Errorf("rate %.2f/s, want %d/s (+5%%, -30%%)", rate, perSecond)
