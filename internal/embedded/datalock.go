@@ -3,6 +3,7 @@ package embedded
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,8 +26,10 @@ type dataLock struct{ f *os.File }
 // the same SQLite files would each own every history shard and take them
 // from each other at every write, and two hookd processes would share
 // one endpoint store: the second start fails with ErrDataDirInUse,
-// naming the holder's process ID.
-func lockDataDir(dir string) (*dataLock, error) {
+// naming the holder's process ID. On a file system that cannot lock
+// (the lock call fails otherwise) the start goes on with a warning: a
+// second process there is not detected.
+func lockDataDir(dir string, log *slog.Logger) (*dataLock, error) {
 	if err := os.MkdirAll(dir, DataDirMode); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
@@ -37,8 +40,8 @@ func lockDataDir(dir string) (*dataLock, error) {
 	}
 	held, err := tryLock(f)
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("data dir %s: lock it: %w", dir, err)
+		log.Warn("data dir: cannot be locked; a second hookd process on it would not be refused", "path", path, "error", err)
+		return &dataLock{f: f}, nil
 	}
 	if !held {
 		b, _ := os.ReadFile(path)

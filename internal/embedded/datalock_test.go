@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,16 +14,16 @@ import (
 // process ID; released, the lock can be taken again.
 func TestDataDirLock(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
-	first, err := lockDataDir(dir)
+	first, err := lockDataDir(dir, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = lockDataDir(dir)
+	_, err = lockDataDir(dir, slog.Default())
 	if !errors.Is(err, ErrDataDirInUse) || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
 		t.Fatalf("second lock: %v, want ErrDataDirInUse naming pid %d", err, os.Getpid())
 	}
 	first.Release()
-	again, err := lockDataDir(dir)
+	again, err := lockDataDir(dir, slog.Default())
 	if err != nil {
 		t.Fatalf("lock after release: %v", err)
 	}

@@ -133,7 +133,7 @@ func Start(opts Options) (_ *Server, err error) {
 	}
 	var lock *dataLock
 	if opts.Postgres == nil {
-		if lock, err = lockDataDir(opts.DataDir); err != nil {
+		if lock, err = lockDataDir(opts.DataDir, opts.Logger); err != nil {
 			return nil, err
 		}
 		defer func() {
