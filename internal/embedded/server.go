@@ -112,9 +112,10 @@ func (opts Options) Validate() error {
 	return nil
 }
 
-// Start validates the options, prepares the SQLite files (or the
-// PostgreSQL databases) and starts the server and the UI. It returns once
-// the frontend accepts connections.
+// Start validates the options, prepares the SQLite files, holding the
+// data dir's lock until Stop (or the PostgreSQL databases), and starts
+// the server and the UI. It returns once the frontend accepts
+// connections.
 func Start(opts Options) (_ *Server, err error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
