@@ -57,6 +57,12 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int, s
 		span       trace.Span // the request's, when traced
 	)
 	if err == nil {
+		// The attempt starts once the gates let it through: a wait in
+		// place for the rate limit's slot, and the store's reads, are
+		// hookd's time, not the receiver's latency, and the signature's
+		// timestamp is the moment of sending.
+		start = a.now()
+		at.Start = start
 		if a.tracer != nil {
 			ctx, span = a.startAttemptSpan(ctx, req, ep, n)
 		}

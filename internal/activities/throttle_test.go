@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -158,4 +159,24 @@ func TestThrottlePacesALateBunch(t *testing.T) {
 		assert.False(t, wait, "back in its slot, it goes (a burst of 2)")
 	}
 	assert.Equal(t, 2, eps.reserves)
+}
+
+// An attempt that waits in place for its slot starts when it is sent:
+// its duration, the receiver's latency in the health figures, leaves the
+// wait out, and the signature's timestamp is the moment of sending.
+func TestThrottleInlineWaitIsNotLatency(t *testing.T) {
+	rc := newHeaderReceiver(t, "hookd-event-id", "evt_1")
+	now := time.Now()
+	limited := store.Endpoint{ID: "ep_1", URL: rc.URL, Enabled: true, RateLimit: &store.RateLimit{PerSecond: 20, Burst: 1, Since: now}}
+	a := newTestActivities(newFakeEndpoints(t, limited), nil, nil)
+	req := request("ep_1", 1)
+	require.Equal(t, delivery.OutcomeSuccess, a.attempt(context.Background(), req, 1, nil).Outcome)
+	before := time.Now()
+	at := a.attempt(context.Background(), req, 2, nil)
+	require.Equal(t, delivery.OutcomeSuccess, at.Outcome, "%+v", at)
+	waited := at.Start.Sub(before)
+	require.GreaterOrEqual(t, waited, 20*time.Millisecond, "50 ms after the first: it waited in place")
+	assert.Less(t, at.Duration, waited, "the wait is not the receiver's latency")
+	ts := rc.requests()[1].Get("webhook-timestamp")
+	assert.Equal(t, strconv.FormatInt(at.Start.Unix(), 10), ts)
 }

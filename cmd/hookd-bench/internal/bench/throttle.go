@@ -35,6 +35,9 @@ type ThrottleResult struct {
 	// Over are the windows of 20 ms holding more than Burst arrivals:
 	// their first arrival's offset from the run's first.
 	Over []time.Duration
+	// OverSpacing is the first such window's arrivals: each one's offset
+	// from the window's first.
+	OverSpacing []time.Duration
 	// PerSecond is Limited's arrivals in each second after the first.
 	PerSecondSeries []int
 	// TogetherStarts is how late Limited's delayed starts began.
@@ -176,6 +179,11 @@ func (res *ThrottleResult) spacing(at []time.Time) {
 		if hi-lo+1 > res.Burst && (len(res.Over) == 0 || res.Over[len(res.Over)-1] != at[lo].Sub(at[0])) {
 			res.Over = append(res.Over, at[lo].Sub(at[0]))
 		}
+		if hi-lo+1 > res.Burst && res.OverSpacing == nil {
+			for _, t := range at[lo : hi+1] {
+				res.OverSpacing = append(res.OverSpacing, t.Sub(at[lo]).Round(100*time.Microsecond))
+			}
+		}
 	}
 	// Whole seconds after the first, the burst's, and before the last,
 	// partial one.
@@ -230,6 +238,7 @@ func reportThrottle(w io.Writer, t ThrottleResult) {
 	kv(w, "limited: most arrivals in any 20 ms", fmt.Sprintf("%d (burst %d)", t.MaxIn20ms, t.Burst))
 	if len(t.Over) > 0 {
 		kv(w, "limited: windows over the burst, from the first", strings.Trim(fmt.Sprint(t.Over[:min(10, len(t.Over))]), "[]"))
+		kv(w, "limited: the first such window's arrivals", strings.Trim(fmt.Sprint(t.OverSpacing), "[]"))
 	}
 	kv(w, "limited: arrivals per whole second", fmt.Sprintf("%d-%d (limit %d)", t.MinPerSecond, t.MaxPerSecond, t.PerSecond))
 	kv(w, "limited: arrivals in seconds 1-15", strings.Trim(fmt.Sprint(t.PerSecondSeries[:min(15, len(t.PerSecondSeries))]), "[]"))
@@ -247,6 +256,7 @@ func reportThrottle(w io.Writer, t ThrottleResult) {
 	}
 	kv(w, "unlimited: finish alone / together / alone", fmt.Sprintf("%s / %s / %s", finish(t.Alone), finish(t.Unlimited), finish(t.AloneAgain)))
 	kv(w, "unlimited together vs mean alone", fmt.Sprintf("%+.1f%%", 100*(float64(finish(t.Unlimited))/(float64(finish(t.Alone)+finish(t.AloneAgain))/2)-1)))
+	kv(w, "unlimited: CPU alone / together (the limited's share)", cpuBeside(t))
 	per, thr := cpuPerDelivery(t.Paced), cpuPerDelivery(t.Throttled)
 	kv(w, fmt.Sprintf("CPU ms per delivery at %d/s: unthrottled", t.PerSecond), cpuPer(t.Paced))
 	kv(w, fmt.Sprintf("CPU ms per delivery at %d/s: throttled", t.PerSecond), fmt.Sprintf("%s (%.2fx)", cpuPer(t.Throttled), ratioOf(thr, per)))
@@ -255,4 +265,18 @@ func reportThrottle(w io.Writer, t ThrottleResult) {
 	kv(w, "throttled: start timer late p50 / p90 / max", quantiles(t.ThrottledStarts.Timer))
 	kv(w, "throttled: first task dispatch p50 / p90 / max", quantiles(t.ThrottledStarts.Dispatch))
 	kv(w, "throttled deliveries by history events", histogram(t.ThrottledStarts.Lengths))
+}
+
+// cpuBeside is the CPU of the unlimited endpoint's run alone (the mean of
+// both) and together, and the share of the together run's CPU the
+// limited endpoint's starts and deliveries took: on a machine the
+// unlimited run saturates alone, it finishes later by about what that
+// share takes from it.
+func cpuBeside(t ThrottleResult) string {
+	alone := (t.Alone.Usage.CPU + t.AloneAgain.Usage.CPU) / 2
+	together := t.Unlimited.Usage.CPU
+	if alone <= 0 || together <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f s / %.2f s (%.0f%%)", alone.Seconds(), together.Seconds(), 100*float64(together-alone)/float64(together))
 }
