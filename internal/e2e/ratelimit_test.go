@@ -144,8 +144,9 @@ func requireOnceEach(t *testing.T, api *apiClient, ids []string, ok map[string]i
 
 // A receiver that takes 5 requests a second and answers 429 beyond that
 // sees no 429 from an endpoint limited to 5/s when 15 events come at once,
-// and each arrives once in its first attempt; the same 15 to the same kind
-// of receiver without the limit meet 429s.
+// and each arrives once in its first attempt, its duration_ms the
+// receiver's latency without its wait for the slot; the same 15 to the
+// same kind of receiver without the limit meet 429s.
 func TestRateLimitSparesTheReceiver(t *testing.T) {
 	const perSecond, n = 5, 15
 	api := newAPI(t)
@@ -166,6 +167,16 @@ func TestRateLimitSparesTheReceiver(t *testing.T) {
 	require.GreaterOrEqual(t, at[len(at)-1].Sub(start), (n-1)*time.Second/perSecond, "15 at 5/s, burst 1, take 2.8 s")
 	requireOnceEach(t, api, ids, ok)
 	require.Equal(t, 1, api.rateHealth(ep.ID).Burst, "burst defaults to 1")
+	// Each attempt waited out up to its lead (100 ms) before its slot in
+	// place: that is hookd's time, not the receiver's latency.
+	var durations []float64
+	for _, id := range ids {
+		d := api.waitDelivery(id, 10*time.Second)
+		require.NotEmpty(t, d.Timeline, id)
+		durations = append(durations, wire.Deref(d.Timeline[0].DurationMS))
+	}
+	sort.Float64s(durations)
+	require.Less(t, durations[len(durations)/2], 50.0, "the median attempt's duration_ms, to a loopback receiver")
 
 	require.Eventually(t, func() bool { _, tooMany, _ := unlimited.seen(); return tooMany > 0 }, 10*time.Second, 20*time.Millisecond,
 		"without the limit, 15 at once overrun a receiver that takes 5/s")
