@@ -556,9 +556,11 @@ func (e ListDeliveriesParamsStatus) Valid() bool {
 // Attempt defines model for Attempt.
 type Attempt struct {
 	// DelayReason Why that wait: `schedule`, `retry-after`, or what a deferred attempt waits on.
-	DelayReason string  `json:"delay_reason,omitempty,omitzero"`
-	DurationMS  float64 `json:"duration_ms"`
-	Error       string  `json:"error,omitempty,omitzero"`
+	DelayReason string `json:"delay_reason,omitempty,omitzero"`
+
+	// DurationMS From the request's send to its answer: the receiver's latency.
+	DurationMS float64 `json:"duration_ms"`
+	Error      string  `json:"error,omitempty,omitzero"`
 
 	// ErrorClass How it failed: a network failure (`timeout`, `connection_refused`, ...) or the HTTP class (`http_5xx`, `http_4xx`, ...).
 	ErrorClass    string    `json:"error_class,omitempty,omitzero"`
@@ -574,8 +576,10 @@ type Attempt struct {
 	Outcome AttemptOutcome `json:"outcome"`
 
 	// Response The start (1 KiB) of the response body.
-	Response string    `json:"response,omitempty,omitzero"`
-	Start    time.Time `json:"start"`
+	Response string `json:"response,omitempty,omitzero"`
+
+	// Start When the request was sent: a wait for a rate limit's slot or the circuit comes before it.
+	Start time.Time `json:"start"`
 
 	// Status The HTTP status; absent when no response arrived.
 	Status int `json:"status,omitempty,omitzero"`
@@ -1921,7 +1925,9 @@ type TestResultOutcome string
 
 // TimelineEntry An attempt (`kind` `attempt`, with the attempt's fields) or the redrive that started run `run` (`kind` `redrive`, with `redrive`).
 type TimelineEntry struct {
-	DelayReason   string            `json:"delay_reason,omitempty,omitzero"`
+	DelayReason string `json:"delay_reason,omitempty,omitzero"`
+
+	// DurationMS From the request's send to its answer: the receiver's latency.
 	DurationMS    *float64          `json:"duration_ms,omitempty"`
 	Error         string            `json:"error,omitempty,omitzero"`
 	ErrorClass    string            `json:"error_class,omitempty,omitzero"`
@@ -1942,7 +1948,9 @@ type TimelineEntry struct {
 	Response string  `json:"response,omitempty,omitzero"`
 
 	// Run The run it belongs to, from 1.
-	Run    int       `json:"run"`
+	Run int `json:"run"`
+
+	// Start When the request was sent: a wait for a rate limit's slot or the circuit comes before it.
 	Start  time.Time `json:"start,omitempty,omitzero"`
 	Status int       `json:"status,omitempty,omitzero"`
 }

@@ -1561,8 +1561,12 @@ export interface components {
         Attempt: {
             /** @description 1-based within its run. */
             number: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the request was sent: a wait for a rate limit's slot or the circuit comes before it.
+             */
             start: string;
+            /** @description From the request's send to its answer: the receiver's latency. */
             duration_ms: number;
             /** @description The HTTP status; absent when no response arrived. */
             status?: number;
@@ -1592,8 +1596,12 @@ export interface components {
             redrive?: components["schemas"]["Redrive"];
             /** @description 1-based within its run. */
             number?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the request was sent: a wait for a rate limit's slot or the circuit comes before it.
+             */
             start?: string;
+            /** @description From the request's send to its answer: the receiver's latency. */
             duration_ms?: number;
             status?: number;
             error_class?: string;
