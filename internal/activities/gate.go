@@ -49,7 +49,7 @@ func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.
 		// deferred on what was read, without a write.
 		return a.deferOpen(ep.ID, b, v.Wait, now)
 	}
-	if g, wait := a.throttle(ctx, ep, held, now); wait {
+	if g, wait := a.throttle(ctx, ep, held); wait {
 		return g
 	}
 	if v.Flowing() {

@@ -24,15 +24,19 @@ const MaxInlineWait = 25 * time.Millisecond
 // one further ahead is the workflow's wait (wait), g saying until when:
 // Lead before the slot, keeping it. An attempt whose slot has come then
 // takes its turn from the worker's pacer, waiting up to Lead (and the
-// pacer's burstMargin) in place.
+// pacer's burstMargin) in place, and then its send from the pacer's
+// record of the sends themselves (pacer.send).
 // One the pacer refuses (a bunch come late past their slots) takes a new
 // slot from the store, behind those reserved (and not before the pacer's
 // next), and waits for it: a late delivery waits again once, not in a
 // queue of its own that later arrivals jump, and the sum over every
 // worker stays at the limit.
+// Every wait is measured from the clock as it is then, not from when the
+// attempt began: the store's reads and writes before it take time, and
+// an attempt that counted from its start would send that much late.
 // A store that cannot reserve lets the attempt through: a store hiccup
 // must not stop deliveries.
-func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *delivery.Slot, now time.Time) (g gate, wait bool) {
+func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *delivery.Slot) (g gate, wait bool) {
 	l := ep.RateLimit
 	if l == nil {
 		return gate{}, false
@@ -41,7 +45,7 @@ func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *del
 	reserved := held == nil || !(store.Slot{At: held.At, Since: held.Since}).Holds(l)
 	if reserved {
 		var err error
-		if slot, err = a.endpoints.ReserveSlot(ctx, ep.ID, *l, now); err != nil {
+		if slot, err = a.endpoints.ReserveSlot(ctx, ep.ID, *l, a.now()); err != nil {
 			a.log.Warn("reserve a rate limit slot", "endpoint_id", ep.ID, "error", err)
 			return gate{}, false
 		}
@@ -49,13 +53,15 @@ func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *del
 		slot = store.Slot{At: held.At, Since: held.Since}
 	}
 	for {
-		if g, wait := a.waitForSlot(ctx, l, slot, now); wait {
+		if g, wait := a.waitForSlot(ctx, l, slot, a.now()); wait {
 			return g, true
 		}
-		now = later(now, slot.At)
+		now := later(a.now(), slot.At)
 		turn, ok := a.pace.wait(ep.ID, *l, now, l.Lead()+burstMargin(*l))
 		if ok {
 			_ = sleep(ctx, turn.Sub(now))
+			now = later(a.now(), turn)
+			_ = sleep(ctx, a.pace.send(ep.ID, *l, now).Sub(now))
 			return gate{}, false
 		}
 		if reserved {
@@ -112,6 +118,12 @@ func sleep(ctx context.Context, d time.Duration) error {
 // pacer's next slot; the rest are refused (throttle gives them new slots
 // in the store). No store write, and nothing to wait for when timers are
 // on time.
+//
+// Turns are spaced when they are given; the pacer also keeps a GCRA over
+// the sends themselves, as they happen (send): an attempt that wakes for
+// its turn late (a busy machine) would otherwise go so close to the next
+// burst that the receiver sees one more than the burst within an
+// interval.
 type pacer struct {
 	mu  sync.Mutex
 	tat map[string]paced
@@ -124,10 +136,11 @@ func burstMargin(l store.RateLimit) time.Duration {
 	return min(l.Interval()/4, 5*time.Millisecond)
 }
 
-// paced is one endpoint's theoretical arrival time in the pacer, under
-// the limit set at since.
+// paced is one endpoint's theoretical arrival times in the pacer, under
+// the limit set at since: of the turns it gave (tat) and of the sends
+// (sent).
 type paced struct {
-	tat, since time.Time
+	tat, sent, since time.Time
 }
 
 // pacerSweep is the size at which the pacer drops the endpoints it no
@@ -171,4 +184,32 @@ func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time, most t
 	e.tat = tat
 	p.tat[endpointID] = e
 	return at, true
+}
+
+// send returns when an attempt to the endpoint whose turn has come may be
+// sent at now under l, and counts it sent then: at once, unless the
+// sends so far (some of them late for their turns) put this one in a
+// burst that would be more than l.Burst within an interval, the burst's
+// last burstMargin late, as the turns are. It waits at most l.Lead.
+func (p *pacer) send(endpointID string, l store.RateLimit, now time.Time) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tat == nil {
+		p.tat = map[string]paced{}
+	}
+	e := p.tat[endpointID]
+	if !e.since.Equal(l.Since) {
+		e = paced{since: l.Since}
+	}
+	tolerance := time.Duration(max(l.Burst, 1)-1) * l.Interval()
+	if l.Burst > 1 {
+		tolerance -= burstMargin(l)
+	}
+	at := later(now, e.sent.Add(-tolerance))
+	if at.Sub(now) > l.Lead() {
+		at = now
+	}
+	e.sent = later(e.sent, at).Add(l.Interval())
+	p.tat[endpointID] = e
+	return at
 }

@@ -57,6 +57,7 @@ func TestThrottle(t *testing.T) {
 	assert.Equal(t, 5, eps.reserves, "the held slot is not reserved again")
 	// Woken early (further ahead than its lead), it waits for the same
 	// slot again.
+	a.now = func() time.Time { return now }
 	g := a.admit(ctx, req, &limited, slots[1], now)
 	assert.False(t, g.allowed)
 	assert.Equal(t, slots[1].At.Add(-limited.RateLimit.Lead()), g.wait)
@@ -142,7 +143,7 @@ func TestThrottlePacesALateBunch(t *testing.T) {
 	past := &delivery.Slot{At: now.Add(-time.Second), Since: since}
 	var slots []*delivery.Slot
 	for range 5 {
-		g, wait := a.throttle(ctx, &limited, past, now)
+		g, wait := a.throttle(ctx, &limited, past)
 		if wait {
 			assert.Equal(t, g.slot.At.Add(-lead), g.wait, "it wakes its lead before its new slot")
 			assert.True(t, g.slot.Since.Equal(since))
@@ -155,7 +156,8 @@ func TestThrottlePacesALateBunch(t *testing.T) {
 		assert.Equal(t, 200*time.Millisecond+burstMargin(*limited.RateLimit), s.At.Sub(now), "the store had no backlog: the pacer's next slot")
 	}
 	for _, s := range slots {
-		_, wait := a.throttle(ctx, &limited, s, s.At)
+		a.now = func() time.Time { return s.At }
+		_, wait := a.throttle(ctx, &limited, s)
 		assert.False(t, wait, "back in its slot, it goes (a burst of 2)")
 	}
 	assert.Equal(t, 2, eps.reserves)
@@ -179,4 +181,54 @@ func TestThrottleInlineWaitIsNotLatency(t *testing.T) {
 	assert.Less(t, at.Duration, waited, "the wait is not the receiver's latency")
 	ts := rc.requests()[1].Get("webhook-timestamp")
 	assert.Equal(t, strconv.FormatInt(at.Start.Unix(), 10), ts)
+}
+
+// An attempt whose reads before its gate took time (it began long before
+// it asks for its slot) waits for the slot from the clock as it is, not
+// from when it began: it sends in its slot, not that much late.
+func TestThrottleWaitsFromTheClockNow(t *testing.T) {
+	since := time.Now().Add(-time.Hour)
+	limited := store.Endpoint{ID: "ep_1", Enabled: true, RateLimit: &store.RateLimit{PerSecond: 10, Burst: 1, Since: since}}
+	a := newTestActivities(newFakeEndpoints(t, limited), nil, nil)
+	began := time.Now()
+	slot := &delivery.Slot{At: began.Add(5 * time.Millisecond), Since: since}
+	g := a.admit(context.Background(), request("ep_1", 1), &limited, slot, began.Add(-115*time.Millisecond))
+	require.True(t, g.allowed, "the slot is 5 ms ahead: waited out in place")
+	assert.Less(t, time.Since(began), 80*time.Millisecond,
+		"counted from when the attempt began, it would have waited 120 ms")
+}
+
+// The pacer's record of the sends: a send whose turn came goes at once,
+// unless sends late for their turns would put it in a burst of more than
+// Burst within an interval; then it waits until they would not, the
+// burst's last a margin late. A limit of one at a time spaces sends an
+// interval apart; a wait never exceeds the limit's lead.
+func TestPacerSpacesSends(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	ms := func(n int) time.Time { return now.Add(time.Duration(n) * time.Millisecond) }
+	var p pacer
+	l := store.RateLimit{PerSecond: 50, Burst: 5, Since: now.Add(-time.Hour)}
+	var got []time.Duration
+	// A burst's turns at 0 (and its last at the 5 ms margin); its first
+	// send woke late, at 7; the next turn, an interval and the margin on.
+	for _, at := range []int{1, 1, 1, 5, 7, 25} {
+		got = append(got, p.send("ep_1", l, ms(at)).Sub(now))
+	}
+	want := []time.Duration{1, 1, 1, 5, 7, 26}
+	for i := range want {
+		want[i] *= time.Millisecond
+	}
+	assert.Equal(t, want, got, "the sixth waits until no 20 ms holds six sends")
+
+	one := store.RateLimit{PerSecond: 50, Burst: 1, Since: now.Add(-time.Hour)}
+	assert.Equal(t, ms(0), p.send("ep_2", one, ms(0)))
+	assert.Equal(t, ms(30), p.send("ep_2", one, ms(30)), "late: it goes")
+	assert.Equal(t, ms(50), p.send("ep_2", one, ms(45)), "an interval after the last")
+	for range 6 {
+		p.send("ep_2", one, ms(50))
+	}
+	assert.Equal(t, ms(50), p.send("ep_2", one, ms(50)), "never more than the lead")
+	changed := one
+	changed.Since = now
+	assert.Equal(t, ms(51), p.send("ep_2", changed, ms(51)), "a new limit starts again")
 }
