@@ -54,7 +54,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	schedule := fs.String("storm-schedule", strings.Join(d.StormSchedule, ","), "retry schedule of the storm's endpoint")
 	fs.BoolVar(&o.cfg.StormRecover, "storm-recover", false, "start the storm's drain with POST /v1/endpoints/{id}/recover instead of waiting for the circuit's next probe")
 	fs.IntVar(&o.cfg.RecoverImmediate, "recover-immediate", 0, "largest backlog hookd's recover signals at once (zero: hookd's default); more is woken at the drain's pace")
-	fs.IntVar(&o.cfg.ThrottleN, "throttle-n", 0, "events to an endpoint limited to -throttle-rate beside as many to an unlimited one, the unlimited alone before and after, and both at the same pace alone (zero skips it)")
+	fs.IntVar(&o.cfg.ThrottleN, "throttle-n", 0, "events to an endpoint limited to -throttle-rate beside as many to an unlimited one, that flood again beside as many posted at the rate to another unlimited one, the unlimited alone before and after, and both at the same pace alone (zero skips it)")
 	fs.IntVar(&o.cfg.ThrottleRate, "throttle-rate", 50, "the throttle phase's rate limit, per second")
 	fs.IntVar(&o.cfg.ThrottleBurst, "throttle-burst", 5, "the throttle phase's burst")
 	fs.IntVar(&o.cfg.HeldN, "held-n", 0, "deliveries held by a disabled endpoint while the process is measured (zero skips it)")

@@ -16,10 +16,12 @@ import (
 
 // ThrottleResult is the rate-limit phase: ThrottleN events to an endpoint
 // limited to ThrottleRate/s (burst ThrottleBurst) beside an unlimited
-// endpoint receiving ThrottleN at the same time, the unlimited endpoint
-// alone before and after (interleaved, as other work on the machine
-// drifts), and the cost of a throttled delivery against an unthrottled
-// one arriving at the same pace.
+// endpoint receiving ThrottleN at the same time, the same flood beside
+// ThrottleN posted at ThrottleRate/s to a third, unlimited endpoint (the
+// same deliveries at the same pace, without a limiter or a backlog to
+// accept), the unlimited endpoint alone before and after (interleaved,
+// as other work on the machine drifts), and the cost of a throttled
+// delivery against an unthrottled one arriving at the same pace.
 type ThrottleResult struct {
 	N, PerSecond, Burst int
 	// Alone and AloneAgain are the unlimited endpoint by itself, before
@@ -27,6 +29,9 @@ type ThrottleResult struct {
 	Alone, AloneAgain LoadResult
 	// Together is both at once: Unlimited's and Limited's deliveries.
 	Unlimited, Limited LoadResult
+	// Beside is the unlimited flood again beside BesidePaced, ThrottleN
+	// posted at the limit's rate to another unlimited endpoint.
+	Beside, BesidePaced LoadResult
 	// Of Limited's arrivals: the most in any 20 ms window, the fewest and
 	// most in a whole second after the first, and the rate from the
 	// burst's end to the last.
@@ -64,6 +69,7 @@ type ThrottleResult struct {
 const (
 	throttledType   = "bench.throttled"
 	unthrottledType = "bench.unthrottled"
+	besideType      = "bench.paced-beside"
 	// throttleSample is how many limited deliveries' attempts are read.
 	throttleSample = 50
 )
@@ -123,6 +129,9 @@ func runThrottle(ctx context.Context, cfg Config, h *hookdTarget) (ThrottleResul
 	if res.TogetherStarts, err = startLags(ctx, h.dev.Client, deliveryIDs(res.limitedIDs, limitedID)); err != nil {
 		return res, err
 	}
+	if err := res.besidePaced(ctx, cfg, h, free, spec("beside", 0, false)); err != nil {
+		return res, err
+	}
 	if res.AloneAgain, err = measured("alone again", free, spec("alone again", 0, false), nil); err != nil {
 		return res, err
 	}
@@ -140,21 +149,13 @@ func runThrottle(ctx context.Context, cfg Config, h *hookdTarget) (ThrottleResul
 	return res, err
 }
 
-// together posts both specs at once, half the clients each, and measures
-// the limited receiver's arrivals.
+// together posts both specs at once and measures the limited receiver's
+// arrivals.
 func (res *ThrottleResult) together(ctx context.Context, cfg Config, free, limited *receiver, fs, ls loadSpec) error {
-	settle(ctx)
-	fs.clients, ls.clients = max(1, cfg.Clients/2), max(1, cfg.Clients/2)
 	freeBefore, limitedBefore := free.requests(), limited.requests()
-	var (
-		wg         sync.WaitGroup
-		ferr, lerr error
-	)
-	wg.Go(func() { res.Unlimited, ferr = runLoad(ctx, cfg, free, fs) })
-	wg.Go(func() { res.Limited, lerr = runLoad(ctx, cfg, limited, ls) })
-	wg.Wait()
-	if ferr != nil || lerr != nil {
-		return fmt.Errorf("throttle together: %w", errors.Join(ferr, lerr))
+	var err error
+	if res.Unlimited, res.Limited, err = both(ctx, cfg, free, limited, fs, ls); err != nil {
+		return fmt.Errorf("throttle together: %w", err)
 	}
 	res.limitedIDs = ls.ids
 	res.LimitedRequests = limited.requests() - limitedBefore
@@ -162,6 +163,40 @@ func (res *ThrottleResult) together(ctx context.Context, cfg Config, free, limit
 	_, at := limited.received(ls.ids)
 	res.spacing(at)
 	return nil
+}
+
+// besidePaced posts the unlimited flood fs beside N events posted at the
+// limit's rate to a third, unlimited endpoint of its own.
+func (res *ThrottleResult) besidePaced(ctx context.Context, cfg Config, h *hookdTarget, free *receiver, fs loadSpec) error {
+	rc, err := startReceiver()
+	if err != nil {
+		return err
+	}
+	defer rc.close()
+	if _, err := h.createEndpoint(ctx, rc.URL, besideType, nil); err != nil {
+		return err
+	}
+	ps := loadSpec{name: "hookd throttle paced beside", ids: eventIDs("paced beside", res.N), start: h.apiStarter(besideType), rate: float64(res.PerSecond), batch: cfg.Batch}
+	if res.Beside, res.BesidePaced, err = both(ctx, cfg, free, rc, fs, ps); err != nil {
+		return fmt.Errorf("throttle beside paced: %w", err)
+	}
+	return nil
+}
+
+// both runs a's load to ra and b's to rb at once, half the clients each,
+// once the machine settled.
+func both(ctx context.Context, cfg Config, ra, rb *receiver, a, b loadSpec) (LoadResult, LoadResult, error) {
+	settle(ctx)
+	a.clients, b.clients = max(1, cfg.Clients/2), max(1, cfg.Clients/2)
+	var (
+		wg         sync.WaitGroup
+		ar, br     LoadResult
+		aerr, berr error
+	)
+	wg.Go(func() { ar, aerr = runLoad(ctx, cfg, ra, a) })
+	wg.Go(func() { br, berr = runLoad(ctx, cfg, rb, b) })
+	wg.Wait()
+	return ar, br, errors.Join(aerr, berr)
 }
 
 // spacing computes the limited arrivals' window and per-second figures.
@@ -256,7 +291,9 @@ func reportThrottle(w io.Writer, t ThrottleResult) {
 	}
 	kv(w, "unlimited: finish alone / together / alone", fmt.Sprintf("%s / %s / %s", finish(t.Alone), finish(t.Unlimited), finish(t.AloneAgain)))
 	kv(w, "unlimited together vs mean alone", fmt.Sprintf("%+.1f%%", 100*(float64(finish(t.Unlimited))/(float64(finish(t.Alone)+finish(t.AloneAgain))/2)-1)))
-	kv(w, "unlimited: CPU alone / together (the limited's share)", cpuBeside(t))
+	kv(w, "unlimited: CPU alone / together (the limited's share)", cpuBeside(t, t.Unlimited))
+	kv(w, fmt.Sprintf("unlimited: finish beside %d at %d/s to an unlimited endpoint", t.N, t.PerSecond), fmt.Sprintf("%s (%+.1f%% vs mean alone)", finish(t.Beside), 100*(float64(finish(t.Beside))/(float64(finish(t.Alone)+finish(t.AloneAgain))/2)-1)))
+	kv(w, "unlimited: CPU beside them (their share)", cpuBeside(t, t.Beside))
 	per, thr := cpuPerDelivery(t.Paced), cpuPerDelivery(t.Throttled)
 	kv(w, fmt.Sprintf("CPU ms per delivery at %d/s: unthrottled", t.PerSecond), cpuPer(t.Paced))
 	kv(w, fmt.Sprintf("CPU ms per delivery at %d/s: throttled", t.PerSecond), fmt.Sprintf("%s (%.2fx)", cpuPer(t.Throttled), ratioOf(thr, per)))
@@ -268,15 +305,15 @@ func reportThrottle(w io.Writer, t ThrottleResult) {
 }
 
 // cpuBeside is the CPU of the unlimited endpoint's run alone (the mean of
-// both) and together, and the share of the together run's CPU the
-// limited endpoint's starts and deliveries took: on a machine the
-// unlimited run saturates alone, it finishes later by about what that
-// share takes from it.
-func cpuBeside(t ThrottleResult) string {
+// both) and of its run r beside other work (together with the limited
+// endpoint, or beside the paced stream), and the share of r's CPU that
+// other work took: on a machine the unlimited run saturates alone, it
+// finishes later by about what that share takes from it.
+func cpuBeside(t ThrottleResult, r LoadResult) string {
 	alone := (t.Alone.Usage.CPU + t.AloneAgain.Usage.CPU) / 2
-	together := t.Unlimited.Usage.CPU
-	if alone <= 0 || together <= 0 {
+	beside := r.Usage.CPU
+	if alone <= 0 || beside <= 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f s / %.2f s (%.0f%%)", alone.Seconds(), together.Seconds(), 100*float64(together-alone)/float64(together))
+	return fmt.Sprintf("%.2f s / %.2f s (%.0f%%)", alone.Seconds(), beside.Seconds(), 100*float64(beside-alone)/float64(beside))
 }
