@@ -50,8 +50,8 @@ func decodeStrict(body []byte, v any) error {
 		return invalid(field, "must be %s", jsonKind(typeErr.Type.Kind().String()))
 	case errors.As(err, &synErr), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return invalid("body", "invalid JSON")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		if name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`); name != "" {
+	case isUnknownField(err):
+		if name := unknownField(err); name != "" {
 			return invalid(name, "unknown field")
 		}
 		return invalid("body", `unknown field ""`)
@@ -138,11 +138,22 @@ func checkObject(b []byte, field, notObject string, nullable bool, v any) ([]byt
 		return nil, nil
 	case errors.As(err, &typeErr) && typeErr.Field != "":
 		return nil, invalid(field+"."+typeErr.Field, "must be a string")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return nil, invalid(field+"."+strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field")
+	case isUnknownField(err):
+		return nil, invalid(field+"."+unknownField(err), "unknown field")
 	default:
 		return nil, invalid(field, "%s", notObject)
 	}
+}
+
+// isUnknownField reports whether err is a decoder's refusal of an
+// unknown member (json.Decoder.DisallowUnknownFields).
+func isUnknownField(err error) bool {
+	return strings.HasPrefix(err.Error(), "json: unknown field ")
+}
+
+// unknownField is the member an isUnknownField error names.
+func unknownField(err error) string {
+	return strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 }
 
 func jsonKind(kind string) string {

@@ -40,6 +40,9 @@ func checkRateLimit(b []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
+		if isUnknownField(err) {
+			return nil, invalid("rate_limit."+unknownField(err), "unknown field")
+		}
 		return nil, invalid("rate_limit", rateLimitNotObject)
 	}
 	var l wire.RateLimit

@@ -12,7 +12,8 @@ import (
 
 // A patch's rate_limit: left out keeps it, null removes it, an object
 // sets it (burst 1 when left out); an unchanged limit keeps its Since;
-// refusals name rate_limit.per_second or rate_limit.burst.
+// refusals name rate_limit.per_second, rate_limit.burst or the unknown
+// member.
 func TestPatchRateLimit(t *testing.T) {
 	s := &Server{}
 	patch := func(body string) (wire.EndpointPatch, error) {
@@ -46,7 +47,7 @@ func TestPatchRateLimit(t *testing.T) {
 		`{"rate_limit":{"per_second":1.5}}`:            "rate_limit.per_second",
 		`{"rate_limit":{"per_second":10,"burst":0}}`:   "rate_limit.burst",
 		`{"rate_limit":{"per_second":10,"burst":11}}`:  "rate_limit.burst",
-		`{"rate_limit":{"per_second":10,"bursts":1}}`:  "rate_limit",
+		`{"rate_limit":{"per_second":10,"bursts":1}}`:  "rate_limit.bursts",
 		`{"rate_limit":5}`:                             "rate_limit",
 		`{"rate_limit":{"per_second":10,"burst":"x"}}`: "rate_limit",
 	} {
