@@ -130,12 +130,10 @@ type pacer struct {
 }
 
 // burstMargin is how much later than the rest of its burst the pacer
-// lets a burst's last attempt go: half the interval, at most 10 ms. It
-// is the room the burst's first has to reach the receiver late (a new
-// connection, a busy machine) before the attempt after the burst, an
-// interval and the margin later, would be in the same interval with it.
+// lets a burst's last attempt go: a quarter of the interval, at most 5
+// ms.
 func burstMargin(l store.RateLimit) time.Duration {
-	return min(l.Interval()/2, 10*time.Millisecond)
+	return min(l.Interval()/4, 5*time.Millisecond)
 }
 
 // paced is one endpoint's theoretical arrival times in the pacer, under

@@ -112,7 +112,7 @@ func TestPacer(t *testing.T) {
 		waits = append(waits, wait("ep_1", l, now))
 	}
 	m := burstMargin(l)
-	assert.Equal(t, 10*time.Millisecond, m)
+	assert.Equal(t, 5*time.Millisecond, m)
 	assert.Equal(t, []time.Duration{0, m, 100*time.Millisecond + m, 200*time.Millisecond + m}, waits,
 		"a burst of 2, its last a margin after the first; then one an interval, an interval and the margin after the burst's first")
 	for range 2 {
@@ -209,12 +209,12 @@ func TestPacerSpacesSends(t *testing.T) {
 	var p pacer
 	l := store.RateLimit{PerSecond: 50, Burst: 5, Since: now.Add(-time.Hour)}
 	var got []time.Duration
-	// A burst's turns at 0 (and its last at the 10 ms margin); its first
-	// send woke late, at 12; the next turn, an interval and the margin on.
-	for _, at := range []int{1, 1, 1, 10, 12, 30} {
+	// A burst's turns at 0 (and its last at the 5 ms margin); its first
+	// send woke late, at 7; the next turn, an interval and the margin on.
+	for _, at := range []int{1, 1, 1, 5, 7, 25} {
 		got = append(got, p.send("ep_1", l, ms(at)).Sub(now))
 	}
-	want := []time.Duration{1, 1, 1, 10, 12, 31}
+	want := []time.Duration{1, 1, 1, 5, 7, 26}
 	for i := range want {
 		want[i] *= time.Millisecond
 	}
