@@ -144,7 +144,7 @@ type paced struct {
 }
 
 // pacerSweep is the size at which the pacer drops the endpoints it no
-// longer paces.
+// longer paces (their turns and sends all past).
 const pacerSweep = 1024
 
 // wait returns when the endpoint's next slot in this worker at now under
@@ -152,20 +152,14 @@ const pacerSweep = 1024
 func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time, most time.Duration) (time.Time, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.tat == nil {
-		p.tat = map[string]paced{}
-	}
 	if len(p.tat) >= pacerSweep {
 		for id, e := range p.tat {
-			if e.tat.Before(now) {
+			if later(e.tat, e.sent).Before(now) {
 				delete(p.tat, id)
 			}
 		}
 	}
-	e := p.tat[endpointID]
-	if !e.since.Equal(l.Since) {
-		e = paced{since: l.Since}
-	}
+	e := p.entry(endpointID, l)
 	if e.tat.Before(now) {
 		e.tat = now
 	}
@@ -194,13 +188,7 @@ func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time, most t
 func (p *pacer) send(endpointID string, l store.RateLimit, now time.Time) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.tat == nil {
-		p.tat = map[string]paced{}
-	}
-	e := p.tat[endpointID]
-	if !e.since.Equal(l.Since) {
-		e = paced{since: l.Since}
-	}
+	e := p.entry(endpointID, l)
 	tolerance := time.Duration(max(l.Burst, 1)-1) * l.Interval()
 	if l.Burst > 1 {
 		tolerance -= burstMargin(l)
@@ -212,4 +200,17 @@ func (p *pacer) send(endpointID string, l store.RateLimit, now time.Time) time.T
 	e.sent = later(e.sent, at).Add(l.Interval())
 	p.tat[endpointID] = e
 	return at
+}
+
+// entry is the endpoint's record under l: a new one if it has none, or
+// one kept under an earlier limit. p.mu is held.
+func (p *pacer) entry(endpointID string, l store.RateLimit) paced {
+	if p.tat == nil {
+		p.tat = map[string]paced{}
+	}
+	e := p.tat[endpointID]
+	if !e.since.Equal(l.Since) {
+		e = paced{since: l.Since}
+	}
+	return e
 }
