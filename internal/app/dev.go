@@ -108,6 +108,11 @@ type DevConfig struct {
 	// visibility table (embedded.Tuning.AllVisibilityIndexes): by default
 	// the embedded server drops those no hookd or Web UI query uses.
 	TemporalAllVisibilityIndexes bool
+	// TemporalNoNewRunCache reads every workflow run's mutable state from
+	// the embedded server's persistence (embedded.Tuning.NoNewRunCache):
+	// by default a run's first read after its creation is answered from
+	// what the creation wrote.
+	TemporalNoNewRunCache bool
 	// Payload is how payloads are encrypted in Temporal; by default with
 	// the keys in <DataDir>/payload-keys, created on first start.
 	Payload PayloadConfig
@@ -209,6 +214,7 @@ func StartDevTuned(ctx context.Context, cfg DevConfig, tuning Tuning) (_ *Dev, e
 	}
 	temporalTuning := d.tuning.Temporal
 	temporalTuning.AllVisibilityIndexes = temporalTuning.AllVisibilityIndexes || cfg.TemporalAllVisibilityIndexes
+	temporalTuning.NoNewRunCache = temporalTuning.NoNewRunCache || cfg.TemporalNoNewRunCache
 	d.Temporal, err = embedded.Start(embedded.Options{
 		DataDir: cfg.DataDir, FrontendAddr: cfg.TemporalAddr, Namespace: cfg.Namespace,
 		UIAddr: cfg.UIAddr, Logger: cfg.Logger, LogLevel: cfg.TemporalLogLevel,

@@ -83,6 +83,10 @@ type Tuning struct {
 	// statement on each call. By default each connection keeps its
 	// statements prepared (cacheStatements).
 	NoStatementCache bool
+	// NoNewRunCache reads every run's mutable state from persistence. By
+	// default a run's first read after its creation is answered from what
+	// the creation wrote (newRuns).
+	NoNewRunCache bool
 	// Dynamic overrides Temporal dynamic-config keys (for instance
 	// "system.enableActivityEagerExecution": true) on top of the defaults.
 	Dynamic map[string]any
@@ -96,6 +100,7 @@ type Server struct {
 	opts     Options
 	shards   int       // history shards, as the persistence holds them
 	lock     *dataLock // the data dir's, on SQLite
+	runs     *newRuns  // nil with Tuning.NoNewRunCache
 }
 
 // Validate checks the fields Start needs: DataDir (or Postgres),
@@ -150,7 +155,13 @@ func Start(opts Options) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := temporal.NewServer(serverOptions(opts, conf)...)
+	var runs *newRuns
+	serverOpts := serverOptions(opts, conf)
+	if !opts.Tuning.NoNewRunCache {
+		runs = newNewRuns()
+		serverOpts = append(serverOpts, temporal.WithPersistenceFactoryProvider(persistenceProvider(runs)))
+	}
+	srv, err := temporal.NewServer(serverOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("build temporal server: %w", err)
 	}
@@ -170,7 +181,7 @@ func Start(opts Options) (_ *Server, err error) {
 		_ = srv.Stop()
 		return nil, err
 	}
-	s := &Server{temporal: srv, opts: opts, shards: shards, lock: lock}
+	s := &Server{temporal: srv, opts: opts, shards: shards, lock: lock, runs: runs}
 	if opts.UIAddr != "" {
 		if err := s.startUI(); err != nil {
 			_ = srv.Stop()
@@ -194,6 +205,9 @@ func (s *Server) Stop() {
 	}
 	if err := s.temporal.Stop(); err != nil {
 		s.opts.Logger.Warn("stop temporal server", "error", err)
+	}
+	if s.runs != nil {
+		s.opts.Logger.Debug("new runs' first reads", "from the creation", s.runs.hits.Load(), "from persistence", s.runs.misses.Load())
 	}
 	s.lock.Release()
 }

@@ -53,6 +53,10 @@ type ExternalRun struct {
 	// backend (pgByDatabase): with TemporalPostgres, hookd's endpoint
 	// store ("postgres") apart from Temporal's two databases.
 	PostgresByDatabase map[string]time.Duration
+	// PostgresCounts are the transactions and rows read by database over
+	// the phase and pgSettle after it (pgStats), a figure the machine's
+	// speed does not move.
+	PostgresCounts map[string]pgCounts
 	// StopErr is set when a child did not exit cleanly on SIGTERM.
 	StopErr error
 }
@@ -131,6 +135,10 @@ func runExternalOnce(ctx context.Context, cfg ExternalConfig, workers int) (run 
 	if err != nil {
 		return run, err
 	}
+	statsBefore, err := pgStats(ctx, cl.pg.URL)
+	if err != nil {
+		return run, err
+	}
 	sat, lerr := runLoad(ctx, lcfg, rc, loadSpec{name: name + " saturation", ids: eventIDs("xsat", cfg.N), start: start, clients: cfg.Clients, batch: 1})
 	after, serr := snapshotRoots(roots)
 	run.LoadAfter = loadAvg()
@@ -140,7 +148,16 @@ func runExternalOnce(ctx context.Context, cfg ExternalConfig, workers int) (run 
 		run.PostgresByDatabase = pgByDatabase("/proc", before[cl.pgPID], after[cl.pgPID])
 	}
 	run.Processes = append(run.Processes, ProcessUsage{Kind: kindBench, CPU: sat.Usage.CPU})
-	return run, errors.Join(lerr, serr)
+	var perr error
+	select {
+	case <-ctx.Done():
+	case <-time.After(pgSettle):
+		var statsAfter map[string]pgCounts
+		if statsAfter, perr = pgStats(ctx, cl.pg.URL); perr == nil {
+			run.PostgresCounts = pgCountsBetween(statsBefore, statsAfter, "postgres")
+		}
+	}
+	return run, errors.Join(lerr, serr, perr)
 }
 
 // inTurn posts each start to the next of targets' APIs.

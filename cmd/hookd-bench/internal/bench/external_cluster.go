@@ -81,6 +81,9 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 	if cfg.AllVisibilityIndexes {
 		args = append(args, "--temporal-all-visibility-indexes")
 	}
+	if cfg.NoNewRunCache {
+		args = append(args, "--temporal-no-new-run-cache")
+	}
 	if cfg.TemporalShards > 0 {
 		args = append(args, "--temporal-shards", strconv.Itoa(cfg.TemporalShards))
 	}

@@ -63,6 +63,9 @@ func reportExternal(w io.Writer, r ExternalResult) {
 	each("PostgreSQL CPU ms per delivery by database", func(run ExternalRun) string {
 		return formatByDatabase(run.PostgresByDatabase, len(run.Saturation.EndToEnd))
 	})
+	each("PostgreSQL transactions / rows read per delivery by database, the phase and "+pgSettle.String()+" after", func(run ExternalRun) string {
+		return formatCounts(run.PostgresCounts, len(run.Saturation.EndToEnd))
+	})
 	each("CPU ms per delivery (CPU%): total", func(run ExternalRun) string {
 		var t time.Duration
 		for _, p := range run.Processes {

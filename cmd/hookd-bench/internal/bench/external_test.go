@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -255,4 +256,22 @@ func TestPGByDatabase(t *testing.T) {
 	require.Equal(t, ticks(treeCPU(before, after)), sum, "the parts add up to the tree")
 	require.Equal(t, "temporal 320.0 ms, temporal_visibility 100.0 ms, postgres 40.0 ms, "+pgOther+" 60.0 ms", formatByDatabase(got, 2))
 	require.Equal(t, "-", formatByDatabase(nil, 2))
+}
+
+// PostgreSQL's counts are split per delivery by database, most
+// transactions first; the reading connection's own transaction and idle
+// databases are left out.
+func TestPGCountsPerDelivery(t *testing.T) {
+	before := map[string]pgCounts{"temporal": {Xacts: 100, Rows: 50}, "postgres": {Xacts: 10, Rows: 5}, "template1": {Xacts: 3}}
+	after := map[string]pgCounts{"temporal": {Xacts: 420, Rows: 850}, "postgres": {Xacts: 71, Rows: 45}, "template1": {Xacts: 3}}
+	got := pgCountsBetween(before, after, "postgres")
+	if want := (map[string]pgCounts{"temporal": {Xacts: 320, Rows: 800}, "postgres": {Xacts: 60, Rows: 40}}); !maps.Equal(got, want) {
+		t.Fatalf("between: got %v, want %v", got, want)
+	}
+	if s := formatCounts(got, 20); s != "temporal 16.0 / 40.0, postgres 3.0 / 2.0" {
+		t.Fatalf("format: %q", s)
+	}
+	if s := formatCounts(nil, 20); s != "-" {
+		t.Fatalf("format of none: %q", s)
+	}
 }
