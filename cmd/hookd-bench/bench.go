@@ -69,7 +69,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.BoolVar(&o.cfg.TemporalTuning.AllVisibilityIndexes, "all-visibility-indexes", false, "keep every index of Temporal's visibility table, 58 in SQLite and 73 in PostgreSQL (default: the 18 hookd and the Web UI use); external mode passes it to the Temporal server process")
 	fs.BoolVar(&o.cfg.TemporalTuning.StockFTSTrigger, "stock-fts-trigger", false, "keep Temporal's full-text update trigger as shipped (default: it runs only when a full-text column changes)")
 	fs.BoolVar(&o.cfg.TemporalTuning.NoStatementCache, "no-stmt-cache", false, "let Temporal's SQLite plugin compile every statement on each call (default: each connection keeps its statements prepared)")
-	fs.BoolVar(&o.cfg.TemporalTuning.NoNewRunCache, "no-new-run-cache", false, "read every workflow run's mutable state from persistence (default: a run's first read after its creation is answered from what the creation wrote); external mode passes it to the Temporal server process")
+	fs.BoolVar(&o.cfg.TemporalTuning.StockExecutionStore, "stock-execution-store", false, "run Temporal's execution store as shipped (default: a run's first read after its creation is answered from what the creation wrote, and its start's workflow-task timeout timer is deleted when it closes); external mode passes it to the Temporal server process")
 	fs.Var(dynamicFlag{&o.cfg.TemporalTuning.Dynamic}, "temporal-dynamic", "override a Temporal dynamic-config key of the embedded server, key=value (repeatable; value: bool, integer, duration or string)")
 	fs.BoolVar(&o.cfg.Tracing, "tracing", false, "run hookd with tracing on, every span sampled and discarded by the exporter, to measure what tracing costs (default: off)")
 	fs.BoolVar(&o.cfg.PlaintextPayloads, "plaintext-payloads", false, "run hookd with --payload-encryption=off (default: payloads encrypted), to measure what encryption costs")
@@ -94,7 +94,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 		return o, err
 	}
 	o.ext.AllVisibilityIndexes = o.cfg.TemporalTuning.AllVisibilityIndexes
-	o.ext.NoNewRunCache = o.cfg.TemporalTuning.NoNewRunCache
+	o.ext.StockExecutionStore = o.cfg.TemporalTuning.StockExecutionStore
 	if o.ext.Workers, err = bench.ParseWorkerCounts(*workers); err != nil {
 		return o, fmt.Errorf("-workers: %w", err)
 	}

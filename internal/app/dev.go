@@ -108,11 +108,9 @@ type DevConfig struct {
 	// visibility table (embedded.Tuning.AllVisibilityIndexes): by default
 	// the embedded server drops those no hookd or Web UI query uses.
 	TemporalAllVisibilityIndexes bool
-	// TemporalNoNewRunCache reads every workflow run's mutable state from
-	// the embedded server's persistence (embedded.Tuning.NoNewRunCache):
-	// by default a run's first read after its creation is answered from
-	// what the creation wrote.
-	TemporalNoNewRunCache bool
+	// TemporalStockExecutionStore runs the embedded server's execution
+	// store as Temporal ships it (embedded.Tuning.StockExecutionStore).
+	TemporalStockExecutionStore bool
 	// Payload is how payloads are encrypted in Temporal; by default with
 	// the keys in <DataDir>/payload-keys, created on first start.
 	Payload PayloadConfig
@@ -214,7 +212,7 @@ func StartDevTuned(ctx context.Context, cfg DevConfig, tuning Tuning) (_ *Dev, e
 	}
 	temporalTuning := d.tuning.Temporal
 	temporalTuning.AllVisibilityIndexes = temporalTuning.AllVisibilityIndexes || cfg.TemporalAllVisibilityIndexes
-	temporalTuning.NoNewRunCache = temporalTuning.NoNewRunCache || cfg.TemporalNoNewRunCache
+	temporalTuning.StockExecutionStore = temporalTuning.StockExecutionStore || cfg.TemporalStockExecutionStore
 	d.Temporal, err = embedded.Start(embedded.Options{
 		DataDir: cfg.DataDir, FrontendAddr: cfg.TemporalAddr, Namespace: cfg.Namespace,
 		UIAddr: cfg.UIAddr, Logger: cfg.Logger, LogLevel: cfg.TemporalLogLevel,

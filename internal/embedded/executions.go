@@ -3,16 +3,23 @@ package embedded
 import (
 	"context"
 
+	enumsspb "go.temporal.io/server/api/enums/v1"
 	p "go.temporal.io/server/common/persistence"
 	persistenceclient "go.temporal.io/server/common/persistence/client"
+	"go.temporal.io/server/common/persistence/serialization"
+	"go.temporal.io/server/service/history/tasks"
 )
 
 // persistenceProvider is Temporal's persistence factory provider with its
-// execution and shard stores wrapped so that a new run's first read is
-// answered from runs.
-func persistenceProvider(runs *newRuns) persistenceclient.FactoryProviderFn {
+// execution and shard stores wrapped: a new run's first read is answered
+// from what its creation wrote (newRuns), and the workflow-task timeout
+// timers it was created with are deleted when it closes
+// (startTimeouts).
+func persistenceProvider() persistenceclient.FactoryProviderFn {
+	runs, timeouts := newNewRuns(), newStartTimeouts()
 	return func(params persistenceclient.NewFactoryParams) persistenceclient.Factory {
-		params.DataStoreFactory = dataStores{DataStoreFactory: params.DataStoreFactory, runs: runs}
+		params.DataStoreFactory = dataStores{DataStoreFactory: params.DataStoreFactory,
+			runs: runs, timeouts: timeouts, ser: params.Serializer}
 		return persistenceclient.FactoryProvider(params)
 	}
 }
@@ -21,7 +28,9 @@ func persistenceProvider(runs *newRuns) persistenceclient.FactoryProviderFn {
 // stores wrapped.
 type dataStores struct {
 	p.DataStoreFactory
-	runs *newRuns
+	runs     *newRuns
+	timeouts *startTimeouts
+	ser      serialization.Serializer
 }
 
 func (f dataStores) NewExecutionStore() (p.ExecutionStore, error) {
@@ -29,7 +38,7 @@ func (f dataStores) NewExecutionStore() (p.ExecutionStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return executionStore{ExecutionStore: s, runs: f.runs}, nil
+	return executionStore{ExecutionStore: s, runs: f.runs, timeouts: f.timeouts, ser: f.ser}, nil
 }
 
 func (f dataStores) NewShardStore() (p.ShardStore, error) {
@@ -58,19 +67,41 @@ func (s shardStore) UpdateShard(ctx context.Context, r *p.InternalUpdateShardReq
 }
 
 // executionStore is an execution store that keeps each run it creates in
-// runs until its first read, and drops it on any other write to the run.
+// runs until its first read, drops it on any other write to the run, and
+// deletes a run's start timeouts when an update closes it.
 type executionStore struct {
 	p.ExecutionStore
-	runs *newRuns
+	runs     *newRuns
+	timeouts *startTimeouts
+	ser      serialization.Serializer
 }
 
 func (s executionStore) CreateWorkflowExecution(ctx context.Context, r *p.InternalCreateWorkflowExecutionRequest) (*p.InternalCreateWorkflowExecutionResponse, error) {
 	resp, err := s.ExecutionStore.CreateWorkflowExecution(ctx, r)
 	if err == nil {
 		n := &r.NewWorkflowSnapshot
-		s.runs.put(runKey{r.ShardID, n.NamespaceID, n.WorkflowID, n.RunID, r.ArchetypeID}, n)
+		k := runKey{r.ShardID, n.NamespaceID, n.WorkflowID, n.RunID, r.ArchetypeID}
+		s.runs.put(k, n)
+		if keys := s.workflowTaskTimeouts(n.Tasks[tasks.CategoryTimer]); len(keys) > 0 {
+			s.timeouts.put(k, keys)
+		}
 	}
 	return resp, err
+}
+
+// workflowTaskTimeouts are the keys of timers' workflow-task timeouts.
+func (s executionStore) workflowTaskTimeouts(timers []p.InternalHistoryTask) []tasks.Key {
+	var keys []tasks.Key
+	for _, t := range timers {
+		task, err := s.ser.DeserializeTask(tasks.CategoryTimer, t.Blob)
+		if err != nil {
+			continue // not ours to judge: it stays, and fires as it would
+		}
+		if _, ok := task.(*tasks.WorkflowTaskTimeoutTask); ok {
+			keys = append(keys, t.Key)
+		}
+	}
+	return keys
 }
 
 func (s executionStore) GetWorkflowExecution(ctx context.Context, r *p.GetWorkflowExecutionRequest) (*p.InternalGetWorkflowExecutionResponse, error) {
@@ -82,8 +113,19 @@ func (s executionStore) GetWorkflowExecution(ctx context.Context, r *p.GetWorkfl
 
 func (s executionStore) UpdateWorkflowExecution(ctx context.Context, r *p.InternalUpdateWorkflowExecutionRequest) error {
 	m := &r.UpdateWorkflowMutation
-	s.runs.drop(runKey{r.ShardID, m.NamespaceID, m.WorkflowID, m.RunID, r.ArchetypeID})
-	return s.ExecutionStore.UpdateWorkflowExecution(ctx, r)
+	k := runKey{r.ShardID, m.NamespaceID, m.WorkflowID, m.RunID, r.ArchetypeID}
+	s.runs.drop(k)
+	if err := s.ExecutionStore.UpdateWorkflowExecution(ctx, r); err != nil {
+		return err
+	}
+	if m.ExecutionState.GetState() == enumsspb.WORKFLOW_EXECUTION_STATE_COMPLETED {
+		for _, key := range s.timeouts.take(k) {
+			// A timer left behind fires as it would have.
+			_ = s.ExecutionStore.CompleteHistoryTask(ctx, &p.CompleteHistoryTaskRequest{
+				ShardID: r.ShardID, TaskCategory: tasks.CategoryTimer, TaskKey: key})
+		}
+	}
+	return nil
 }
 
 func (s executionStore) ConflictResolveWorkflowExecution(ctx context.Context, r *p.InternalConflictResolveWorkflowExecutionRequest) error {

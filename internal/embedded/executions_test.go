@@ -15,6 +15,7 @@ import (
 	enumsspb "go.temporal.io/server/api/enums/v1"
 	persistencespb "go.temporal.io/server/api/persistence/v1"
 	"go.temporal.io/server/chasm"
+	"go.temporal.io/server/common/definition"
 	"go.temporal.io/server/common/log"
 	"go.temporal.io/server/common/metrics"
 	p "go.temporal.io/server/common/persistence"
@@ -34,7 +35,17 @@ type runStores struct {
 	taskID      int64
 }
 
-func (s *runStores) nextTask() int64 { s.taskID++; return s.taskID }
+// timer is task serialized as a timer due in 10 s, with the next task
+// ID.
+func (s *runStores) timer(t *testing.T, task tasks.Task) p.InternalHistoryTask {
+	t.Helper()
+	s.taskID++
+	task.SetVisibilityTime(time.Now().Add(10 * time.Second).UTC().Truncate(time.Millisecond))
+	task.SetTaskID(s.taskID)
+	blob, err := s.ser.SerializeTask(task)
+	require.NoError(t, err)
+	return p.InternalHistoryTask{Key: task.GetKey(), Blob: blob}
+}
 
 // timers are the shard's timer tasks' keys.
 func (s *runStores) timers(t *testing.T) []tasks.Key {
@@ -62,7 +73,7 @@ func newRunStores(t *testing.T) *runStores {
 	f := persistencesql.NewFactory(*cfg, resolver.NewNoopResolver(), "active", log.NewNoopLogger(), metrics.NoopMetricsHandler, ser)
 	t.Cleanup(f.Close)
 	s := &runStores{runs: newNewRuns(), ser: ser}
-	w := dataStores{DataStoreFactory: f, runs: s.runs}
+	w := dataStores{DataStoreFactory: f, runs: s.runs, timeouts: newStartTimeouts(), ser: ser}
 	var err error
 	s.raw, err = f.NewExecutionStore()
 	require.NoError(t, err)
@@ -110,7 +121,9 @@ func (s *runStores) create(t *testing.T) (runKey, p.InternalWorkflowSnapshot) {
 		ChasmNodes:         map[string]p.InternalChasmNode{"node": {Metadata: opaque("meta"), Data: opaque("data")}},
 		SignalRequestedIDs: map[string]struct{}{"redrive-1": {}, "redrive-2": {}},
 		Tasks: map[tasks.Category][]p.InternalHistoryTask{tasks.CategoryTimer: {
-			{Key: tasks.NewKey(time.Now().Add(10*time.Second).UTC().Truncate(time.Millisecond), s.nextTask()), Blob: opaque("timeout")},
+			s.timer(t, &tasks.WorkflowTaskTimeoutTask{WorkflowKey: definition.NewWorkflowKey(ns, wf, run), EventID: 3,
+				TimeoutType: enumspb.TIMEOUT_TYPE_START_TO_CLOSE}),
+			s.timer(t, &tasks.UserTimerTask{WorkflowKey: definition.NewWorkflowKey(ns, wf, run), EventID: 6}),
 		}},
 	}
 	_, err = s.cached.CreateWorkflowExecution(context.Background(), &p.InternalCreateWorkflowExecutionRequest{
@@ -261,11 +274,48 @@ func TestNewRunsBounded(t *testing.T) {
 	st, ok := c.take(key(1))
 	require.True(t, ok)
 	require.Equal(t, int64(3), st.NextEventID)
-	require.Len(t, c.runs, newRunsSize-1)
+	require.Equal(t, newRunsSize-1, c.runs.len())
 
 	now = now.Add(newRunsTTL + time.Millisecond)
 	_, ok = c.take(key(2))
 	require.False(t, ok, "past the TTL")
 	c.dropShard(1)
-	require.Empty(t, c.runs)
+	require.Zero(t, c.runs.len())
+}
+
+// close writes run k closed (completed) through the wrapped store.
+func (s *runStores) close(t *testing.T, k runKey, n p.InternalWorkflowSnapshot, state enumsspb.WorkflowExecutionState) {
+	t.Helper()
+	st := &persistencespb.WorkflowExecutionState{RunId: k.run, CreateRequestId: n.ExecutionState.CreateRequestId,
+		State: state, Status: enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED}
+	if state == enumsspb.WORKFLOW_EXECUTION_STATE_RUNNING {
+		st.Status = enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+	}
+	stBlob, err := s.ser.WorkflowExecutionStateToBlob(st)
+	require.NoError(t, err)
+	require.NoError(t, s.cached.UpdateWorkflowExecution(context.Background(), &p.InternalUpdateWorkflowExecutionRequest{
+		ShardID: k.shard, RangeID: 1, Mode: p.UpdateWorkflowModeIgnoreCurrent, ArchetypeID: k.archetype,
+		UpdateWorkflowMutation: p.InternalWorkflowMutation{
+			NamespaceID: k.namespace, WorkflowID: k.workflow, RunID: k.run,
+			ExecutionInfo: n.ExecutionInfo, ExecutionInfoBlob: n.ExecutionInfoBlob,
+			ExecutionState: st, ExecutionStateBlob: stBlob,
+			NextEventID: n.NextEventID + 2, DBRecordVersion: n.DBRecordVersion + 1, Condition: n.NextEventID,
+		},
+	}))
+}
+
+// The workflow-task timeout timer a run was created with is deleted when
+// an update closes the run, not before; its other timers stay.
+func TestStartTimeoutDeletedAtClose(t *testing.T) {
+	s := newRunStores(t)
+	k, snap := s.create(t)
+	timeout, user := snap.Tasks[tasks.CategoryTimer][0].Key, snap.Tasks[tasks.CategoryTimer][1].Key
+	require.ElementsMatch(t, []tasks.Key{timeout, user}, s.timers(t))
+
+	s.close(t, k, snap, enumsspb.WORKFLOW_EXECUTION_STATE_RUNNING)
+	require.ElementsMatch(t, []tasks.Key{timeout, user}, s.timers(t), "an update that leaves the run open")
+
+	snap.NextEventID, snap.DBRecordVersion = snap.NextEventID+2, snap.DBRecordVersion+1
+	s.close(t, k, snap, enumsspb.WORKFLOW_EXECUTION_STATE_COMPLETED)
+	require.Equal(t, []tasks.Key{user}, s.timers(t), "closed: its start's timeout timer is gone")
 }

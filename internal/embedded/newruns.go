@@ -1,12 +1,10 @@
 package embedded
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
-	"go.temporal.io/server/chasm"
 	p "go.temporal.io/server/common/persistence"
 )
 
@@ -19,16 +17,6 @@ const (
 	newRunsSize = 1024
 	newRunsTTL  = 2 * time.Second
 )
-
-// runKey names one workflow run in one shard, as the execution store's
-// requests do.
-type runKey struct {
-	shard     int32
-	namespace string
-	workflow  string
-	run       string
-	archetype chasm.ArchetypeID
-}
 
 // newRun is the mutable state of a run as its creation wrote it.
 type newRun struct {
@@ -50,17 +38,14 @@ type newRun struct {
 // renewed, so a run written by another host while it owned the shard is
 // never answered from here.
 type newRuns struct {
-	mu    sync.Mutex
-	runs  map[runKey]newRun
-	order []runKey // insertion order, a ring of newRunsSize
-	next  int
-	now   func() time.Time
+	runs *runMap[newRun]
+	now  func() time.Time
 
 	hits, misses atomic.Int64
 }
 
 func newNewRuns() *newRuns {
-	return &newRuns{runs: make(map[runKey]newRun), order: make([]runKey, newRunsSize), now: time.Now}
+	return &newRuns{runs: newRunMap[newRun](newRunsSize), now: time.Now}
 }
 
 // put keeps the state of run k as its creation's snapshot wrote it.
@@ -80,25 +65,13 @@ func (c *newRuns) put(k runKey, s *p.InternalWorkflowSnapshot) {
 	for id := range s.SignalRequestedIDs {
 		state.SignalRequestedIDs = append(state.SignalRequestedIDs, id)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old := c.order[c.next]; old != (runKey{}) {
-		delete(c.runs, old)
-	}
-	c.order[c.next] = k
-	c.next = (c.next + 1) % len(c.order)
-	c.runs[k] = newRun{state: state, at: c.now()}
+	c.runs.put(k, newRun{state: state, at: c.now()})
 }
 
 // take returns and forgets the state kept for run k, if it is still
 // fresh.
 func (c *newRuns) take(k runKey) (*p.InternalWorkflowMutableState, bool) {
-	c.mu.Lock()
-	r, ok := c.runs[k]
-	if ok {
-		delete(c.runs, k)
-	}
-	c.mu.Unlock()
+	r, ok := c.runs.take(k)
 	if !ok || c.now().Sub(r.at) > newRunsTTL {
 		c.misses.Add(1)
 		return nil, false
@@ -108,22 +81,10 @@ func (c *newRuns) take(k runKey) (*p.InternalWorkflowMutableState, bool) {
 }
 
 // drop forgets run k.
-func (c *newRuns) drop(k runKey) {
-	c.mu.Lock()
-	delete(c.runs, k)
-	c.mu.Unlock()
-}
+func (c *newRuns) drop(k runKey) { c.runs.take(k) }
 
 // dropShard forgets every run of shard.
-func (c *newRuns) dropShard(shard int32) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k := range c.runs {
-		if k.shard == shard {
-			delete(c.runs, k)
-		}
-	}
-}
+func (c *newRuns) dropShard(shard int32) { c.runs.dropShard(shard) }
 
 // blob copies b's header; the bytes are shared, as persistence's readers
 // only read them.

@@ -83,10 +83,11 @@ type Tuning struct {
 	// statement on each call. By default each connection keeps its
 	// statements prepared (cacheStatements).
 	NoStatementCache bool
-	// NoNewRunCache reads every run's mutable state from persistence. By
+	// StockExecutionStore runs Temporal's execution store as shipped. By
 	// default a run's first read after its creation is answered from what
-	// the creation wrote (newRuns).
-	NoNewRunCache bool
+	// the creation wrote (newRuns), and the workflow-task timeout timers
+	// it was created with are deleted when it closes (startTimeouts).
+	StockExecutionStore bool
 	// Dynamic overrides Temporal dynamic-config keys (for instance
 	// "system.enableActivityEagerExecution": true) on top of the defaults.
 	Dynamic map[string]any
@@ -100,7 +101,6 @@ type Server struct {
 	opts     Options
 	shards   int       // history shards, as the persistence holds them
 	lock     *dataLock // the data dir's, on SQLite
-	runs     *newRuns  // nil with Tuning.NoNewRunCache
 }
 
 // Validate checks the fields Start needs: DataDir (or Postgres),
@@ -155,11 +155,9 @@ func Start(opts Options) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	var runs *newRuns
 	serverOpts := serverOptions(opts, conf)
-	if !opts.Tuning.NoNewRunCache {
-		runs = newNewRuns()
-		serverOpts = append(serverOpts, temporal.WithPersistenceFactoryProvider(persistenceProvider(runs)))
+	if !opts.Tuning.StockExecutionStore {
+		serverOpts = append(serverOpts, temporal.WithPersistenceFactoryProvider(persistenceProvider()))
 	}
 	srv, err := temporal.NewServer(serverOpts...)
 	if err != nil {
@@ -181,7 +179,7 @@ func Start(opts Options) (_ *Server, err error) {
 		_ = srv.Stop()
 		return nil, err
 	}
-	s := &Server{temporal: srv, opts: opts, shards: shards, lock: lock, runs: runs}
+	s := &Server{temporal: srv, opts: opts, shards: shards, lock: lock}
 	if opts.UIAddr != "" {
 		if err := s.startUI(); err != nil {
 			_ = srv.Stop()
@@ -205,9 +203,6 @@ func (s *Server) Stop() {
 	}
 	if err := s.temporal.Stop(); err != nil {
 		s.opts.Logger.Warn("stop temporal server", "error", err)
-	}
-	if s.runs != nil {
-		s.opts.Logger.Debug("new runs' first reads", "from the creation", s.runs.hits.Load(), "from persistence", s.runs.misses.Load())
 	}
 	s.lock.Release()
 }

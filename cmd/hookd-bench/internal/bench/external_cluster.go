@@ -81,8 +81,8 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 	if cfg.AllVisibilityIndexes {
 		args = append(args, "--temporal-all-visibility-indexes")
 	}
-	if cfg.NoNewRunCache {
-		args = append(args, "--temporal-no-new-run-cache")
+	if cfg.StockExecutionStore {
+		args = append(args, "--temporal-stock-execution-store")
 	}
 	if cfg.TemporalShards > 0 {
 		args = append(args, "--temporal-shards", strconv.Itoa(cfg.TemporalShards))

@@ -38,9 +38,9 @@ type ExternalConfig struct {
 	// AllVisibilityIndexes keeps every index of the Temporal server's
 	// visibility table (--temporal-all-visibility-indexes).
 	AllVisibilityIndexes bool
-	// NoNewRunCache reads every workflow run's state from the Temporal
-	// server's persistence (--temporal-no-new-run-cache).
-	NoNewRunCache bool
+	// StockExecutionStore runs the Temporal server's execution store as
+	// shipped (--temporal-stock-execution-store).
+	StockExecutionStore bool
 	// Durable runs the bench's PostgreSQL with fsync, synchronous_commit
 	// and full_page_writes on, as production runs it (default: off).
 	Durable bool
