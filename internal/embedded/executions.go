@@ -77,16 +77,21 @@ type executionStore struct {
 }
 
 func (s executionStore) CreateWorkflowExecution(ctx context.Context, r *p.InternalCreateWorkflowExecutionRequest) (*p.InternalCreateWorkflowExecutionResponse, error) {
+	n := &r.NewWorkflowSnapshot
+	k := runKey{r.ShardID, n.NamespaceID, n.WorkflowID, n.RunID, r.ArchetypeID}
+	// Kept before the write, so that no update of the run can come
+	// between the write and this; nothing reads a run before its
+	// creation returns its ID.
+	s.runs.put(k, n)
 	resp, err := s.ExecutionStore.CreateWorkflowExecution(ctx, r)
-	if err == nil {
-		n := &r.NewWorkflowSnapshot
-		k := runKey{r.ShardID, n.NamespaceID, n.WorkflowID, n.RunID, r.ArchetypeID}
-		s.runs.put(k, n)
-		if keys := s.workflowTaskTimeouts(n.Tasks[tasks.CategoryTimer]); len(keys) > 0 {
-			s.timeouts.put(k, keys)
-		}
+	if err != nil {
+		s.runs.drop(k)
+		return resp, err
 	}
-	return resp, err
+	if keys := s.workflowTaskTimeouts(n.Tasks[tasks.CategoryTimer]); len(keys) > 0 {
+		s.timeouts.put(k, keys)
+	}
+	return resp, nil
 }
 
 // workflowTaskTimeouts are the keys of timers' workflow-task timeouts.

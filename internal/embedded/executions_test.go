@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	enumsspb "go.temporal.io/server/api/enums/v1"
 	persistencespb "go.temporal.io/server/api/persistence/v1"
 	"go.temporal.io/server/chasm"
@@ -96,6 +97,18 @@ func newRunStores(t *testing.T) *runStores {
 // and snapshot.
 func (s *runStores) create(t *testing.T) (runKey, p.InternalWorkflowSnapshot) {
 	t.Helper()
+	k, snap := s.snapshot(t)
+	_, err := s.cached.CreateWorkflowExecution(context.Background(), &p.InternalCreateWorkflowExecutionRequest{
+		ShardID: testShard, RangeID: 1, Mode: p.CreateWorkflowModeBrandNew,
+		ArchetypeID: chasm.WorkflowArchetypeID, NewWorkflowSnapshot: snap,
+	})
+	require.NoError(t, err)
+	return k, snap
+}
+
+// snapshot is a new run's snapshot, not written.
+func (s *runStores) snapshot(t *testing.T) (runKey, p.InternalWorkflowSnapshot) {
+	t.Helper()
 	ns, wf, run := uuid.NewString(), "delivery-"+uuid.NewString(), uuid.NewString()
 	info := &persistencespb.WorkflowExecutionInfo{NamespaceId: ns, WorkflowId: wf, WorkflowTypeName: "Delivery"}
 	state := &persistencespb.WorkflowExecutionState{RunId: run, CreateRequestId: uuid.NewString(),
@@ -126,11 +139,6 @@ func (s *runStores) create(t *testing.T) (runKey, p.InternalWorkflowSnapshot) {
 			s.timer(t, &tasks.UserTimerTask{WorkflowKey: definition.NewWorkflowKey(ns, wf, run), EventID: 6}),
 		}},
 	}
-	_, err = s.cached.CreateWorkflowExecution(context.Background(), &p.InternalCreateWorkflowExecutionRequest{
-		ShardID: testShard, RangeID: 1, Mode: p.CreateWorkflowModeBrandNew,
-		ArchetypeID: chasm.WorkflowArchetypeID, NewWorkflowSnapshot: snap,
-	})
-	require.NoError(t, err)
 	return runKey{testShard, ns, wf, run, chasm.WorkflowArchetypeID}, snap
 }
 
@@ -257,6 +265,21 @@ func TestNewRunDroppedOnWrites(t *testing.T) {
 		_, _ = s.cached.GetWorkflowExecution(ctx, getRequest(k))
 		require.Equal(t, h, s.runs.hits.Load(), "%s: read from persistence", c.name)
 	}
+}
+
+// A creation that fails leaves nothing to answer from.
+func TestNewRunNotKeptWhenCreationFails(t *testing.T) {
+	s := newRunStores(t)
+	k, snap := s.snapshot(t)
+	_, err := s.cached.CreateWorkflowExecution(context.Background(), &p.InternalCreateWorkflowExecutionRequest{
+		ShardID: testShard, RangeID: 7, Mode: p.CreateWorkflowModeBrandNew, // not the shard's range
+		ArchetypeID: k.archetype, NewWorkflowSnapshot: snap,
+	})
+	require.Error(t, err)
+	_, err = s.cached.GetWorkflowExecution(context.Background(), getRequest(k))
+	var notFound *serviceerror.NotFound
+	require.ErrorAs(t, err, &notFound)
+	require.Zero(t, s.runs.hits.Load())
 }
 
 // A run is kept for newRunsTTL and among the newRunsSize newest.
