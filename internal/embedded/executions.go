@@ -49,8 +49,8 @@ func (f dataStores) NewShardStore() (p.ShardStore, error) {
 	return shardStore{ShardStore: s, runs: f.runs}, nil
 }
 
-// shardStore drops a shard's runs whenever its ownership is taken or
-// its range renewed.
+// shardStore drops a shard's runs whenever the shard's record is read
+// to take ownership or written.
 type shardStore struct {
 	p.ShardStore
 	runs *newRuns

@@ -12,7 +12,7 @@ import (
 // A delivery's first read of its run comes milliseconds after the start
 // (its eager workflow task's completion, or the start's visibility task);
 // a run started with a delay is read when its timer fires, past the TTL,
-// and is read from persistence as before.
+// from persistence.
 const (
 	newRunsSize = 1024
 	newRunsTTL  = 2 * time.Second
@@ -34,9 +34,10 @@ type newRun struct {
 // A run's entry is what persistence holds for as long as it is kept: only
 // this store writes a run of a shard this host owns, and every write to
 // the run (update, conflict resolution, set, delete) drops the entry
-// first. A shard's entries are dropped whenever its ownership is taken or
-// renewed, so a run written by another host while it owned the shard is
-// never answered from here.
+// first. A shard's entries are dropped whenever the shard's record is
+// written (its ownership taken or renewed, its progress saved), so a run
+// written by another host while it owned the shard is never answered
+// from here.
 type newRuns struct {
 	runs *runMap[newRun]
 	now  func() time.Time

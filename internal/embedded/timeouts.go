@@ -13,8 +13,8 @@ const startTimeoutsSize = 4096
 // 10 s timeout timer; the delivery closes milliseconds later, but the
 // timer stays: Temporal marks a completed task's timers for deletion only
 // while it holds them in memory, which a newly created run is not. Left
-// in place it fired 10 s later and read the closed run's mutable state
-// back (one query per state table) to learn it had nothing to do. A
+// in place, it fires 10 s later and reads the closed run's mutable state
+// back (one query per state table) to learn it has nothing to do. A
 // timer of a closed run does nothing, so deleting it changes nothing but
 // that read.
 type startTimeouts struct{ runs *runMap[[]tasks.Key] }
