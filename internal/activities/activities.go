@@ -24,8 +24,7 @@ import (
 // Endpoints is what the activities use of the endpoint store.
 type Endpoints interface {
 	GetEndpoint(ctx context.Context, id string) (*store.Endpoint, error)
-	GetEndpointForEvent(ctx context.Context, endpointID, eventID string) (*store.Endpoint, store.EventKey, error)
-	Secrets(ctx context.Context, endpointID string, now time.Time) ([]store.Secret, error)
+	ReadForAttempt(ctx context.Context, endpointID, eventID string, now time.Time) (*store.AttemptRead, error)
 	DisableEndpoint(ctx context.Context, id, reason string, at time.Time, events ...store.OpEvent) (bool, error)
 	store.Circuits
 	store.RateLimits

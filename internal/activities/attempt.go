@@ -11,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/hookd/hookd/internal/circuit"
 	"github.com/hookd/hookd/internal/delivery"
 	"github.com/hookd/hookd/internal/opevents"
 	"github.com/hookd/hookd/internal/store"
@@ -41,13 +42,14 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int, s
 		return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: turn, DelayReason: delivery.WaitEndpointBusy, Slot: slot}
 	}
 	defer release()
-	ep, keys, body, err := a.load(ctx, req, start)
+	l, err := a.load(ctx, req, start)
 	if errors.Is(err, errExpunged) {
 		return delivery.Attempt{Number: n, Start: start, Outcome: delivery.OutcomeExpunged, Error: err.Error()}
 	}
+	ep := l.ep
 	var g gate
 	if err == nil {
-		if g = a.admit(ctx, req, ep, slot, start); !g.allowed {
+		if g = a.admit(ctx, req, ep, l.breaker, slot, start); !g.allowed {
 			return delivery.Attempt{Start: start, Outcome: delivery.OutcomeDeferred, NextAttempt: g.wait, DelayReason: g.reason, Slot: g.slot}
 		}
 	}
@@ -66,7 +68,7 @@ func (a *Activities) attempt(ctx context.Context, req delivery.Request, n int, s
 		if a.tracer != nil {
 			ctx, span = a.startAttemptSpan(ctx, req, ep, n)
 		}
-		status, retryAfter, err = a.send(ctx, req, body, ep, keys, n, start)
+		status, retryAfter, err = a.send(ctx, req, l.body, ep, l.keys, n, start)
 	}
 	switch {
 	case err != nil:
@@ -173,30 +175,39 @@ var (
 	errEndpointDeleted = fmt.Errorf("%w: endpoint deleted", ErrRefused)
 )
 
-// load reads the endpoint, its signing profile with it, the keys of its
-// current secrets under that profile (every valid one while a rotation
-// overlaps) and the body to send (eventbody.go).
-func (a *Activities) load(ctx context.Context, req delivery.Request, now time.Time) (*store.Endpoint, [][]byte, []byte, error) {
-	ep, body, err := a.endpointAndBody(ctx, req)
+// loaded is what an attempt reads before it sends.
+type loaded struct {
+	ep      *store.Endpoint
+	keys    [][]byte // the signing keys of its valid secrets
+	body    []byte
+	breaker circuit.Breaker
+}
+
+// load reads, in one query (store.ReadForAttempt), the endpoint with its
+// signing profile, the keys of its current secrets under that profile
+// (every valid one while a rotation overlaps), its circuit and the body
+// to send (eventbody.go).
+func (a *Activities) load(ctx context.Context, req delivery.Request, now time.Time) (loaded, error) {
+	r, err := a.endpoints.ReadForAttempt(ctx, req.EndpointID, req.EventID, now)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, nil, errEndpointDeleted
+		return loaded{}, errEndpointDeleted
 	}
 	if err != nil {
-		return nil, nil, nil, err
+		return loaded{}, fmt.Errorf("%w: load endpoint %s: %w", errInternal, req.EndpointID, err)
 	}
-	secrets, err := a.endpoints.Secrets(ctx, req.EndpointID, now)
+	body, err := openBody(req, r.Key)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%w: load secrets of %s: %w", errInternal, req.EndpointID, err)
+		return loaded{}, err
 	}
-	keys := make([][]byte, 0, len(secrets))
-	for _, sec := range secrets {
-		key, err := ep.Signing.Key(sec.Value)
+	keys := make([][]byte, 0, len(r.Secrets))
+	for _, sec := range r.Secrets {
+		key, err := r.Endpoint.Signing.Key(sec.Value)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("secret of %s: %w", req.EndpointID, signing.ErrInvalidSecret)
+			return loaded{}, fmt.Errorf("secret of %s: %w", req.EndpointID, signing.ErrInvalidSecret)
 		}
 		keys = append(keys, key)
 	}
-	return ep, keys, body, nil
+	return loaded{ep: r.Endpoint, keys: keys, body: body, breaker: r.Circuit}, nil
 }
 
 // truncate keeps at most keepCap bytes of a response body as valid UTF-8.

@@ -28,7 +28,7 @@ type fakeEndpoints struct {
 	endpoints map[string]store.Endpoint
 	breakers  map[string]circuit.Breaker
 	secret    string
-	readErr   error // returned by Circuit when set
+	readErr   error // returned by Circuit (the wake-up's read) when set
 	writes    int   // UpdateCircuit calls
 	tats      map[string]time.Time
 	reserves  int // ReserveSlot calls
@@ -59,14 +59,20 @@ func (f *fakeEndpoints) GetEndpoint(_ context.Context, id string) (*store.Endpoi
 	return &ep, nil
 }
 
-func (f *fakeEndpoints) GetEndpointForEvent(ctx context.Context, id, eventID string) (*store.Endpoint, store.EventKey, error) {
+func (f *fakeEndpoints) ReadForAttempt(ctx context.Context, id, eventID string, _ time.Time) (*store.AttemptRead, error) {
 	ep, err := f.GetEndpoint(ctx, id)
 	if err != nil {
-		return nil, store.EventKey{}, err
+		return nil, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return ep, f.eventKeys[eventID], nil
+	return &store.AttemptRead{Endpoint: ep, Key: f.eventKeys[eventID], Secrets: []store.Secret{{Value: f.secret}}, Circuit: f.breakers[id]}, nil
+}
+
+// admit is a.admit given the breaker f holds for ep, as the attempt's
+// read gives it.
+func (f *fakeEndpoints) admit(a *Activities, ctx context.Context, req delivery.Request, ep *store.Endpoint, held *delivery.Slot, now time.Time) gate {
+	return a.admit(ctx, req, ep, f.breaker(ep.ID), held, now)
 }
 
 // ReserveSlot is the store's GCRA in memory (one TAT per endpoint,
@@ -91,10 +97,6 @@ func (f *fakeEndpoints) RateTAT(_ context.Context, id string, _ time.Time) (time
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.tats[id], nil
-}
-
-func (f *fakeEndpoints) Secrets(context.Context, string, time.Time) ([]store.Secret, error) {
-	return []store.Secret{{Value: f.secret}}, nil
 }
 
 func (f *fakeEndpoints) Circuit(_ context.Context, id string) (circuit.Breaker, error) {

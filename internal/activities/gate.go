@@ -34,12 +34,13 @@ type gate struct {
 // and nothing counts against the delivery's budget. Only the attempt that
 // may be the probe takes the circuit's row and decides again.
 //
+// b is the endpoint's circuit, read with it.
+//
 // An endpoint with a rate limit then gives the attempt its slot
 // (throttle): held is the slot a woken delivery reserved before, if any.
 // The limit is asked after the circuit and the switch, so a held-back
 // delivery reserves nothing, and before a probe's lease is taken.
-func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.Endpoint, held *delivery.Slot, now time.Time) gate {
-	b, ok := a.breaker(ctx, ep.ID)
+func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.Endpoint, b circuit.Breaker, held *delivery.Slot, now time.Time) gate {
 	v := circuit.TakesAttempts(ep.Enabled, req.Redrive != nil, b, a.circuit, now)
 	switch {
 	case v.Disabled:
@@ -53,7 +54,7 @@ func (a *Activities) admit(ctx context.Context, req delivery.Request, ep *store.
 		return g
 	}
 	if v.Flowing() {
-		return gate{allowed: true, quiet: ok && b.Quiet()}
+		return gate{allowed: true, quiet: b.Quiet()}
 	}
 	var adm circuit.Admission
 	_, err := a.endpoints.UpdateCircuit(ctx, ep.ID, func(b circuit.Breaker) circuit.Breaker {

@@ -62,13 +62,13 @@ func TestGateProbeCloses(t *testing.T) {
 	a := newTestActivities(eps, nil, func() time.Time { return now })
 	req := request("ep_1", 3)
 
-	g := a.admit(context.Background(), req, &store.Endpoint{ID: "ep_1", Enabled: true}, nil, now)
+	g := eps.admit(a, context.Background(), req, &store.Endpoint{ID: "ep_1", Enabled: true}, nil, now)
 	require.True(t, g.allowed)
 	held := eps.breaker("ep_1")
 	assert.Equal(t, circuit.HalfOpen, held.State)
 	assert.Equal(t, now.Add(req.Timeout+probeSlack), held.ProbeUntil)
 	writes := eps.writes
-	other := a.admit(context.Background(), req, &store.Endpoint{ID: "ep_1", Enabled: true}, nil, now)
+	other := eps.admit(a, context.Background(), req, &store.Endpoint{ID: "ep_1", Enabled: true}, nil, now)
 	assert.False(t, other.allowed, "one probe at a time")
 	assert.Equal(t, writes, eps.writes, "while the probe's lease runs, others are deferred without a write")
 
@@ -131,21 +131,30 @@ func TestGateRecord(t *testing.T) {
 	}
 }
 
-// The gate fails open when the store cannot say, and a redrive goes
-// through a disabled endpoint.
+// A wake-up lets the delivery attempt when the store cannot say; a
+// redrive goes through a disabled endpoint.
 func TestGateFailsOpenAndLetsRedrivesThrough(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	eps := newFakeEndpoints(t, store.Endpoint{ID: "ep_1", Enabled: true})
-	eps.readErr = errStore
+	eps.setBreaker("ep_1", circuit.Breaker{State: circuit.Open, Failures: 3, OpenUntil: now.Add(time.Hour), Cooldown: time.Hour})
 	a := newTestActivities(eps, nil, func() time.Time { return now })
-	req := request("ep_1", 1)
-	assert.True(t, a.admit(context.Background(), req, &store.Endpoint{ID: "ep_1", Enabled: true}, nil, now).allowed)
+	ctx := context.Background()
+	in := delivery.AdmitInput{DeliveryID: "dlv_1", EndpointID: "ep_1"}
+	adm, err := a.Admit(ctx, in)
+	require.NoError(t, err)
+	assert.Equal(t, delivery.WaitCircuitOpen, adm.WaitReason, "the open circuit holds it")
+	eps.readErr = errStore
+	adm, err = a.Admit(ctx, in)
+	require.NoError(t, err)
+	assert.Equal(t, delivery.Admission{}, adm, "a circuit the store cannot read lets it attempt")
 
 	eps.readErr = nil
+	eps.setBreaker("ep_1", circuit.Breaker{State: circuit.Closed})
+	req := request("ep_1", 1)
 	disabled := &store.Endpoint{ID: "ep_1", Enabled: false}
-	g := a.admit(context.Background(), req, disabled, nil, now)
+	g := eps.admit(a, ctx, req, disabled, nil, now)
 	assert.False(t, g.allowed)
 	assert.Equal(t, now.Add(DefaultDisabledPoll), g.wait)
 	req.Redrive = &delivery.Redrive{By: "op", At: now}
-	assert.True(t, a.admit(context.Background(), req, disabled, nil, now).allowed)
+	assert.True(t, eps.admit(a, ctx, req, disabled, nil, now).allowed)
 }

@@ -29,13 +29,13 @@ func TestThrottle(t *testing.T) {
 	ctx := context.Background()
 	req := request("ep_1", 1)
 
-	assert.True(t, a.admit(ctx, req, &store.Endpoint{ID: "ep_free", Enabled: true}, nil, now).allowed)
+	assert.True(t, eps.admit(a, ctx, req, &store.Endpoint{ID: "ep_free", Enabled: true}, nil, now).allowed)
 	assert.Zero(t, eps.reserves, "no limit, no reservation")
 
 	var waits []time.Duration
 	var slots []*delivery.Slot
 	for range 5 {
-		g := a.admit(ctx, req, &limited, nil, now)
+		g := eps.admit(a, ctx, req, &limited, nil, now)
 		if g.allowed {
 			continue
 		}
@@ -53,12 +53,12 @@ func TestThrottle(t *testing.T) {
 	// Woken at its slot, it goes in it.
 	at := slots[0].At
 	a.now = func() time.Time { return at }
-	assert.True(t, a.admit(ctx, req, &limited, slots[0], at).allowed)
+	assert.True(t, eps.admit(a, ctx, req, &limited, slots[0], at).allowed)
 	assert.Equal(t, 5, eps.reserves, "the held slot is not reserved again")
 	// Woken early (further ahead than its lead), it waits for the same
 	// slot again.
 	a.now = func() time.Time { return now }
-	g := a.admit(ctx, req, &limited, slots[1], now)
+	g := eps.admit(a, ctx, req, &limited, slots[1], now)
 	assert.False(t, g.allowed)
 	assert.Equal(t, slots[1].At.Add(-limited.RateLimit.Lead()), g.wait)
 	assert.Equal(t, 5, eps.reserves)
@@ -66,14 +66,14 @@ func TestThrottle(t *testing.T) {
 	// A new limit voids the slot: it reserves again.
 	changed := limited
 	changed.RateLimit = &store.RateLimit{PerSecond: 10, Burst: 2, Since: now}
-	a.admit(ctx, req, &changed, slots[1], at)
+	eps.admit(a, ctx, req, &changed, slots[1], at)
 	assert.Equal(t, 6, eps.reserves)
 	// No limit any more: it goes at once.
-	assert.True(t, a.admit(ctx, req, &store.Endpoint{ID: "ep_1", Enabled: true}, slots[1], at).allowed)
+	assert.True(t, eps.admit(a, ctx, req, &store.Endpoint{ID: "ep_1", Enabled: true}, slots[1], at).allowed)
 
 	// An open circuit holds it before the limit is asked.
 	eps.setBreaker("ep_1", circuit.Breaker{State: circuit.Open, Failures: 3, OpenUntil: at.Add(time.Minute), Cooldown: time.Minute})
-	g = a.admit(ctx, req, &limited, nil, at)
+	g = eps.admit(a, ctx, req, &limited, nil, at)
 	assert.False(t, g.allowed)
 	assert.Equal(t, delivery.WaitCircuitOpen, g.reason)
 	assert.Equal(t, 6, eps.reserves)
@@ -87,9 +87,9 @@ func TestThrottleInline(t *testing.T) {
 	a := newTestActivities(eps, nil, nil)
 	ctx := context.Background()
 	req := request("ep_1", 1)
-	require.True(t, a.admit(ctx, req, &limited, nil, a.now()).allowed)
+	require.True(t, eps.admit(a, ctx, req, &limited, nil, a.now()).allowed)
 	start := time.Now()
-	require.True(t, a.admit(ctx, req, &limited, nil, a.now()).allowed, "10ms ahead: waited here")
+	require.True(t, eps.admit(a, ctx, req, &limited, nil, a.now()).allowed, "10ms ahead: waited here")
 	assert.GreaterOrEqual(t, time.Since(start), 5*time.Millisecond)
 }
 
@@ -189,10 +189,11 @@ func TestThrottleInlineWaitIsNotLatency(t *testing.T) {
 func TestThrottleWaitsFromTheClockNow(t *testing.T) {
 	since := time.Now().Add(-time.Hour)
 	limited := store.Endpoint{ID: "ep_1", Enabled: true, RateLimit: &store.RateLimit{PerSecond: 10, Burst: 1, Since: since}}
-	a := newTestActivities(newFakeEndpoints(t, limited), nil, nil)
+	eps := newFakeEndpoints(t, limited)
+	a := newTestActivities(eps, nil, nil)
 	began := time.Now()
 	slot := &delivery.Slot{At: began.Add(5 * time.Millisecond), Since: since}
-	g := a.admit(context.Background(), request("ep_1", 1), &limited, slot, began.Add(-115*time.Millisecond))
+	g := eps.admit(a, context.Background(), request("ep_1", 1), &limited, slot, began.Add(-115*time.Millisecond))
 	require.True(t, g.allowed, "the slot is 5 ms ahead: waited out in place")
 	assert.Less(t, time.Since(began), 80*time.Millisecond,
 		"counted from when the attempt began, it would have waited 120 ms")

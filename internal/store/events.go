@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"github.com/hookd/hookd/internal/circuit"
 )
 
 // Event is the durable record of an accepted event, the unit of identity:
@@ -46,8 +48,17 @@ type Expunge struct {
 	Keyless bool
 }
 
+// AttemptRead is what an attempt reads of the store (ReadForAttempt).
+type AttemptRead struct {
+	Endpoint *Endpoint
+	Key      EventKey
+	// Secrets are the endpoint's secrets valid at the read, newest first.
+	Secrets []Secret
+	Circuit circuit.Breaker
+}
+
 // EventKey is what an attempt reads of its event with the endpoint
-// (GetEndpointForEvent): the data key, or why there is none.
+// (ReadForAttempt): the data key, or why there is none.
 type EventKey struct {
 	// Key is the event's data key; nil when Found is false, the event is
 	// expunged or was recorded without one.
@@ -114,10 +125,12 @@ type Events interface {
 	// returns for the expunged record in the outbox, in the same
 	// transaction.
 	ExpungeEvent(ctx context.Context, id, by, reason string, at time.Time, announce func(*Event) []OpEvent) (*Event, bool, error)
-	// GetEndpointForEvent returns the endpoint, as GetEndpoint does, and
-	// the event's key in the same round trip: the attempt activity's
-	// read. ErrNotFound names a missing endpoint, never a missing event.
-	GetEndpointForEvent(ctx context.Context, endpointID, eventID string) (*Endpoint, EventKey, error)
+	// ReadForAttempt returns, in one round trip, what an attempt reads
+	// before it sends: the endpoint as GetEndpoint returns it, the
+	// event's key, the endpoint's secrets valid at now (as Secrets) and
+	// its circuit (as Circuit). ErrNotFound names a missing endpoint,
+	// never a missing event.
+	ReadForAttempt(ctx context.Context, endpointID, eventID string, now time.Time) (*AttemptRead, error)
 	// PruneEvents deletes the events accepted before before and says how
 	// many it deleted.
 	PruneEvents(ctx context.Context, before time.Time) (int64, error)

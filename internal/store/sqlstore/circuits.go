@@ -14,7 +14,8 @@ import (
 const circuitColumns = `state, failures, open_until, cooldown_ns, probe_until, failing_since`
 
 // Circuit returns the endpoint's breaker; an endpoint never written is
-// closed. It is one indexed read, made before every attempt.
+// closed. It is one indexed read; an attempt reads the breaker with its
+// endpoint instead (ReadForAttempt).
 func (s *Store) Circuit(ctx context.Context, endpointID string) (circuit.Breaker, error) {
 	b, err := scanCircuit(s.read.QueryRowContext(ctx, `SELECT `+circuitColumns+` FROM hookd_circuits WHERE endpoint_id = $1`, endpointID))
 	if errors.Is(err, sql.ErrNoRows) {

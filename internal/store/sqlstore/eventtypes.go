@@ -12,8 +12,6 @@ import (
 
 const eventTypeColumns = `name, description, schema_json, examples, deprecated, created_at, updated_at`
 
-const eventTypesVersionSQL = `SELECT version FROM hookd_event_type_changes WHERE id = 1`
-
 // PutEventType creates the type or replaces everything but its name and
 // CreatedAt, and returns it as stored and whether it was created.
 func (s *Store) PutEventType(ctx context.Context, t *store.EventType) (*store.EventType, bool, error) {
@@ -128,14 +126,15 @@ func (s *Store) DeleteEventType(ctx context.Context, name string) error {
 	return nil
 }
 
-// EventTypesVersion returns the count of changes to the catalog: one
-// single-row read.
+// EventTypesVersion returns the count of changes to the catalog as of
+// a read begun after the call, shared with concurrent callers
+// (versionReads).
 func (s *Store) EventTypesVersion(ctx context.Context) (int64, error) {
-	var v int64
-	if err := s.eventTypesVersion.QueryRowContext(ctx).Scan(&v); err != nil {
+	v, err := s.versions.get(ctx)
+	if err != nil {
 		return 0, fmt.Errorf("event types version: %w", err)
 	}
-	return v, nil
+	return v.eventTypes, nil
 }
 
 func bumpEventTypesVersion(ctx context.Context, tx *sql.Tx) error {

@@ -10,13 +10,6 @@ import (
 	"github.com/hookd/hookd/internal/store"
 )
 
-// getEndpointForEventSQL is getEndpointSQL with the event's wrapped key
-// and whether it is expunged (NULL: no such event) in the same row.
-const getEndpointForEventSQL = `SELECT ` + endpointColumns + `, ` + credentialsColumn + `,
-	(SELECT e.data_key FROM hookd_events e WHERE e.event_id = $2),
-	(SELECT e.expunged_at IS NOT NULL FROM hookd_events e WHERE e.event_id = $2)
-	FROM hookd_endpoints WHERE id = $1`
-
 // wrapKey seals an event's data key with the master key, bound to the
 // event ID; nil stays nil (NULL).
 func (s *Store) wrapKey(eventID string, key []byte) ([]byte, error) {
@@ -43,35 +36,6 @@ func (s *Store) unwrapKey(eventID string, wrapped []byte) ([]byte, error) {
 }
 
 func keyAD(eventID string) []byte { return []byte("hookd event key\x00" + eventID) }
-
-// GetEndpointForEvent reads the endpoint and the event's key in one
-// query (scalar subqueries on the event's primary key).
-func (s *Store) GetEndpointForEvent(ctx context.Context, endpointID, eventID string) (*store.Endpoint, store.EventKey, error) {
-	var (
-		wrapped  []byte
-		expunged sql.NullBool
-	)
-	ep, err := s.scanEndpointWithCredentials(withExtra{s.getEndpointForEvent.QueryRowContext(ctx, endpointID, eventID), []any{&wrapped, &expunged}})
-	if errors.Is(err, sql.ErrNoRows) {
-		err = store.ErrNotFound
-	}
-	if err != nil {
-		return nil, store.EventKey{}, fmt.Errorf("get endpoint for event: %w", err)
-	}
-	k := store.EventKey{Found: expunged.Valid, Expunged: expunged.Bool}
-	if k.Key, err = s.unwrapKey(eventID, wrapped); err != nil {
-		return nil, store.EventKey{}, err
-	}
-	return ep, k, nil
-}
-
-// withExtra scans a row into the destinations asked for, then extra.
-type withExtra struct {
-	sc    scanner
-	extra []any
-}
-
-func (w withExtra) Scan(dest ...any) error { return w.sc.Scan(append(dest, w.extra...)...) }
 
 // ExpungeEvent overwrites the event's payload, digest and key and marks
 // it expunged, with the events announce returns for it in the outbox, in

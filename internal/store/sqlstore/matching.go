@@ -13,9 +13,9 @@ import (
 // Matching runs once per event, so it must not read every endpoint each
 // time. Each process keeps, per tenant, the tenant's endpoints as
 // of a version of the hookd_endpoint_changes counter, which every change
-// to an endpoint increments in its own transaction. An event costs one
-// single-row read of the counter; only after a change does a tenant's set
-// load again, through the (tenant_id, enabled) index. Disabled endpoints
+// to an endpoint increments in its own transaction. An event costs at
+// most one read of the counters, shared with the events ingested beside
+// it (versionReads); only after a change does a tenant's set load again, through the (tenant_id, enabled) index. Disabled endpoints
 // match too: disabling pauses an endpoint, so its deliveries are created
 // and held until it is enabled again. Processes sharing a
 // database see each other's changes at their next event.
@@ -29,10 +29,7 @@ import (
 // maxCachedTenants bounds the tenants whose endpoints a process keeps.
 const maxCachedTenants = 1024
 
-const (
-	endpointsVersionSQL = `SELECT version FROM hookd_endpoint_changes WHERE id = 1`
-	bumpVersionSQL      = `UPDATE hookd_endpoint_changes SET version = version + 1 WHERE id = 1`
-)
+const bumpVersionSQL = `UPDATE hookd_endpoint_changes SET version = version + 1 WHERE id = 1`
 
 // matchCache holds each tenant's endpoints ("" for the endpoints
 // without a tenant) with the version they were read at.
@@ -92,10 +89,11 @@ func (s *Store) MatchingEndpoints(ctx context.Context, tenantID, eventType strin
 // version is read first, so a set is never kept under a newer version
 // than the one it reflects.
 func (s *Store) tenantEndpoints(ctx context.Context, tenantID string) ([]*store.Endpoint, error) {
-	var version int64
-	if err := s.endpointsVersion.QueryRowContext(ctx).Scan(&version); err != nil {
+	v, err := s.versions.get(ctx)
+	if err != nil {
 		return nil, err
 	}
+	version := v.endpoints
 	if eps, ok := s.matches.get(tenantID, version); ok {
 		return eps, nil
 	}

@@ -38,25 +38,15 @@ func (s *Store) secrets(ctx context.Context, endpointID string, now time.Time) (
 	var secrets []store.Secret
 	for rows.Next() {
 		found = true
-		var (
-			sealed           []byte
-			created, expires sql.NullInt64
-		)
-		if err := rows.Scan(&sealed, &created, &expires); err != nil {
+		var row secretRow
+		if err := rows.Scan(row.dest()...); err != nil {
 			return nil, err
 		}
-		if !created.Valid {
-			continue // the endpoint has no valid secret
-		}
-		value, err := s.open(endpointID, sealed)
-		if err != nil {
+		if sec, ok, err := s.secret(endpointID, row); err != nil {
 			return nil, err
+		} else if ok {
+			secrets = append(secrets, sec)
 		}
-		sec := store.Secret{Value: value, CreatedAt: fromNanos(created.Int64)}
-		if expires.Valid {
-			sec.ExpiresAt = fromNanos(expires.Int64)
-		}
-		secrets = append(secrets, sec)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -65,6 +55,31 @@ func (s *Store) secrets(ctx context.Context, endpointID string, now time.Time) (
 		return nil, store.ErrNotFound
 	}
 	return secrets, nil
+}
+
+// secretRow scans one row of a secret's ciphertext, created_at and
+// expires_at, all NULL for an endpoint without valid secrets.
+type secretRow struct {
+	sealed           []byte
+	created, expires sql.NullInt64
+}
+
+func (r *secretRow) dest() []any { return []any{&r.sealed, &r.created, &r.expires} }
+
+// secret opens the row's secret; ok is false for a row of NULLs.
+func (s *Store) secret(endpointID string, r secretRow) (store.Secret, bool, error) {
+	if !r.created.Valid {
+		return store.Secret{}, false, nil
+	}
+	value, err := s.open(endpointID, r.sealed)
+	if err != nil {
+		return store.Secret{}, false, err
+	}
+	sec := store.Secret{Value: value, CreatedAt: fromNanos(r.created.Int64)}
+	if r.expires.Valid {
+		sec.ExpiresAt = fromNanos(r.expires.Int64)
+	}
+	return sec, true, nil
 }
 
 // RotateSecret adds newSecret, valid from now, and makes every older secret

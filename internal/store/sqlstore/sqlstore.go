@@ -24,9 +24,10 @@ type Store struct {
 	dialect Dialect
 	// The reads made per delivery, event or request, prepared once:
 	// parsing the SQL is most of the cost of these queries on SQLite.
-	getEndpoint, getSecrets, endpointsVersion, tenantOfToken, eventTypesVersion *sql.Stmt
-	getEndpointForEvent                                                         *sql.Stmt
-	matches                                                                     matchCache
+	getEndpoint, getSecrets, changeVersions, tenantOfToken, readAttempt *sql.Stmt
+	// versions shares the change counters' reads among concurrent events.
+	versions versionReads
+	matches  matchCache
 	// outboxWake holds one pending wake-up of the outbox publisher.
 	outboxWake chan struct{}
 }
@@ -78,12 +79,16 @@ func (s *Store) init(ctx context.Context, cfg Config) error {
 	}
 	for stmt, query := range map[**sql.Stmt]string{
 		&s.getEndpoint: getEndpointSQL, &s.getSecrets: getSecretsSQL,
-		&s.endpointsVersion: endpointsVersionSQL, &s.tenantOfToken: tenantOfTokenSQL,
-		&s.eventTypesVersion: eventTypesVersionSQL, &s.getEndpointForEvent: getEndpointForEventSQL,
+		&s.changeVersions: changeVersionsSQL, &s.tenantOfToken: tenantOfTokenSQL,
+		&s.readAttempt: readForAttemptSQL,
 	} {
 		if *stmt, err = s.read.PrepareContext(ctx, query); err != nil {
 			return fmt.Errorf("prepare: %w", err)
 		}
+	}
+	s.versions.read = func(ctx context.Context) (v versions, err error) {
+		err = s.changeVersions.QueryRowContext(ctx).Scan(&v.endpoints, &v.eventTypes)
+		return v, err
 	}
 	return nil
 }
@@ -91,7 +96,7 @@ func (s *Store) init(ctx context.Context, cfg Config) error {
 // Close closes the store's connections.
 func (s *Store) Close() error {
 	var errs []error
-	for _, stmt := range []*sql.Stmt{s.getEndpoint, s.getSecrets, s.endpointsVersion, s.tenantOfToken, s.eventTypesVersion, s.getEndpointForEvent} {
+	for _, stmt := range []*sql.Stmt{s.getEndpoint, s.getSecrets, s.changeVersions, s.tenantOfToken, s.readAttempt} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())
 		}

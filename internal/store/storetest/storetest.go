@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 		{"DeleteCascadesSecrets", testDeleteCascades},
 		{"ConcurrentReadsAndWrites", testConcurrent},
 		{"Circuits", testCircuits},
+		{"ReadForAttempt", testReadForAttempt},
 		{"Stats", testStats},
 		{"EventClaimThenGet", testClaimThenGet},
 		{"EventConcurrentClaims", testConcurrentClaims},
