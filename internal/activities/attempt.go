@@ -193,7 +193,7 @@ func (a *Activities) load(ctx context.Context, req delivery.Request, now time.Ti
 		return loaded{}, errEndpointDeleted
 	}
 	if err != nil {
-		return loaded{}, fmt.Errorf("%w: load endpoint %s: %w", errInternal, req.EndpointID, err)
+		return loaded{}, fmt.Errorf("%w: %w", errInternal, err)
 	}
 	body, err := openBody(req, r.Key)
 	if err != nil {

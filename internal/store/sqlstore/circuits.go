@@ -79,18 +79,11 @@ func (s *Store) UpdateCircuitAnnouncing(ctx context.Context, endpointID string, 
 }
 
 func scanCircuit(row *sql.Row) (circuit.Breaker, error) {
-	var (
-		b                     circuit.Breaker
-		state                 string
-		open, cooldown, probe int64
-		failing               int64
-	)
-	if err := row.Scan(&state, &b.Failures, &open, &cooldown, &probe, &failing); err != nil {
+	var c nullCircuit
+	if err := row.Scan(c.dest()...); err != nil {
 		return circuit.Breaker{}, err
 	}
-	b.State, b.OpenUntil, b.Cooldown, b.ProbeUntil = circuit.State(state), fromUnixNano(open), time.Duration(cooldown), fromUnixNano(probe)
-	b.FailingSince = fromUnixNano(failing)
-	return b, nil
+	return c.breaker(), nil
 }
 
 // unixNano stores the zero time as 0.
