@@ -38,6 +38,12 @@ type TemporalConfig struct {
 	TLSServerName string
 	// APIKey authenticates with an API key (Temporal Cloud); it implies TLS.
 	APIKey string
+	// Compression is the gRPC compression of every call to the frontend:
+	// "none" (the default, also for "") or "gzip". Payloads reach Temporal
+	// as ciphertext under the payload codec, which gzip does not shrink,
+	// and compressing costs both processes CPU on every call
+	// (docs/performance.md); gzip is for a link where bandwidth costs more.
+	Compression string
 	// ConnectTimeout bounds how long DialTemporal keeps trying to reach the
 	// frontend, so processes may start before Temporal; zero means 30s.
 	ConnectTimeout time.Duration
@@ -49,6 +55,12 @@ type TemporalConfig struct {
 	// (set by the process).
 	tracer *tracing.Tracer
 }
+
+// The values of TemporalConfig.Compression.
+const (
+	CompressionNone = "none"
+	CompressionGzip = "gzip"
+)
 
 // clientOptions validates c and returns the SDK options it describes. The
 // errors name files and fields, never the API key.
@@ -72,6 +84,14 @@ func (c TemporalConfig) clientOptions(logger *slog.Logger) (client.Options, erro
 		return opts, errors.New("missing Temporal namespace")
 	case (c.TLSCert == "") != (c.TLSKey == ""):
 		return opts, errors.New("temporal mTLS needs both a client certificate and its key")
+	}
+	switch c.Compression {
+	case "", CompressionNone:
+		opts.ConnectionOptions.GrpcCompression = &client.GrpcCompressionNone{}
+	case CompressionGzip:
+		opts.ConnectionOptions.GrpcCompression = &client.GrpcCompressionGzip{}
+	default:
+		return opts, fmt.Errorf("temporal compression %q: want %s or %s", c.Compression, CompressionNone, CompressionGzip)
 	}
 	if c.APIKey != "" {
 		opts.Credentials = client.NewAPIKeyStaticCredentials(c.APIKey)

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.temporal.io/sdk/client"
 )
 
 func TestTemporalClientOptions(t *testing.T) {
@@ -25,6 +27,16 @@ func TestTemporalClientOptions(t *testing.T) {
 	opts, err := base.clientOptions(log)
 	if err != nil || opts.ConnectionOptions.TLS != nil || opts.Credentials != nil {
 		t.Errorf("plain: TLS %v, credentials %v, err %v; want neither", opts.ConnectionOptions.TLS, opts.Credentials, err)
+	}
+	if _, ok := opts.ConnectionOptions.GrpcCompression.(*client.GrpcCompressionNone); !ok {
+		t.Errorf("default compression %T, want none", opts.ConnectionOptions.GrpcCompression)
+	}
+	gz := base
+	gz.Compression = CompressionGzip
+	if opts, err := gz.clientOptions(log); err != nil {
+		t.Errorf("gzip: %v", err)
+	} else if _, ok := opts.ConnectionOptions.GrpcCompression.(*client.GrpcCompressionGzip); !ok {
+		t.Errorf("gzip: compression %T", opts.ConnectionOptions.GrpcCompression)
 	}
 
 	c := base
@@ -51,6 +63,7 @@ func TestTemporalClientOptions(t *testing.T) {
 		"CA not PEM":       {Address: "a:1", Namespace: "n", TLSCA: writeFile(t, dir, "bad.pem", "not pem")},
 		"no address":       {Namespace: "n"},
 		"no namespace":     {Address: "a:1"},
+		"compression zstd": {Address: "a:1", Namespace: "n", Compression: "zstd"},
 	} {
 		bad.APIKey = "secret-api-key"
 		if _, err := bad.clientOptions(log); err == nil {

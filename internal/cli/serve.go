@@ -50,6 +50,7 @@ func newServeFlagSet(mode string, f *serveFlags) envFlags {
 	fs.str(&t.TLSCA, "temporal-tls-ca", "TEMPORAL_TLS_CA", "", "path to PEM CA certificates verifying the server (default: system roots)")
 	fs.str(&t.TLSServerName, "temporal-tls-server-name", "TEMPORAL_TLS_SERVER_NAME", "", "server name the Temporal certificate must carry")
 	fs.secret(&t.APIKey, "temporal-api-key", "TEMPORAL_API_KEY", "Temporal API key (Temporal Cloud); implies TLS")
+	fs.str(&t.Compression, "temporal-compression", "HOOKD_TEMPORAL_COMPRESSION", app.CompressionNone, "gRPC compression of the calls to Temporal: none (payloads are ciphertext, which gzip does not shrink) or gzip")
 	fs.duration(&t.ConnectTimeout, "temporal-connect-timeout", "HOOKD_TEMPORAL_CONNECT_TIMEOUT", 30*time.Second, "how long to keep trying to reach Temporal at start")
 	fs.secret(&c.DatabaseURL, "database-url", "HOOKD_DATABASE_URL", "PostgreSQL URL of the endpoint store (required; its database is created on first start if the user may)")
 	fs.secret(&f.masterKey, "master-key", "HOOKD_MASTER_KEY", "base64 32-byte key encrypting signing secrets, the same in every process (required)")

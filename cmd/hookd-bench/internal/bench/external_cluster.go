@@ -98,6 +98,9 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 	if err != nil {
 		return c, err
 	}
+	if cfg.TemporalCompression != "" {
+		env = append(env, "HOOKD_TEMPORAL_COMPRESSION="+cfg.TemporalCompression)
+	}
 	mode, wenv := "worker", env
 	if cfg.Serve {
 		mode, wenv = "serve", append(env, "HOOKD_API_KEYS="+apiKey)

@@ -41,6 +41,10 @@ type ExternalConfig struct {
 	// StockExecutionStore runs the Temporal server's execution store as
 	// shipped (--temporal-stock-execution-store).
 	StockExecutionStore bool
+	// TemporalCompression is the gRPC compression hookd's processes use on
+	// their calls to the Temporal server (--temporal-compression; empty:
+	// hookd's default, none).
+	TemporalCompression string
 	// Durable runs the bench's PostgreSQL with fsync, synchronous_commit
 	// and full_page_writes on, as production runs it (default: off).
 	Durable bool
