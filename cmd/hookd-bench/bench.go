@@ -87,6 +87,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.BoolVar(&o.ext.Serve, "serve", false, "external mode: run that many `hookd serve` processes (worker and API in one, eager start) instead of workers and one API")
 	fs.BoolVar(&o.ext.TemporalPostgres, "temporal-postgres", false, "external mode: the Temporal server persists in the bench's PostgreSQL (databases temporal and temporal_visibility, beside hookd's endpoint store) instead of SQLite files")
 	fs.BoolVar(&o.ext.Durable, "durable", false, "external mode: run the bench's PostgreSQL durable (fsync, synchronous_commit and full_page_writes on, as production does; default off)")
+	fs.StringVar(&o.ext.ProfileDir, "external-cpuprofile", "", "external mode: write a CPU profile of each hookd process (the Temporal server, each serve, worker or API) over the saturation's first "+bench.ProfileWindow.String()+" into this directory (<process>-<count>.prof), fetched from its --pprof-addr")
 	fs.StringVar(&o.ext.TemporalCompression, "temporal-compression", "", "external mode: gRPC compression of hookd's calls to the Temporal server, none or gzip (empty: hookd's default, none)")
 	fs.IntVar(&o.ext.TemporalShards, "temporal-shards", 0, "external mode: the Temporal server's history shards (0: hookd's default, 1)")
 	fs.level(&o.logLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level of progress lines (stderr)")

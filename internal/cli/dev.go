@@ -44,6 +44,7 @@ func devFlags(fs envFlags, o *devOptions) {
 	requireEventTypesFlag(fs, &o.RequireEventTypes)
 	egressProxyFlag(fs, &o.egressProxy)
 	metricsSeriesFlag(fs, &o.Observability.MaxEndpointSeries)
+	profileFlag(fs, &o.pprofAddr)
 	fs.integer(&o.WorkflowCacheSize, "workflow-cache", "HOOKD_WORKFLOW_CACHE", worker.DefaultWorkflowCacheSize, "deliveries the worker keeps in memory between workflow tasks (bounds memory while many are parked)")
 	fs.level(&o.LogLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
 	fs.offSwitch(&o.Payload.NoEventKeys, "event-keys", "HOOKD_EVENT_KEYS", "seal each event's body in Temporal with the event's own key, which an expunge destroys (on), or with the payload codec alone (off: an expunge cannot reach Temporal's copy)")
@@ -109,6 +110,9 @@ PostgreSQL instead of SQLite.`,
 }
 
 func runDev(ctx context.Context, cfg devOptions, stdout io.Writer, logger *slog.Logger) error {
+	if _, err := app.ServeProfiles(ctx, cfg.pprofAddr, logger); err != nil {
+		return err
+	}
 	if cfg.OnlyTemporal {
 		return runOnlyTemporal(ctx, cfg, stdout, logger)
 	}

@@ -30,6 +30,8 @@ type devOptions struct {
 	frameAncestors string
 	// egressProxy is --egress-proxy as given.
 	egressProxy string
+	// pprofAddr is where the process serves its runtime profiles.
+	pprofAddr string
 }
 
 // runOnlyTemporal runs `hookd dev --only-temporal` until ctx is done.

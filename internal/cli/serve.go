@@ -33,6 +33,7 @@ type serveFlags struct {
 	payload            payloadFlags
 	logLevel           slog.Level
 	logFormat          string
+	pprofAddr          string
 }
 
 // newServeFlagSet defines the flags of `hookd <mode>`; every flag also
@@ -62,6 +63,7 @@ func newServeFlagSet(mode string, f *serveFlags) envFlags {
 	fs.duration(&c.DeadLetterRetention, "dead-letter-retention", "HOOKD_DEAD_LETTER_RETENTION", activities.DefaultDeadLetterRetention, "how long a dead letter waits for a redrive")
 	fs.str(&c.MetricsAddr, "metrics-addr", "HOOKD_METRICS_ADDR", "", "listen address serving only Prometheus /metrics, without an API key: keep it private (empty disables it)")
 	metricsSeriesFlag(fs, &c.Observability.MaxEndpointSeries)
+	profileFlag(fs, &f.pprofAddr)
 	fs.duration(&c.ShutdownDelay, "shutdown-delay", "HOOKD_SHUTDOWN_DELAY", 0, "after SIGTERM, keep serving with /readyz failing this long before stopping")
 	fs.duration(&c.ShutdownTimeout, "shutdown-timeout", "HOOKD_SHUTDOWN_TIMEOUT", 30*time.Second, "after SIGTERM, how long requests and in-flight attempts may take to finish")
 	fs.level(&f.logLevel, "log-level", "HOOKD_LOG_LEVEL", slog.LevelInfo, "log level")
@@ -207,17 +209,28 @@ ones by the temporal CLI's TEMPORAL_* names.`,
 				return err
 			}
 			cfg.Version = e.version
-			return runServe(cmd.Context(), mode, cfg, level, format, e.stdout, e.stderr)
+			return runServe(cmd.Context(), mode, cfg, serveProcess{level, format, f.pprofAddr}, e.stdout, e.stderr)
 		},
 	}
 	cmd.Flags().AddFlagSet(newServeFlagSet(mode, &f).FlagSet)
 	return cmd
 }
 
+// serveProcess is what a stateless process sets up around the app: its
+// log level and format, and where it serves its runtime profiles.
+type serveProcess struct {
+	logLevel  slog.Level
+	logFormat string
+	pprofAddr string
+}
+
 // runServe runs `hookd worker`, `hookd api` or `hookd serve` until ctx is
 // done (SIGTERM or SIGINT), then shuts down gracefully.
-func runServe(ctx context.Context, mode string, cfg app.ServeConfig, level slog.Level, format string, stdout, stderr io.Writer) error {
-	cfg.Logger = newServeLogger(stderr, level, format).With("process", mode)
+func runServe(ctx context.Context, mode string, cfg app.ServeConfig, p serveProcess, stdout, stderr io.Writer) error {
+	cfg.Logger = newServeLogger(stderr, p.logLevel, p.logFormat).With("process", mode)
+	if _, err := app.ServeProfiles(ctx, p.pprofAddr, cfg.Logger); err != nil {
+		return err
+	}
 	tp, stopTracing, err := envTracing(ctx, cfg.Version, cfg.Logger)
 	if err != nil {
 		return err

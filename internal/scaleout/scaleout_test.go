@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -47,10 +48,10 @@ func TestScaleOut(t *testing.T) {
 	bin := buildHookd(t)
 	dbURL := pgtest.Start(t)
 
-	temporalAddr := testkit.FreeAddr(t)
+	temporalAddr, temporalPprof := testkit.FreeAddr(t), testkit.FreeAddr(t)
 	temporal := testkit.StartProc(t, "temporal", bin, nil, "dev", "--only-temporal",
 		"--data-dir", filepath.Join(t.TempDir(), "temporal"), "--temporal-addr", temporalAddr,
-		"--ui-addr", "", "--retention", "168h", "--log-level", "warn")
+		"--ui-addr", "", "--retention", "168h", "--log-level", "warn", "--pprof-addr", temporalPprof)
 	temporal.AwaitPrinted("is running", 2*time.Minute)
 
 	key, err := secretbox.GenerateKey()
@@ -80,9 +81,11 @@ func TestScaleOut(t *testing.T) {
 		w.AwaitOK("http://"+addr+"/readyz", time.Minute)
 		workers = append(workers, w)
 	}
-	apiAddr := testkit.FreeAddr(t)
-	apiProc := testkit.StartProc(t, "api", bin, append(common, "HOOKD_HTTP_ADDR="+apiAddr, "HOOKD_API_KEYS="+apiKey), "api")
+	apiAddr, apiPprof := testkit.FreeAddr(t), testkit.FreeAddr(t)
+	apiProc := testkit.StartProc(t, "api", bin, append(common, "HOOKD_HTTP_ADDR="+apiAddr, "HOOKD_API_KEYS="+apiKey, "HOOKD_PPROF_ADDR="+apiPprof), "api")
 	apiProc.AwaitOK("http://"+apiAddr+"/readyz", time.Minute)
+	checkProfiles(t, temporalPprof, "go.temporal.io/server/service/history")
+	checkProfiles(t, apiPprof, "github.com/hookd/hookd/internal/app")
 	api := &apiClient{t: t, base: "http://" + apiAddr, key: apiKey}
 
 	rc := newReceiver(t, 5*time.Millisecond)
@@ -292,4 +295,26 @@ func (c *apiClient) statuses(ids map[string]bool) map[string]int {
 	}
 	wg.Wait()
 	return counts
+}
+
+// checkProfiles asserts that the process serving profiles at addr is the
+// one running code under frame (its goroutine dump names it) and that it
+// keeps its command line, which may carry secrets, to itself.
+func checkProfiles(t *testing.T, addr, frame string) {
+	t.Helper()
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/debug/pprof/goroutine?debug=1"); code != http.StatusOK || !strings.Contains(body, frame) {
+		t.Errorf("goroutines on %s: %d, %d bytes, want %s in them", addr, code, len(body), frame)
+	}
+	if code, _ := get("/debug/pprof/cmdline"); code != http.StatusNotFound {
+		t.Errorf("command line on %s: %d, want 404", addr, code)
+	}
 }

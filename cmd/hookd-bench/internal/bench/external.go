@@ -139,8 +139,13 @@ func runExternalOnce(ctx context.Context, cfg ExternalConfig, workers int) (run 
 	if err != nil {
 		return run, err
 	}
+	waitProfiles := func() error { return nil }
+	if cfg.ProfileDir != "" {
+		waitProfiles = profileCPU(ctx, cfg.ProfileDir, workers, cl.profiles, ProfileWindow)
+	}
 	sat, lerr := runLoad(ctx, lcfg, rc, loadSpec{name: name + " saturation", ids: eventIDs("xsat", cfg.N), start: start, clients: cfg.Clients, batch: 1})
 	after, serr := snapshotRoots(roots)
+	lerr = errors.Join(lerr, waitProfiles())
 	run.LoadAfter = loadAvg()
 	run.Saturation = sat
 	if serr == nil {

@@ -34,6 +34,9 @@ type cluster struct {
 	api      *child   // nil with serve processes
 	serve    bool
 	targets  []*hookdTarget
+	// profiles are the children's --pprof-addr by child name (none
+	// without ExternalConfig.ProfileDir).
+	profiles map[string]string
 }
 
 // stopGrace is how long a child may take to exit on SIGTERM before it is
@@ -47,7 +50,8 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 	if err != nil {
 		return nil, fmt.Errorf("temp dir: %w", err)
 	}
-	c := &cluster{bin: cfg.Hookd, dir: dir, serve: cfg.Serve}
+	c := &cluster{bin: cfg.Hookd, dir: dir, serve: cfg.Serve, profiles: map[string]string{}}
+	profiling := cfg.ProfileDir != ""
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, c.stop())
@@ -87,6 +91,11 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 	if cfg.TemporalShards > 0 {
 		args = append(args, "--temporal-shards", strconv.Itoa(cfg.TemporalShards))
 	}
+	if profiling {
+		if args, err = c.profiled("temporal", args); err != nil {
+			return c, err
+		}
+	}
 	if c.temporal, err = startChild(dir, cfg.Hookd, "temporal", nil, args...); err != nil {
 		return c, err
 	}
@@ -106,7 +115,7 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 		mode, wenv = "serve", append(env, "HOOKD_API_KEYS="+apiKey)
 	}
 	for i := range workers {
-		w, addr, err := c.startServe(ctx, fmt.Sprintf("%s%d", mode, i+1), mode, wenv)
+		w, addr, err := c.startServe(ctx, fmt.Sprintf("%s%d", mode, i+1), mode, wenv, profiling)
 		if w != nil {
 			c.workers = append(c.workers, w)
 		}
@@ -120,7 +129,7 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 	if cfg.Serve {
 		return c, nil
 	}
-	api, apiAddr, err := c.startServe(ctx, "api", "api", append(env, "HOOKD_API_KEYS="+apiKey))
+	api, apiAddr, err := c.startServe(ctx, "api", "api", append(env, "HOOKD_API_KEYS="+apiKey), profiling)
 	c.api = api
 	if err != nil {
 		return c, err
@@ -151,17 +160,34 @@ func newExternalTarget(addr, apiKey string) *hookdTarget {
 }
 
 // startServe starts `hookd <mode>` on a free address and waits for its
-// /readyz.
-func (c *cluster) startServe(ctx context.Context, name, mode string, env []string) (*child, string, error) {
+// /readyz; profiled, it serves its runtime profiles too.
+func (c *cluster) startServe(ctx context.Context, name, mode string, env []string, profiled bool) (*child, string, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := startChild(c.dir, c.bin, name, append(env, "HOOKD_HTTP_ADDR="+addr), mode)
+	args := []string{mode}
+	if profiled {
+		if args, err = c.profiled(name, args); err != nil {
+			return nil, "", err
+		}
+	}
+	p, err := startChild(c.dir, c.bin, name, append(env, "HOOKD_HTTP_ADDR="+addr), args...)
 	if err != nil {
 		return nil, "", err
 	}
 	return p, addr, p.waitReady(ctx, "http://"+addr+"/readyz", time.Minute)
+}
+
+// profiled adds --pprof-addr on a free address to the child name's
+// args and records the address.
+func (c *cluster) profiled(name string, args []string) ([]string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	c.profiles[name] = addr
+	return append(args, "--pprof-addr", addr), nil
 }
 
 // childEnv is the configuration every hookd worker and API process gets,

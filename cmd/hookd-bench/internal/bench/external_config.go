@@ -45,6 +45,11 @@ type ExternalConfig struct {
 	// their calls to the Temporal server (--temporal-compression; empty:
 	// hookd's default, none).
 	TemporalCompression string
+	// ProfileDir, when set, receives a CPU profile of every hookd process
+	// (the Temporal server's and each worker, API or serve process's)
+	// over the first ProfileWindow of the saturation, fetched from the
+	// process's --pprof-addr: <name>-<workers>.prof.
+	ProfileDir string
 	// Durable runs the bench's PostgreSQL with fsync, synchronous_commit
 	// and full_page_writes on, as production runs it (default: off).
 	Durable bool
