@@ -24,6 +24,7 @@ var Dialect = sqlstore.Dialect{
 	MigrationLock: "SELECT pg_advisory_xact_lock(7525356009395545456)", // "hookd_ep" as an int64
 	LockRow:       " FOR UPDATE",
 	SkipLocked:    " FOR UPDATE SKIP LOCKED",
+	WritableCTEs:  true,
 }
 
 // MaxConns bounds the connections one process opens.

@@ -28,4 +28,9 @@ type Dialect struct {
 	// connection has written since it opened (WrittenRows): SQLite's
 	// total_changes(), where the store has one writer connection.
 	WrittenRows string
+	// WritableCTEs says the database runs an INSERT inside WITH
+	// (PostgreSQL): an event and its deliveries are then claimed in one
+	// statement, one round trip, where otherwise a transaction of four
+	// statements claims them.
+	WritableCTEs bool
 }

@@ -32,8 +32,9 @@ const (
 	pruneBatch = 1000
 )
 
-// ClaimEvent inserts ev and its deliveries in one transaction unless an
-// event with its ID exists, in which case it returns that one. The primary
+// ClaimEvent inserts ev and its deliveries in one transaction (on
+// PostgreSQL one statement, claimSQL) unless an event with its ID
+// exists, in which case it returns that one. The primary
 // key decides between concurrent claims: on PostgreSQL a second INSERT
 // waits for the first transaction and then does nothing; on SQLite
 // writers are serialised.
@@ -69,23 +70,29 @@ func (s *Store) claimEvent(ctx context.Context, ev *store.Event) (*store.Event, 
 	if err != nil {
 		return nil, false, err
 	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO hookd_events (`+insertColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (event_id) DO NOTHING`,
-			ev.ID, ev.Type, ev.Digest, payload, nullIfEmpty(ev.TenantID), ev.AcceptedAt.UnixNano(), ev.TenantIncarnation, wrapped)
-		if err != nil {
+	row := []any{ev.ID, ev.Type, ev.Digest, payload, nullIfEmpty(ev.TenantID), ev.AcceptedAt.UnixNano(), ev.TenantIncarnation, wrapped}
+	if s.dialect.WritableCTEs {
+		claimed, err = claimInStatement(ctx, s.write, row, ev.Deliveries)
+		if err == nil && !claimed {
+			got, err = s.readEvent(ctx, s.write, ev.ID)
+		}
+	} else {
+		err = s.inTx(ctx, func(tx *sql.Tx) error {
+			res, err := tx.ExecContext(ctx, insertEventSQL+` ON CONFLICT (event_id) DO NOTHING`, row...)
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			if claimed = n == 1; claimed {
+				return insertEventDeliveries(ctx, tx, ev.ID, ev.Deliveries)
+			}
+			got, err = s.readEvent(ctx, tx, ev.ID)
 			return err
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return err
-		}
-		if claimed = n == 1; claimed {
-			return insertEventDeliveries(ctx, tx, ev.ID, ev.Deliveries)
-		}
-		got, err = s.readEvent(ctx, tx, ev.ID)
-		return err
-	})
+		})
+	}
 	if err != nil || !claimed {
 		return got, false, err
 	}
@@ -98,6 +105,37 @@ func (s *Store) claimEvent(ctx context.Context, ev *store.Event) (*store.Event, 
 	out.Deliveries = append([]store.EventDelivery(nil), ev.Deliveries...)
 	out.AcceptedAt = fromNanos(ev.AcceptedAt.UnixNano())
 	return &out, true, nil
+}
+
+// insertEventSQL inserts an event's row: the values of insertColumns.
+const insertEventSQL = `INSERT INTO hookd_events (` + insertColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+
+// claimSQL claims an event and its deliveries in one statement (a
+// statement is its own transaction): the event's row unless its ID is
+// taken, and then the deliveries, given as three arrays (seq, endpoint,
+// delivery ID). It returns 1 when the event was claimed, 0 when the ID
+// was taken. A concurrent claim of the same ID waits for the first to
+// commit, as in a transaction.
+const claimSQL = `WITH ev AS (` + insertEventSQL + ` ON CONFLICT (event_id) DO NOTHING RETURNING event_id),
+	ds AS (INSERT INTO hookd_event_deliveries (event_id, seq, endpoint_id, delivery_id)
+		SELECT ev.event_id, d.seq, d.endpoint_id, d.delivery_id
+		FROM ev, unnest($9::BIGINT[], $10::TEXT[], $11::TEXT[]) AS d (seq, endpoint_id, delivery_id))
+	SELECT count(*) FROM ev`
+
+// claimInStatement runs claimSQL with row (the event's insertColumns
+// values) and ds, and says whether the event was claimed.
+func claimInStatement(ctx context.Context, db *sql.DB, row []any, ds []store.EventDelivery) (bool, error) {
+	seqs := make([]int64, len(ds))
+	endpoints := make([]string, len(ds))
+	ids := make([]string, len(ds))
+	for i, d := range ds {
+		seqs[i], endpoints[i], ids[i] = int64(i), d.EndpointID, d.ID
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, claimSQL, append(row, seqs, endpoints, ids)...).Scan(&n); err != nil {
+		return false, err
+	}
+	return n == 1, nil
 }
 
 func insertEventDeliveries(ctx context.Context, tx *sql.Tx, eventID string, ds []store.EventDelivery) error {
