@@ -20,6 +20,7 @@ const batchConcurrency = 8
 // postEventBatch accepts up to MaxBatch events; each is validated and
 // ingested on its own and gets its own status, as if posted alone.
 func (s *Server) postEventBatch(w http.ResponseWriter, r *http.Request) {
+	r = arrived(r)
 	body, err := readBody(w, r, MaxBatch*(s.maxPayload+16<<10))
 	if err != nil {
 		s.writeError(w, r, err)

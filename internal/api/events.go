@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hookd/hookd/apiclient/wire"
@@ -16,6 +17,7 @@ import (
 )
 
 func (s *Server) postEvent(w http.ResponseWriter, r *http.Request) {
+	r = arrived(r)
 	body, err := readBody(w, r, s.maxPayload+16<<10)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -99,6 +101,14 @@ func (s *Server) validateEvent(in wire.EventCreate, idempotencyKey string) (inge
 		ev.TenantID = *in.TenantID
 	}
 	return ev, nil
+}
+
+// arrived marks r's context with the time it is handled from, as the
+// freshness of its events' lookups (store.FreshSince): they see every
+// endpoint and event type changed before it, and an event's checks share
+// one read of the store's change counters.
+func arrived(r *http.Request) *http.Request {
+	return r.WithContext(store.FreshSince(r.Context(), time.Now()))
 }
 
 // ingest publishes a validated event within its request's batch and maps

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/hookd/hookd/internal/store"
 )
 
 // changeVersionsSQL reads both change counters in one query: the
@@ -19,38 +21,50 @@ const versionReadTimeout = 10 * time.Second
 // versions are the change counters as one read saw them.
 type versions struct{ endpoints, eventTypes int64 }
 
-// versionReads shares reads of the change counters among concurrent
-// callers, which is every event's ingest (twice: the catalog's check
-// and the matching's). Each caller is answered by a read that began
-// after it asked, so it sees every change committed before it asked:
-// the caches it checks are as fresh as with a read of its own. The
-// callers arriving while a read runs wait for the next one, which
-// starts when it ends; under load one read answers all of them.
+// versionReads shares reads of the change counters among callers, which
+// is every event's ingest (twice: the catalog's check and the
+// matching's). Each caller is answered by a read begun at or after its
+// freshness (store.FreshnessOf: the event's arrival, or the call), so it
+// sees every change committed before then, as a read of its own would:
+// the last read if it began late enough, else the one running if it
+// did, else the next one, which starts when the running one ends. An
+// event's two checks then take one read, and under load one read
+// answers the events that arrived before it began.
 type versionReads struct {
 	read func(ctx context.Context) (versions, error)
 
 	mu      sync.Mutex
-	running bool         // a read is in flight
+	last    *versionRead // the latest read that succeeded
+	running *versionRead // the read in flight, nil if none
 	next    *versionRead // the read the callers arriving now wait for
 }
 
 // versionRead is one read and the callers waiting for it.
 type versionRead struct {
-	done chan struct{} // closed once v and err are set
-	v    versions
-	err  error
+	begun time.Time     // set when it starts
+	done  chan struct{} // closed once v and err are set
+	v     versions
+	err   error
 }
 
-// get returns the counters as of a read begun after it was called.
+// get returns the counters as of a read begun at or after ctx's
+// freshness.
 func (r *versionReads) get(ctx context.Context) (versions, error) {
+	since := store.FreshnessOf(ctx, time.Now())
 	r.mu.Lock()
-	if r.next == nil {
-		r.next = &versionRead{done: make(chan struct{})}
+	if b := r.last; b != nil && !b.begun.Before(since) {
+		r.mu.Unlock()
+		return b.v, nil
 	}
-	b := r.next
-	if !r.running {
-		r.running, r.next = true, nil
-		go r.run(b)
+	b := r.running
+	if b == nil || b.begun.Before(since) {
+		if r.next == nil {
+			r.next = &versionRead{done: make(chan struct{})}
+		}
+		b = r.next
+		if r.running == nil {
+			r.startNext()
+		}
 	}
 	r.mu.Unlock()
 	select {
@@ -61,17 +75,29 @@ func (r *versionReads) get(ctx context.Context) (versions, error) {
 	}
 }
 
+// startNext makes the next read the running one and starts it; r.mu is
+// held.
+func (r *versionReads) startNext() {
+	b := r.next
+	r.next, r.running = nil, b
+	b.begun = time.Now()
+	go r.run(b)
+}
+
 // run makes read b, then each read callers asked for meanwhile, until
 // none is wanted.
 func (r *versionReads) run(b *versionRead) {
-	for b != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), versionReadTimeout)
-		b.v, b.err = r.read(ctx)
-		cancel()
-		close(b.done)
-		r.mu.Lock()
-		b, r.next = r.next, nil
-		r.running = b != nil
-		r.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), versionReadTimeout)
+	b.v, b.err = r.read(ctx)
+	cancel()
+	r.mu.Lock()
+	if b.err == nil {
+		r.last = b
 	}
+	r.running = nil
+	if r.next != nil {
+		r.startNext()
+	}
+	r.mu.Unlock()
+	close(b.done)
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hookd/hookd/internal/store"
 )
 
 // Every caller is answered by a read that began after it asked, and
@@ -40,7 +42,66 @@ func TestVersionReadsShareOnlyLaterReads(t *testing.T) {
 	assert.Less(t, started.Load(), int64(callers*calls/4), "concurrent callers share reads")
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	assert.False(t, r.running, "no read runs once no caller waits")
+	assert.Nil(t, r.running, "no read runs once no caller waits")
+}
+
+// A caller whose context carries a freshness is answered by any read
+// begun at or after it: the last one, or the one running, without a read
+// of its own; an earlier read never answers it.
+func TestVersionReadsFreshSince(t *testing.T) {
+	var started atomic.Int64
+	gate := make(chan struct{}, 8)
+	r := &versionReads{read: func(context.Context) (versions, error) {
+		n := started.Add(1)
+		<-gate
+		return versions{endpoints: n}, nil
+	}}
+	arrived := time.Now()
+	ctx := store.FreshSince(context.Background(), arrived)
+	gate <- struct{}{}
+	v, err := r.get(ctx) // the catalog's check: the first read
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), v.endpoints)
+	v, err = r.get(ctx) // the matching: the same arrival, answered by that read
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), v.endpoints)
+	assert.Equal(t, int64(1), started.Load(), "one read for both checks")
+
+	// A call without a freshness needs a read begun after it.
+	gate <- struct{}{}
+	v, err = r.get(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), v.endpoints)
+
+	// A caller that arrived before the running read began joins it.
+	later := store.FreshSince(context.Background(), time.Now())
+	third := make(chan versions, 1)
+	go func() {
+		v, _ := r.get(context.Background())
+		third <- v
+	}()
+	require.Eventually(t, func() bool { return started.Load() == 3 }, 5*time.Second, time.Millisecond)
+	joined := make(chan versions, 1)
+	go func() {
+		v, _ := r.get(later)
+		joined <- v
+	}()
+	time.Sleep(20 * time.Millisecond)
+	gate <- struct{}{}
+	assert.Equal(t, int64(3), (<-third).endpoints)
+	assert.Equal(t, int64(3), (<-joined).endpoints)
+	assert.Equal(t, int64(3), started.Load(), "the caller joined the running read")
+
+	// A freshness after the last read began needs a read of its own.
+	gate <- struct{}{}
+	v, err = r.get(store.FreshSince(context.Background(), time.Now()))
+	require.NoError(t, err)
+	assert.Equal(t, int64(4), v.endpoints)
+	// A freshness ahead of the clock counts as the call's own time.
+	gate <- struct{}{}
+	v, err = r.get(store.FreshSince(context.Background(), time.Now().Add(time.Hour)))
+	require.NoError(t, err)
+	assert.Equal(t, int64(5), v.endpoints)
 }
 
 // A caller stops waiting when its context ends; a read's error reaches
