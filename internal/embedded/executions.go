@@ -4,6 +4,8 @@ import (
 	"context"
 
 	enumsspb "go.temporal.io/server/api/enums/v1"
+	"go.temporal.io/server/common/log"
+	"go.temporal.io/server/common/log/tag"
 	p "go.temporal.io/server/common/persistence"
 	persistenceclient "go.temporal.io/server/common/persistence/client"
 	"go.temporal.io/server/common/persistence/serialization"
@@ -12,14 +14,17 @@ import (
 
 // persistenceProvider is Temporal's persistence factory provider with its
 // execution and shard stores wrapped: a new run's first read is answered
-// from what its creation wrote (newRuns), and the workflow-task timeout
+// from what its creation wrote (newRuns), the workflow-task timeout
 // timers it was created with are deleted when it closes
-// (startTimeouts).
+// (startTimeouts), and, when the main store's plugin is a
+// history-in-transaction one (historyInTxPrefix), a run's new history is
+// written in the run's own transaction.
 func persistenceProvider() persistenceclient.FactoryProviderFn {
 	runs, timeouts := newNewRuns(), newStartTimeouts()
 	return func(params persistenceclient.NewFactoryParams) persistenceclient.Factory {
 		params.DataStoreFactory = dataStores{DataStoreFactory: params.DataStoreFactory,
-			runs: runs, timeouts: timeouts, ser: params.Serializer}
+			runs: runs, timeouts: timeouts, ser: params.Serializer,
+			historyInTx: historyInTx(params.Cfg), logger: params.Logger}
 		return persistenceclient.FactoryProvider(params)
 	}
 }
@@ -28,9 +33,11 @@ func persistenceProvider() persistenceclient.FactoryProviderFn {
 // stores wrapped.
 type dataStores struct {
 	p.DataStoreFactory
-	runs     *newRuns
-	timeouts *startTimeouts
-	ser      serialization.Serializer
+	runs        *newRuns
+	timeouts    *startTimeouts
+	ser         serialization.Serializer
+	historyInTx bool
+	logger      log.Logger
 }
 
 func (f dataStores) NewExecutionStore() (p.ExecutionStore, error) {
@@ -38,7 +45,8 @@ func (f dataStores) NewExecutionStore() (p.ExecutionStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return executionStore{ExecutionStore: s, runs: f.runs, timeouts: f.timeouts, ser: f.ser}, nil
+	return executionStore{ExecutionStore: s, runs: f.runs, timeouts: f.timeouts, ser: f.ser,
+		historyInTx: f.historyInTx, logger: f.logger}, nil
 }
 
 func (f dataStores) NewShardStore() (p.ShardStore, error) {
@@ -68,12 +76,16 @@ func (s shardStore) UpdateShard(ctx context.Context, r *p.InternalUpdateShardReq
 
 // executionStore is an execution store that keeps each run it creates in
 // runs until its first read, drops it on any other write to the run, and
-// deletes a run's start timeouts when an update closes it.
+// deletes a run's start timeouts when an update closes it. With
+// historyInTx, a create's or update's new history goes to the run's
+// transaction (historyInTxDB) rather than to commits of its own before it.
 type executionStore struct {
 	p.ExecutionStore
-	runs     *newRuns
-	timeouts *startTimeouts
-	ser      serialization.Serializer
+	runs        *newRuns
+	timeouts    *startTimeouts
+	ser         serialization.Serializer
+	historyInTx bool
+	logger      log.Logger
 }
 
 func (s executionStore) CreateWorkflowExecution(ctx context.Context, r *p.InternalCreateWorkflowExecutionRequest) (*p.InternalCreateWorkflowExecutionResponse, error) {
@@ -83,11 +95,18 @@ func (s executionStore) CreateWorkflowExecution(ctx context.Context, r *p.Intern
 	// between the write and this; nothing reads a run before its
 	// creation returns its ID.
 	s.runs.put(k, n)
+	ctx, h := s.pendingHistory(ctx, r.NewWorkflowNewEvents)
+	if h != nil {
+		rr := *r
+		rr.NewWorkflowNewEvents = nil
+		r = &rr
+	}
 	resp, err := s.ExecutionStore.CreateWorkflowExecution(ctx, r)
 	if err != nil {
 		s.runs.drop(k)
 		return resp, err
 	}
+	s.checkHistory(ctx, h)
 	if keys := s.workflowTaskTimeouts(n.Tasks[tasks.CategoryTimer]); len(keys) > 0 {
 		s.timeouts.put(k, keys)
 	}
@@ -120,9 +139,16 @@ func (s executionStore) UpdateWorkflowExecution(ctx context.Context, r *p.Intern
 	m := &r.UpdateWorkflowMutation
 	k := runKey{r.ShardID, m.NamespaceID, m.WorkflowID, m.RunID, r.ArchetypeID}
 	s.runs.drop(k)
+	ctx, h := s.pendingHistory(ctx, r.UpdateWorkflowNewEvents, r.NewWorkflowNewEvents)
+	if h != nil {
+		rr := *r
+		rr.UpdateWorkflowNewEvents, rr.NewWorkflowNewEvents = nil, nil
+		r = &rr
+	}
 	if err := s.ExecutionStore.UpdateWorkflowExecution(ctx, r); err != nil {
 		return err
 	}
+	s.checkHistory(ctx, h)
 	if m.ExecutionState.GetState() == enumsspb.WORKFLOW_EXECUTION_STATE_COMPLETED {
 		for _, key := range s.timeouts.take(k) {
 			// A timer left behind fires as it would have.
@@ -131,6 +157,39 @@ func (s executionStore) UpdateWorkflowExecution(ctx context.Context, r *p.Intern
 		}
 	}
 	return nil
+}
+
+// pendingHistory is ctx carrying batches, in order, to the run's
+// transaction, or ctx and nil when there are none or the store writes
+// history as Temporal ships it.
+func (s executionStore) pendingHistory(ctx context.Context, batches ...[]*p.InternalAppendHistoryNodesRequest) (context.Context, *pendingHistory) {
+	if !s.historyInTx {
+		return ctx, nil
+	}
+	var all []*p.InternalAppendHistoryNodesRequest
+	for _, b := range batches {
+		all = append(all, b...)
+	}
+	if len(all) == 0 {
+		return ctx, nil
+	}
+	h := &pendingHistory{appends: all}
+	return withPendingHistory(ctx, h), h
+}
+
+// checkHistory makes sure the run's transaction, which succeeded, wrote
+// h. It always has when the main store's database is a historyInTxDB; if
+// it ever has not, the history is appended now rather than lost.
+func (s executionStore) checkHistory(ctx context.Context, h *pendingHistory) {
+	if h == nil || h.committed.Load() {
+		return
+	}
+	s.logger.Error("hookd: a run's transaction did not write its history; appending it after the run")
+	for _, r := range h.appends {
+		if err := s.ExecutionStore.AppendHistoryNodes(ctx, r); err != nil {
+			s.logger.Error("hookd: append history after the run", tag.Error(err))
+		}
+	}
 }
 
 func (s executionStore) ConflictResolveWorkflowExecution(ctx context.Context, r *p.InternalConflictResolveWorkflowExecutionRequest) error {

@@ -16,6 +16,7 @@ import (
 	enumsspb "go.temporal.io/server/api/enums/v1"
 	persistencespb "go.temporal.io/server/api/persistence/v1"
 	"go.temporal.io/server/chasm"
+	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/definition"
 	"go.temporal.io/server/common/log"
 	"go.temporal.io/server/common/metrics"
@@ -34,6 +35,7 @@ type runStores struct {
 	runs        *newRuns
 	ser         serialization.Serializer
 	taskID      int64
+	cfg         *config.SQL
 }
 
 // timer is task serialized as a timer due in 10 s, with the next task
@@ -66,15 +68,23 @@ func (s *runStores) timers(t *testing.T) []tasks.Key {
 
 const testShard = 1
 
-func newRunStores(t *testing.T) *runStores {
+func newRunStores(t *testing.T) *runStores { return newRunStoresWith(t, false) }
+
+// newRunStoresWith is newRunStores on the history-in-transaction plugin
+// when inTx, its raw store too.
+func newRunStoresWith(t *testing.T, inTx bool) *runStores {
 	t.Helper()
 	cfg := sqliteConfig(filepath.Join(t.TempDir(), "temporal.db"))
 	require.NoError(t, prepare(cfg))
+	if inTx {
+		cfg = withHistoryInTx(cfg)
+	}
 	ser := serialization.NewSerializer()
 	f := persistencesql.NewFactory(*cfg, resolver.NewNoopResolver(), "active", log.NewNoopLogger(), metrics.NoopMetricsHandler, ser)
 	t.Cleanup(f.Close)
-	s := &runStores{runs: newNewRuns(), ser: ser}
-	w := dataStores{DataStoreFactory: f, runs: s.runs, timeouts: newStartTimeouts(), ser: ser}
+	s := &runStores{runs: newNewRuns(), ser: ser, cfg: cfg}
+	w := dataStores{DataStoreFactory: f, runs: s.runs, timeouts: newStartTimeouts(), ser: ser,
+		historyInTx: inTx, logger: log.NewNoopLogger()}
 	var err error
 	s.raw, err = f.NewExecutionStore()
 	require.NoError(t, err)

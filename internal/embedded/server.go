@@ -85,8 +85,10 @@ type Tuning struct {
 	NoStatementCache bool
 	// StockExecutionStore runs Temporal's execution store as shipped. By
 	// default a run's first read after its creation is answered from what
-	// the creation wrote (newRuns), and the workflow-task timeout timers
-	// it was created with are deleted when it closes (startTimeouts).
+	// the creation wrote (newRuns), the workflow-task timeout timers it
+	// was created with are deleted when it closes (startTimeouts), and a
+	// run's new history is written in the run's transaction
+	// (historyInTxPrefix).
 	StockExecutionStore bool
 	// Dynamic overrides Temporal dynamic-config keys (for instance
 	// "system.enableActivityEagerExecution": true) on top of the defaults.
@@ -365,6 +367,9 @@ func buildConfig(opts Options, host string, port int) (*config.Config, error) {
 	main, vis, err := prepareStores(opts)
 	if err != nil {
 		return nil, err
+	}
+	if !opts.Tuning.StockExecutionStore {
+		main = withHistoryInTx(main) // with persistenceProvider's executionStore
 	}
 	ns, err := sqliteschema.NewNamespaceConfig("active", opts.Namespace, false, opts.SearchAttributes)
 	if err != nil {
