@@ -118,8 +118,7 @@ func TestHistoryWrittenInTheRunsTransaction(t *testing.T) {
 }
 
 // A creation refused inside its transaction writes neither the run nor
-// its history, and a transaction begun under the creation's context
-// takes its history only once.
+// its history.
 func TestHistoryNotWrittenWhenTheRunIsNot(t *testing.T) {
 	s := newRunStoresWith(t, true)
 	b := s.newBranch(t)
