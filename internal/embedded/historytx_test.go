@@ -132,7 +132,6 @@ func TestHistoryNotWrittenWhenTheRunIsNot(t *testing.T) {
 	require.ErrorAs(t, err, &lost)
 	require.Empty(t, s.nodes(t, b))
 	require.False(t, s.hasTree(t, b))
-
 }
 
 // Only the first transaction begun under a context carrying history takes
