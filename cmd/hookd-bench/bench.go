@@ -69,6 +69,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.BoolVar(&o.cfg.TemporalTuning.AllVisibilityIndexes, "all-visibility-indexes", false, "keep every index of Temporal's visibility table, 58 in SQLite and 73 in PostgreSQL (default: the 18 hookd and the Web UI use); external mode passes it to the Temporal server process")
 	fs.BoolVar(&o.cfg.TemporalTuning.StockFTSTrigger, "stock-fts-trigger", false, "keep Temporal's full-text update trigger as shipped (default: it runs only when a full-text column changes)")
 	fs.BoolVar(&o.cfg.TemporalTuning.NoStatementCache, "no-stmt-cache", false, "let Temporal's SQLite plugin compile every statement on each call (default: each connection keeps its statements prepared)")
+	fs.BoolVar(&o.cfg.TemporalTuning.StockVisibilityColumns, "stock-visibility-columns", false, "external mode with -temporal-postgres: keep the generated columns of Temporal's visibility table as shipped (default: plain columns a trigger fills); passed to the Temporal server process")
 	fs.BoolVar(&o.cfg.TemporalTuning.StockExecutionStore, "stock-execution-store", false, "run Temporal's execution store as shipped (default: a run's first read after its creation is answered from what the creation wrote, its start's workflow-task timeout timer is deleted when it closes, and its new history is written in its own transaction); external mode passes it to the Temporal server process")
 	fs.Var(dynamicFlag{&o.cfg.TemporalTuning.Dynamic}, "temporal-dynamic", "override a Temporal dynamic-config key of the embedded server, key=value (repeatable; value: bool, integer, duration or string)")
 	fs.BoolVar(&o.cfg.Tracing, "tracing", false, "run hookd with tracing on, every span sampled and discarded by the exporter, to measure what tracing costs (default: off)")
@@ -97,6 +98,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	}
 	o.ext.AllVisibilityIndexes = o.cfg.TemporalTuning.AllVisibilityIndexes
 	o.ext.StockExecutionStore = o.cfg.TemporalTuning.StockExecutionStore
+	o.ext.StockVisibilityColumns = o.cfg.TemporalTuning.StockVisibilityColumns
 	if o.ext.Workers, err = bench.ParseWorkerCounts(*workers); err != nil {
 		return o, fmt.Errorf("-workers: %w", err)
 	}

@@ -111,6 +111,10 @@ type DevConfig struct {
 	// TemporalStockExecutionStore runs the embedded server's execution
 	// store as Temporal ships it (embedded.Tuning.StockExecutionStore).
 	TemporalStockExecutionStore bool
+	// TemporalStockVisibilityColumns keeps, on PostgreSQL, the visibility
+	// table's generated columns as Temporal ships them
+	// (embedded.Tuning.StockVisibilityColumns).
+	TemporalStockVisibilityColumns bool
 	// Payload is how payloads are encrypted in Temporal; by default with
 	// the keys in <DataDir>/payload-keys, created on first start.
 	Payload PayloadConfig

@@ -33,7 +33,8 @@ func StartTemporalOnly(ctx context.Context, cfg DevConfig) (*embedded.Server, er
 		DataDir: cfg.DataDir, Postgres: cfg.TemporalPostgres, FrontendAddr: cfg.TemporalAddr, Namespace: cfg.Namespace,
 		UIAddr: cfg.UIAddr, Logger: cfg.Logger, LogLevel: cfg.TemporalLogLevel,
 		SearchAttributes: delivery.SearchAttributes(), HistoryShards: cfg.TemporalShards,
-		Tuning: embedded.Tuning{AllVisibilityIndexes: cfg.TemporalAllVisibilityIndexes, StockExecutionStore: cfg.TemporalStockExecutionStore},
+		Tuning: embedded.Tuning{AllVisibilityIndexes: cfg.TemporalAllVisibilityIndexes, StockExecutionStore: cfg.TemporalStockExecutionStore,
+			StockVisibilityColumns: cfg.TemporalStockVisibilityColumns},
 	})
 	if err != nil {
 		return nil, err

@@ -127,10 +127,11 @@ func (p Postgres) sqlConfigs() (main, vis *config.SQL, err error) {
 
 // preparePostgres creates the two databases if missing and sets up or
 // updates their schemas, as temporal-sql-tool's create-database,
-// setup-schema -v 0.0 and update-schema do. Unless t keeps them all, it
-// then drops the visibility indexes no hookd or Web UI query uses; the
-// ones it dropped are created again before a schema update, and for
-// good when t keeps them all.
+// setup-schema -v 0.0 and update-schema do. Unless t keeps them as
+// shipped, it then drops the visibility indexes no hookd or Web UI query
+// uses and fills the visibility table's generated columns by trigger;
+// both are undone before a schema update (Temporal's scripts expect its
+// own schema), and for good when t keeps them.
 func preparePostgres(ctx context.Context, p Postgres, t Tuning, logger log.Logger) (main, vis *config.SQL, err error) {
 	main, vis, err = p.sqlConfigs()
 	if err != nil {
@@ -147,22 +148,48 @@ func preparePostgres(ctx context.Context, p Postgres, t Tuning, logger log.Logge
 		return nil, nil, err
 	}
 	defer visDB.Close()
-	restore := func() error {
+	restoreIndexes := func() error {
 		n, err := restorePostgresVisibilityIndexes(ctx, visDB)
 		if n > 0 {
 			logger.Info("created dropped visibility indexes again", tag.NewInt("count", n))
 		}
 		return err
 	}
-	if err := updateSchema(vis, pgVisibilitySchema, restore, logger); err != nil {
+	restoreColumns := func() error {
+		n, err := restorePostgresVisibilityColumns(ctx, visDB)
+		if n > 0 {
+			logger.Info("made filled visibility columns generated again", tag.NewInt("count", n))
+		}
+		return err
+	}
+	// The columns first: a dropped index's definition may name one.
+	beforeUpdate := func() error {
+		if err := restoreColumns(); err != nil {
+			return err
+		}
+		return restoreIndexes()
+	}
+	if err := updateSchema(vis, pgVisibilitySchema, beforeUpdate, logger); err != nil {
 		return nil, nil, err
 	}
 	if t.AllVisibilityIndexes {
-		return main, vis, restore()
+		err = restoreIndexes()
+	} else {
+		var n int
+		n, err = dropPostgresVisibilityIndexes(ctx, visDB)
+		if n > 0 {
+			logger.Debug("dropped unused visibility indexes", tag.NewInt("count", n))
+		}
 	}
-	n, err := dropPostgresVisibilityIndexes(ctx, visDB)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t.StockVisibilityColumns {
+		return main, vis, restoreColumns()
+	}
+	n, err := fillPostgresVisibilityColumns(ctx, visDB)
 	if n > 0 {
-		logger.Debug("dropped unused visibility indexes", tag.NewInt("count", n))
+		logger.Debug("visibility columns filled by trigger", tag.NewInt("count", n))
 	}
 	return main, vis, err
 }

@@ -90,6 +90,13 @@ type Tuning struct {
 	// run's new history is written in the run's transaction
 	// (historyInTxPrefix).
 	StockExecutionStore bool
+	// StockVisibilityColumns keeps, on PostgreSQL, the visibility
+	// table's generated columns as Temporal's schema ships them. By
+	// default they are plain columns a trigger fills from the same
+	// expressions (fillPostgresVisibilityColumns): PostgreSQL prepares a
+	// generated column's expression for every statement that writes the
+	// table, a trigger's once per connection.
+	StockVisibilityColumns bool
 	// Dynamic overrides Temporal dynamic-config keys (for instance
 	// "system.enableActivityEagerExecution": true) on top of the defaults.
 	Dynamic map[string]any

@@ -85,6 +85,9 @@ func startCluster(ctx context.Context, cfg ExternalConfig, workers int) (_ *clus
 	if cfg.AllVisibilityIndexes {
 		args = append(args, "--temporal-all-visibility-indexes")
 	}
+	if cfg.StockVisibilityColumns {
+		args = append(args, "--temporal-stock-visibility-columns")
+	}
 	if cfg.StockExecutionStore {
 		args = append(args, "--temporal-stock-execution-store")
 	}

@@ -41,6 +41,10 @@ type ExternalConfig struct {
 	// StockExecutionStore runs the Temporal server's execution store as
 	// shipped (--temporal-stock-execution-store).
 	StockExecutionStore bool
+	// StockVisibilityColumns keeps the generated columns of the Temporal
+	// server's visibility table on PostgreSQL
+	// (--temporal-stock-visibility-columns).
+	StockVisibilityColumns bool
 	// TemporalCompression is the gRPC compression hookd's processes use on
 	// their calls to the Temporal server (--temporal-compression; empty:
 	// hookd's default, none).
