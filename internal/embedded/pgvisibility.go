@@ -44,7 +44,7 @@ func (p Postgres) openDatabase(name string) (*sql.DB, error) {
 // one's definition is recorded in pgDroppedIndexes in the transaction
 // that drops it. Idempotent; it returns the number dropped.
 func dropPostgresVisibilityIndexes(ctx context.Context, db *sql.DB) (dropped int, err error) {
-	if err := createDroppedIndexesTable(ctx, db); err != nil {
+	if err := createRecordTable(ctx, db, pgDroppedIndexes, "definition"); err != nil {
 		return 0, err
 	}
 	indexes, err := namedDefinitions(ctx, db, `
@@ -78,7 +78,7 @@ func dropPostgresVisibilityIndexes(ctx context.Context, db *sql.DB) (dropped int
 // restorePostgresVisibilityIndexes creates again every index recorded in
 // pgDroppedIndexes and forgets it. It returns the number restored.
 func restorePostgresVisibilityIndexes(ctx context.Context, db *sql.DB) (restored int, err error) {
-	if err := createDroppedIndexesTable(ctx, db); err != nil {
+	if err := createRecordTable(ctx, db, pgDroppedIndexes, "definition"); err != nil {
 		return 0, err
 	}
 	defs, err := namedDefinitions(ctx, db, `SELECT name, definition FROM `+pgDroppedIndexes)
@@ -105,10 +105,15 @@ func restorePostgresVisibilityIndexes(ctx context.Context, db *sql.DB) (restored
 	return restored, nil
 }
 
+// querier is a database or a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
 // namedDefinitions runs query, which selects a name and a definition, and
 // returns its rows by name.
-func namedDefinitions(ctx context.Context, db *sql.DB, query string) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, query)
+func namedDefinitions(ctx context.Context, db querier, query string, args ...any) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -124,11 +129,13 @@ func namedDefinitions(ctx context.Context, db *sql.DB, query string) (map[string
 	return out, rows.Err()
 }
 
-func createDroppedIndexesTable(ctx context.Context, db *sql.DB) error {
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+pgDroppedIndexes+` (
+// createRecordTable creates, if missing, the table named table that
+// records a definition (in column) by name.
+func createRecordTable(ctx context.Context, db *sql.DB, table, column string) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+table+` (
 		name TEXT PRIMARY KEY,
-		definition TEXT NOT NULL)`); err != nil {
-		return fmt.Errorf("create %s: %w", pgDroppedIndexes, err)
+		`+column+` TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("create %s: %w", table, err)
 	}
 	return nil
 }

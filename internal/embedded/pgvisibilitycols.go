@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -40,7 +42,7 @@ var searchAttributesRef = regexp.MustCompile(`\bsearch_attributes\b`)
 // between the change and the trigger. Idempotent; it returns the number
 // of columns made plain.
 func fillPostgresVisibilityColumns(ctx context.Context, db *sql.DB) (filled int, err error) {
-	if err := createFilledColumnsTable(ctx, db); err != nil {
+	if err := createRecordTable(ctx, db, pgFilledColumns, "expression"); err != nil {
 		return 0, err
 	}
 	err = inTx(ctx, db, func(tx *sql.Tx) error {
@@ -81,7 +83,7 @@ func fillPostgresVisibilityColumns(ctx context.Context, db *sql.DB) (filled int,
 // those columns are created again with their definitions. It returns
 // the number restored.
 func restorePostgresVisibilityColumns(ctx context.Context, db *sql.DB) (restored int, err error) {
-	if err := createFilledColumnsTable(ctx, db); err != nil {
+	if err := createRecordTable(ctx, db, pgFilledColumns, "expression"); err != nil {
 		return 0, err
 	}
 	err = inTx(ctx, db, func(tx *sql.Tx) error {
@@ -183,25 +185,14 @@ func indexesOn(ctx context.Context, tx *sql.Tx, cols []visibilityColumn) ([]stri
 	for i, c := range cols {
 		names[i] = c.name
 	}
-	rows, err := tx.QueryContext(ctx, `
-		SELECT DISTINCT pg_get_indexdef(i.indexrelid)
-		FROM pg_index i JOIN pg_depend dep ON dep.classid = 'pg_class'::regclass AND dep.objid = i.indexrelid
+	defs, err := namedDefinitions(ctx, tx, `
+		SELECT DISTINCT c.relname, pg_get_indexdef(i.indexrelid)
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		JOIN pg_depend dep ON dep.classid = 'pg_class'::regclass AND dep.objid = i.indexrelid
 		JOIN pg_attribute a ON a.attrelid = dep.refobjid AND a.attnum = dep.refobjsubid
 		WHERE i.indrelid = 'executions_visibility'::regclass AND dep.refobjid = i.indrelid
 		  AND a.attname = ANY($1)`, names)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var defs []string
-	for rows.Next() {
-		var def string
-		if err := rows.Scan(&def); err != nil {
-			return nil, err
-		}
-		defs = append(defs, def)
-	}
-	return defs, rows.Err()
+	return slices.Collect(maps.Values(defs)), err
 }
 
 // createFillTrigger (re)creates the function that sets each recorded
@@ -228,15 +219,6 @@ func createFillTrigger(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func createFilledColumnsTable(ctx context.Context, db *sql.DB) error {
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+pgFilledColumns+` (
-		name TEXT PRIMARY KEY,
-		expression TEXT NOT NULL)`); err != nil {
-		return fmt.Errorf("create %s: %w", pgFilledColumns, err)
 	}
 	return nil
 }
