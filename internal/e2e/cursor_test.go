@@ -25,6 +25,11 @@ func TestForgedCursorRefusedAtOnce(t *testing.T) {
 		api.waitDelivery(api.send(`{"type":"cursor.forged","payload":{}}`).Deliveries[0].ID, 10*time.Second)
 	}
 	var page wire.DeliveryPage
+	// Visibility lags the deliveries: page once both are listed, or the
+	// first page's cursor may lead to a page the second has not reached.
+	require.Eventually(t, func() bool {
+		return api.do("GET", "/v1/deliveries?"+url.Values{"endpoint_id": {ep.ID}}.Encode(), nil, &page) == http.StatusOK && len(page.Data) == 2
+	}, 10*time.Second, 100*time.Millisecond, "both deliveries listed")
 	q := url.Values{"endpoint_id": {ep.ID}, "limit": {"1"}}
 	require.Eventually(t, func() bool {
 		page.NextCursor = ""
