@@ -20,9 +20,12 @@ import (
 func TestForgedCursorRefusedAtOnce(t *testing.T) {
 	t.Parallel()
 	api := newAPI(t)
-	ep := api.createEndpoint(map[string]any{"url": newReceiver(t, nil).URL, "event_types": []string{"cursor.forged"}})
+	// A type of its own: a run before this one in the process (-count)
+	// left an endpoint whose receiver is closed.
+	typ := "cursor.forged." + uniq()
+	ep := api.createEndpoint(map[string]any{"url": newReceiver(t, nil).URL, "event_types": []string{typ}})
 	for range 2 {
-		api.waitDelivery(api.send(`{"type":"cursor.forged","payload":{}}`).Deliveries[0].ID, 10*time.Second)
+		api.waitDelivery(api.send(`{"type":"` + typ + `","payload":{}}`).Deliveries[0].ID, 10*time.Second)
 	}
 	var page wire.DeliveryPage
 	// Visibility lags the deliveries: page once both are listed, or the

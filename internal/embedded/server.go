@@ -83,6 +83,10 @@ type Tuning struct {
 	// statement on each call. By default each connection keeps its
 	// statements prepared (cacheStatements).
 	NoStatementCache bool
+	// VisibilityAutocommit commits each write to the SQLite visibility
+	// file on its own, as Temporal's plugin does. By default writes made
+	// at once share a commit (commitGroup); it needs the statement cache.
+	VisibilityAutocommit bool
 	// StockExecutionStore runs Temporal's execution store as shipped. By
 	// default a run's first read after its creation is answered from what
 	// the creation wrote (newRuns), the workflow-task timeout timers it
@@ -283,7 +287,10 @@ func splitHostPort(addr string) (string, int, error) {
 
 // sqliteConfig describes one SQLite file, tuned as docs/architecture.md
 // notes: WAL with synchronous=NORMAL. Pragmas go without a leading
-// underscore (with one, SQLite ignores them).
+// underscore (with one, SQLite ignores them). Temporary storage stays in
+// files: in memory, a statement journal (commitGroup's writes each keep
+// one) costs the pure-Go SQLite an allocation of fresh pages for every
+// chunk, three times the CPU of the file's writes.
 func sqliteConfig(path string) *config.SQL {
 	return &config.SQL{
 		PluginName:   sqliteplugin.PluginName,
@@ -362,7 +369,7 @@ func prepareSQLite(opts Options) (*config.SQL, *config.SQL, error) {
 	}
 	if !opts.Tuning.NoStatementCache {
 		for _, sql := range []*config.SQL{main, vis} {
-			if err := cacheStatements(sql); err != nil {
+			if err := cacheStatements(sql, sql == vis && !opts.Tuning.VisibilityAutocommit); err != nil {
 				return nil, nil, err
 			}
 		}

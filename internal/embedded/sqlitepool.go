@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"net/url"
@@ -17,6 +18,11 @@ import (
 	"go.temporal.io/server/common/resolver"
 )
 
+// groupConns is how many statements database/sql lets wait at once for a
+// file whose commits are shared: Temporal's visibility queue runs many
+// tasks at once, and each waiting statement can join the next commit.
+const groupConns = 64
+
 // cacheStatements puts the prepared-statement cache (stmtCacheDriver) under
 // the connection Temporal's SQLite plugin keeps for cfg's file.
 //
@@ -30,7 +36,11 @@ import (
 // plugin's unexported field; go.temporal.io/server is pinned, and
 // TestStatementCacheUnderTemporal fails if that field moves. Idempotent: a
 // second start in one process finds the cache in place.
-func cacheStatements(cfg *config.SQL) error {
+//
+// With shareCommits, database/sql gets groupConns connections that all
+// run on the one SQLite connection through a commitGroup, so statements
+// written at once share a commit.
+func cacheStatements(cfg *config.SQL, shareCommits bool) error {
 	adb, err := persistencesql.NewSQLAdminDB(sqlplugin.DbKindUnknown, cfg,
 		resolver.NewNoopResolver(), log.NewNoopLogger(), metrics.NoopMetricsHandler)
 	if err != nil {
@@ -50,10 +60,18 @@ func cacheStatements(cfg *config.SQL) error {
 		return err
 	}
 	old := x.DB
-	db := sql.OpenDB(stmtCacheConnector{dsn: dsn, driver: &stmtCacheDriver{inner: old.Driver(), size: stmtCacheSize}})
-	// The plugin's limits for a config without MaxConns: one connection.
-	db.SetMaxOpenConns(max(cfg.MaxConns, 1))
-	db.SetMaxIdleConns(max(cfg.MaxIdleConns, 1))
+	cache := stmtCacheConnector{dsn: dsn, driver: &stmtCacheDriver{inner: old.Driver(), size: stmtCacheSize}}
+	var db *sql.DB
+	if shareCommits {
+		if db, err = sharedCommitDB(cache); err != nil {
+			return fmt.Errorf("open %s through the statement cache: %w", cfg.DatabaseName, err)
+		}
+	} else {
+		db = sql.OpenDB(cache)
+		// The plugin's limits for a config without MaxConns: one connection.
+		db.SetMaxOpenConns(max(cfg.MaxConns, 1))
+		db.SetMaxIdleConns(max(cfg.MaxIdleConns, 1))
+	}
 	if cfg.MaxConnLifetime > 0 {
 		db.SetConnMaxLifetime(cfg.MaxConnLifetime)
 	}
@@ -66,6 +84,23 @@ func cacheStatements(cfg *config.SQL) error {
 		return fmt.Errorf("close %s's uncached connection: %w", cfg.DatabaseName, err)
 	}
 	return nil
+}
+
+// sharedCommitDB opens one connection through c and gives database/sql
+// groupConns connections that all run on it through a commitGroup.
+func sharedCommitDB(c stmtCacheConnector) (*sql.DB, error) {
+	conn, err := c.Connect(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	g, err := newCommitGroup(conn)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(groupConnector{g: g, driver: c.driver})
+	db.SetMaxOpenConns(groupConns)
+	db.SetMaxIdleConns(groupConns)
+	return db, nil
 }
 
 // pluginSQLX returns the *sqlx.DB behind a database handle of Temporal's

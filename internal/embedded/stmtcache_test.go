@@ -242,8 +242,8 @@ func TestStatementCacheConcurrentConnections(t *testing.T) {
 func TestStatementCacheUnderTemporal(t *testing.T) {
 	cfg := sqliteConfig(filepath.Join(t.TempDir(), "temporal.db"))
 	require.NoError(t, prepare(cfg))
-	require.NoError(t, cacheStatements(cfg))
-	require.NoError(t, cacheStatements(cfg), "idempotent")
+	require.NoError(t, cacheStatements(cfg, false))
+	require.NoError(t, cacheStatements(cfg, false), "idempotent")
 
 	adb, err := persistencesql.NewSQLAdminDB(sqlplugin.DbKindMain, cfg,
 		resolver.NewNoopResolver(), log.NewNoopLogger(), metrics.NoopMetricsHandler)

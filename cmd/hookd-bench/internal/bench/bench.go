@@ -114,6 +114,9 @@ func report(w io.Writer, r Result) {
 			row(w, fmt.Sprintf("fan-out x%d filtered: ingest / to-receiver p50 / p99", c.FanoutWidth), ff.Ingest.pair()+", "+ff.EndToEnd.pair(), "-", "", true)
 		}
 	}
+	if sc, fc := h.SaturationCommits, h.FanoutCommits; sc.Alone+sc.Batches+fc.Alone+fc.Batches > 0 {
+		row(w, "visibility writes per SQLite commit: 1:1 / fan-out", fmt.Sprintf("%.1f / %.1f", sc.PerCommit(), fc.PerCommit()), "-", "", true)
+	}
 	row(w, "history events per healthy delivery", hist(h.History), hist(b.History), "<= 7", h.History.Max <= targetHistory && h.History.Sampled > 0)
 	row(w, "refused starts (retried) / lost", fmt.Sprintf("%d / %d", h.Saturation.Errors, h.Saturation.Lost), fmt.Sprintf("%d / %d", b.Saturation.Errors, b.Saturation.Lost), "0 lost", h.Saturation.Lost == 0)
 	if s := h.Storm; s != nil {

@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+
+	"github.com/hookd/hookd/internal/embedded"
 )
 
 // HookdResult is what the run measured of hookd.
@@ -14,9 +16,12 @@ type HookdResult struct {
 	// on every endpoint (zero N when not run).
 	FanoutFiltered LoadResult
 	History        HistoryResult
-	Storm          *StormResult
-	Held           *HeldResult
-	Throttle       *ThrottleResult
+	// SaturationCommits and FanoutCommits count the visibility file's
+	// writes and commits over each phase and its visibility's lag.
+	SaturationCommits, FanoutCommits embedded.SharedCommits
+	Storm                            *StormResult
+	Held                             *HeldResult
+	Throttle                         *ThrottleResult
 }
 
 const eventType = "bench.order.paid"
@@ -63,6 +68,7 @@ func runHookd(ctx context.Context, cfg Config) (HookdResult, error) {
 		return res, err
 	}
 	settle(ctx)
+	commits := embedded.SharedCommitCounts()
 	if res.Saturation, err = runLoad(ctx, cfg, rc, sat); err != nil {
 		return res, err
 	}
@@ -71,9 +77,13 @@ func runHookd(ctx context.Context, cfg Config) (HookdResult, error) {
 	}
 	if cfg.FanoutN > 0 && cfg.FanoutWidth > 0 {
 		settle(ctx)
+		res.SaturationCommits = embedded.SharedCommitCounts().Since(commits)
+		commits = embedded.SharedCommitCounts()
 		if res.Fanout, err = runFanout(ctx, cfg, h, fanoutType, ""); err != nil {
 			return res, err
 		}
+		settle(ctx)
+		res.FanoutCommits = embedded.SharedCommitCounts().Since(commits)
 		if cfg.FanoutFilter != "" {
 			settle(ctx)
 			if res.FanoutFiltered, err = runFanout(ctx, cfg, h, fanoutFilteredType, cfg.FanoutFilter); err != nil {
