@@ -18,15 +18,15 @@ import (
 // written at once touch many of the same pages (every index's newest
 // leaf), and one commit writes each page once.
 //
-// A statement that finds no other waiting runs and commits on its own, as
-// before, with no added wait. One that finds others waiting opens a
-// transaction (or joins the one open), runs in it, and leaves the commit
-// to the last of them: the statement that finds no one waiting after its
-// own commits for the whole batch. Every statement of a batch returns
-// only after that commit, so what a caller was told is written is
-// durable as before; if any statement of a batch fails, or the commit
-// does, the batch is rolled back and every statement in it returns the
-// error, so that the caller (Temporal's visibility task) writes it again.
+// A statement that finds no other waiting runs and commits on its own,
+// with no wait added. One that finds others waiting opens a transaction
+// (or joins the one open), runs in it, and leaves the commit to the last
+// of them: the statement that finds no one waiting after its own commits
+// for the whole batch. Every statement of a batch returns only after
+// that commit, so what a caller was told is written is durable; if any
+// statement of a batch fails, or the commit does, the batch is rolled
+// back and every statement in it returns the error, so that the caller
+// (Temporal's visibility task) writes it again.
 //
 // database/sql hands each of its connections (groupConn) to one goroutine
 // at a time; they all share the group's one SQLite connection, each call
