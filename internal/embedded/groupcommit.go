@@ -21,12 +21,13 @@ import (
 // A statement that finds no other waiting runs and commits on its own,
 // with no wait added. One that finds others waiting opens a transaction
 // (or joins the one open), runs in it, and leaves the commit to the last
-// of them: the statement that finds no one waiting after its own commits
-// for the whole batch. Every statement of a batch returns only after
-// that commit, so what a caller was told is written is durable; if any
-// statement of a batch fails, or the commit does, the batch is rolled
-// back and every statement in it returns the error, so that the caller
-// (Temporal's visibility task) writes it again.
+// of them: the statement that finds no one waiting after its own, or
+// that fills the batch (maxBatch), commits for the whole batch. Every
+// statement of a batch returns only after that commit, so what a caller
+// was told is written is durable; if any statement of a batch fails, or
+// the commit does, the batch is rolled back and every statement in it
+// returns the error, so that the caller (Temporal's visibility task)
+// writes it again.
 //
 // database/sql hands each of its connections (groupConn) to one goroutine
 // at a time; they all share the group's one SQLite connection, each call
@@ -41,6 +42,10 @@ type commitGroup struct {
 	open   *commitBatch // the batch whose BEGIN ran and whose commit has not
 	tx     *groupConn   // the connection whose transaction is open
 }
+
+// maxBatch bounds the writes that share one commit, and so how long the
+// first of them waits for it while others keep arriving.
+const maxBatch = 16
 
 // groupInner is what the shared connection must offer (cachingConn does).
 type groupInner interface {
@@ -133,7 +138,7 @@ func (g *commitGroup) exec(ctx context.Context, query string, args []driver.Name
 		return nil, err
 	}
 	b.statements++
-	if g.queued.Load() == 0 {
+	if g.queued.Load() == 0 || b.statements >= maxBatch {
 		g.end(b, nil)
 		g.mu.Unlock()
 	} else {

@@ -250,3 +250,33 @@ func TestSharedCommitRowsReadBesideWrites(t *testing.T) {
 	require.NoError(t, db.QueryRow(`SELECT count(*) FROM rec`).Scan(&total))
 	require.Equal(t, 660, total)
 }
+
+// A batch commits once it holds maxBatch writes, even while others keep
+// waiting: its first write does not wait for a gap in the arrivals.
+func TestSharedCommitBatchIsBounded(t *testing.T) {
+	db, g, path := sharedTable(t, "id TEXT PRIMARY KEY")
+	first, release := writeInBatch(t, db, g, "first")
+	defer release()
+	before := SharedCommitCounts()
+	for i := range maxBatch - 1 {
+		go func() {
+			_, err := db.Exec(`INSERT INTO rec VALUES (?)`, fmt.Sprint("w", i))
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	select {
+	case err := <-first:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("a full batch did not commit while a write still waited")
+	}
+	require.Eventually(t, func() bool {
+		var n int
+		return plainReader(t, path).QueryRow(`SELECT count(*) FROM rec`).Scan(&n) == nil && n == maxBatch
+	}, 5*time.Second, 10*time.Millisecond)
+	got := SharedCommitCounts().Since(before)
+	require.Equal(t, int64(1), got.Batches)
+	require.Equal(t, int64(maxBatch), got.Batched)
+}
