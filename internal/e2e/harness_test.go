@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hookd/hookd/apiclient/wire"
@@ -175,11 +176,27 @@ type deliveryState = wire.Delivery
 // waitDelivery polls a delivery until it leaves "pending" or the deadline.
 func (c *apiClient) waitDelivery(id string, within time.Duration) deliveryState {
 	c.t.Helper()
-	var d deliveryState
-	require.Eventually(c.t, func() bool {
-		d = deliveryState{}
-		return c.do("GET", "/v1/deliveries/"+id, nil, &d) == http.StatusOK && d.Status != "pending"
-	}, within, 50*time.Millisecond, "delivery %s still %q", id, d.Status)
+	var (
+		mu   sync.Mutex
+		d    deliveryState
+		last string // the status last read, or the HTTP status
+	)
+	ok := assert.Eventually(c.t, func() bool {
+		var got deliveryState
+		code := c.do("GET", "/v1/deliveries/"+id, nil, &got)
+		mu.Lock()
+		defer mu.Unlock()
+		d, last = got, string(got.Status)
+		if code != http.StatusOK {
+			last = fmt.Sprintf("HTTP %d", code)
+		}
+		return code == http.StatusOK && got.Status != "pending"
+	}, within, 50*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if !ok {
+		c.t.Fatalf("delivery %s still %s after %s", id, last, within)
+	}
 	return d
 }
 
