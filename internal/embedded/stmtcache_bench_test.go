@@ -53,7 +53,7 @@ func BenchmarkVisibilityWritesAtOnce(b *testing.B) {
 			now := time.Now().UTC()
 			var next atomic.Int64
 			b.SetParallelism(16)
-			cpu := processCPU()
+			cpu, commits := processCPU(), SharedCommitCounts()
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
@@ -62,6 +62,9 @@ func BenchmarkVisibilityWritesAtOnce(b *testing.B) {
 			})
 			b.StopTimer()
 			b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-us/op")
+			if shared {
+				b.ReportMetric(SharedCommitCounts().Since(commits).PerCommit(), "writes/commit")
+			}
 		})
 	}
 }
