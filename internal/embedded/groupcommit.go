@@ -111,12 +111,17 @@ func newCommitGroup(c driver.Conn) (*commitGroup, error) {
 	return g, nil
 }
 
-// exec runs one statement, alone or in a batch (see commitGroup).
-func (g *commitGroup) exec(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+// exec runs one statement for c: in c's transaction if it has one open,
+// otherwise alone or in a batch (see commitGroup).
+func (g *commitGroup) exec(ctx context.Context, c *groupConn, query string, args []driver.NamedValue) (driver.Result, error) {
 	g.queued.Add(1)
 	g.mu.Lock()
 	g.queued.Add(-1)
-	g.waitForTx(nil)
+	if g.tx == c {
+		defer g.mu.Unlock()
+		return g.conn.ExecContext(ctx, query, args)
+	}
+	g.waitForTx(c)
 	b := g.open
 	if b == nil {
 		if g.queued.Load() == 0 {
@@ -240,14 +245,7 @@ var (
 // ExecContext runs a write in the group, or in the connection's
 // transaction.
 func (c *groupConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	g := c.g
-	g.mu.Lock()
-	if g.tx == c {
-		defer g.mu.Unlock()
-		return g.conn.ExecContext(ctx, query, args)
-	}
-	g.mu.Unlock()
-	return g.exec(ctx, query, args)
+	return c.g.exec(ctx, c, query, args)
 }
 
 // QueryContext runs a read in the group, or in the connection's
