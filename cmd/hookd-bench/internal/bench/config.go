@@ -68,6 +68,10 @@ type Config struct {
 	// burst ThrottleBurst beside ThrottleN to an unlimited one
 	// (ThrottleResult); zero (the default) skips it.
 	ThrottleN, ThrottleRate, ThrottleBurst int
+	// ThrottleRounds is how many times the rate-limit phase measures the
+	// cost of a throttled delivery against an unthrottled one at the same
+	// pace, the two interleaved (at least 1).
+	ThrottleRounds int
 	// StormRecover starts the drain with an operator's recover of the
 	// endpoint (the API) instead of waiting for the circuit's next probe.
 	StormRecover bool
@@ -162,6 +166,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.ThrottleRate = 50
 	}
 	c.ThrottleBurst = min(max(c.ThrottleBurst, 1), c.ThrottleRate)
+	c.ThrottleRounds = max(c.ThrottleRounds, 1)
 	if c.HeldWindow <= 0 {
 		c.HeldWindow = 90 * time.Second
 	}

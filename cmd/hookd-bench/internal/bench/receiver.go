@@ -16,10 +16,12 @@ import (
 const headerEventID = "hookd-event-id"
 
 // receiver is a loopback webhook receiver that records when each event
-// first arrived. While down it answers 503 to everything.
+// first arrived. While down it answers 503 to everything. One in a
+// process of its own (startReceiverProcess) has no srv and is never down.
 type receiver struct {
 	URL  string
 	srv  *http.Server
+	stop func() // stops the receiver's process
 	down atomic.Bool
 	fail atomic.Int64 // 503s answered
 	ok   atomic.Int64 // 200s answered, duplicates included
@@ -53,8 +55,12 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return
 	}
-	now := time.Now()
-	id := r.Header.Get(headerEventID)
+	rc.record(r.Header.Get(headerEventID), time.Now())
+	w.WriteHeader(http.StatusOK)
+}
+
+// record counts a request for event id answered 200 at now.
+func (rc *receiver) record(id string, now time.Time) {
 	rc.mu.Lock()
 	if _, seen := rc.first[id]; !seen {
 		rc.first[id] = now
@@ -63,7 +69,6 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rc.mu.Unlock()
 	rc.ok.Add(1)
-	w.WriteHeader(http.StatusOK)
 }
 
 // requests is how many requests the receiver has answered 200.
@@ -123,4 +128,10 @@ func (rc *receiver) left() int {
 	return len(rc.missing)
 }
 
-func (rc *receiver) close() { _ = rc.srv.Close() }
+func (rc *receiver) close() {
+	if rc.stop != nil {
+		rc.stop()
+		return
+	}
+	_ = rc.srv.Close()
+}

@@ -52,18 +52,32 @@ type ThrottleResult struct {
 	// answered; MaxAttempts the most attempts of a sample of its
 	// deliveries as hookd counts them.
 	Duplicates, LimitedRequests, MaxAttempts int
-	// Paced is the unlimited endpoint receiving N posted at PerSecond;
-	// Throttled the limited one receiving N posted at once: the same
-	// deliveries at the same pace, without and with the limiter.
-	Paced, Throttled LoadResult
-	// Writes are the store's rows written per delivery in each phase.
+	// Pairs are the rounds of the same deliveries at the same pace,
+	// without and with the limiter, interleaved so that the machine's
+	// drift from minute to minute falls on both alike.
+	Pairs []CostPair
+	// Writes are the store's rows written per delivery in each phase (of
+	// the first pair).
 	AloneWrites, PacedWrites, ThrottledWrites float64
-	// ThrottledStarts is how late Throttled's delayed starts began, and
+	// ThrottledStarts is how late the first pair's throttled delayed
+	// starts began, and
 	// its deliveries by the length of their history: 6 events is the
 	// happy path, more is a wait on a workflow timer after the start.
 	ThrottledStarts StartLag
 
 	limitedIDs []string // Together's limited events
+}
+
+// CostPair is one round of the cost of a throttled delivery: Paced is the
+// unlimited endpoint receiving N posted at PerSecond, Throttled the
+// limited one receiving N posted at once.
+type CostPair struct {
+	Paced, Throttled LoadResult
+}
+
+// Ratio is the round's CPU per throttled delivery over the unthrottled.
+func (p CostPair) Ratio() float64 {
+	return ratioOf(cpuPerDelivery(p.Throttled), cpuPerDelivery(p.Paced))
 }
 
 const (
@@ -77,12 +91,12 @@ const (
 // runThrottle runs the rate-limit phase on h.
 func runThrottle(ctx context.Context, cfg Config, h *hookdTarget) (ThrottleResult, error) {
 	res := ThrottleResult{N: cfg.ThrottleN, PerSecond: cfg.ThrottleRate, Burst: cfg.ThrottleBurst}
-	free, err := startReceiver()
+	free, err := startReceiverProcess()
 	if err != nil {
 		return res, err
 	}
 	defer free.close()
-	limited, err := startReceiver()
+	limited, err := startReceiverProcess()
 	if err != nil {
 		return res, err
 	}
@@ -101,23 +115,7 @@ func runThrottle(ctx context.Context, cfg Config, h *hookdTarget) (ThrottleResul
 		}
 		return loadSpec{name: "hookd throttle " + name, ids: eventIDs(prefix+" "+name, cfg.ThrottleN), start: h.apiStarter(t), rate: rate, clients: cfg.Clients, batch: cfg.Batch}
 	}
-	measured := func(name string, rc *receiver, s loadSpec, writes *float64) (LoadResult, error) {
-		settle(ctx)
-		before, err := h.dev.StoreWrites(ctx)
-		if err != nil {
-			return LoadResult{}, err
-		}
-		r, err := runLoad(ctx, cfg, rc, s)
-		after, werr := h.dev.StoreWrites(ctx)
-		if err == nil {
-			err = werr
-		}
-		if writes != nil && r.N > 0 {
-			*writes = float64(after-before) / float64(r.N)
-		}
-		return r, err
-	}
-	if res.Alone, err = measured("alone", free, spec("alone", 0, false), &res.AloneWrites); err != nil {
+	if res.Alone, err = res.measured(ctx, h, cfg, free, spec("alone", 0, false), &res.AloneWrites); err != nil {
 		return res, err
 	}
 	if err := res.together(ctx, cfg, free, limited, spec("together", 0, false), spec("together", 0, true)); err != nil {
@@ -132,21 +130,69 @@ func runThrottle(ctx context.Context, cfg Config, h *hookdTarget) (ThrottleResul
 	if err := res.besidePaced(ctx, cfg, h, free, spec("beside", 0, false)); err != nil {
 		return res, err
 	}
-	if res.AloneAgain, err = measured("alone again", free, spec("alone again", 0, false), nil); err != nil {
+	if res.AloneAgain, err = res.measured(ctx, h, cfg, free, spec("alone again", 0, false), nil); err != nil {
 		return res, err
 	}
-	paced := spec("paced", float64(cfg.ThrottleRate), false)
-	paced.profile = cfg.PacedProfile
-	if res.Paced, err = measured("paced", free, paced, &res.PacedWrites); err != nil {
-		return res, err
+	for round := range cfg.ThrottleRounds {
+		if err := res.costPair(ctx, cfg, h, round, free, limited, limitedID, spec); err != nil {
+			return res, err
+		}
 	}
-	throttled := spec("throttled", 0, true)
-	throttled.profile = cfg.ThrottleProfile
-	if res.Throttled, err = measured("throttled", limited, throttled, &res.ThrottledWrites); err != nil {
-		return res, err
+	return res, nil
+}
+
+// costPair runs one round of the same deliveries at the limit's pace
+// without the limiter and with it. The first round's phases write the
+// profiles and count the store's rows and the throttled starts' lags.
+func (res *ThrottleResult) costPair(ctx context.Context, cfg Config, h *hookdTarget, round int, free, limited *receiver, limitedID string, spec func(string, float64, bool) loadSpec) error {
+	name := func(s string) string {
+		if round == 0 {
+			return s
+		}
+		return fmt.Sprintf("%s %d", s, round+1)
 	}
-	res.ThrottledStarts, err = startLags(ctx, h.dev.Client, deliveryIDs(throttled.ids, limitedID))
-	return res, err
+	first := round == 0
+	paced := spec(name("paced"), float64(cfg.ThrottleRate), false)
+	throttled := spec(name("throttled"), 0, true)
+	var pacedWrites, throttledWrites *float64
+	if first {
+		paced.profile, throttled.profile = cfg.PacedProfile, cfg.ThrottleProfile
+		pacedWrites, throttledWrites = &res.PacedWrites, &res.ThrottledWrites
+	}
+	var (
+		pair CostPair
+		err  error
+	)
+	if pair.Paced, err = res.measured(ctx, h, cfg, free, paced, pacedWrites); err != nil {
+		return err
+	}
+	if pair.Throttled, err = res.measured(ctx, h, cfg, limited, throttled, throttledWrites); err != nil {
+		return err
+	}
+	res.Pairs = append(res.Pairs, pair)
+	if first {
+		res.ThrottledStarts, err = startLags(ctx, h.dev.Client, deliveryIDs(throttled.ids, limitedID))
+	}
+	return err
+}
+
+// measured runs s to rc once the machine settled and, with writes, counts
+// the store's rows written per delivery meanwhile.
+func (res *ThrottleResult) measured(ctx context.Context, h *hookdTarget, cfg Config, rc *receiver, s loadSpec, writes *float64) (LoadResult, error) {
+	settle(ctx)
+	before, err := h.dev.StoreWrites(ctx)
+	if err != nil {
+		return LoadResult{}, err
+	}
+	r, err := runLoad(ctx, cfg, rc, s)
+	after, werr := h.dev.StoreWrites(ctx)
+	if err == nil {
+		err = werr
+	}
+	if writes != nil && r.N > 0 {
+		*writes = float64(after-before) / float64(r.N)
+	}
+	return r, err
 }
 
 // together posts both specs at once and measures the limited receiver's
@@ -168,7 +214,7 @@ func (res *ThrottleResult) together(ctx context.Context, cfg Config, free, limit
 // besidePaced posts the unlimited flood fs beside N events posted at the
 // limit's rate to a third, unlimited endpoint of its own.
 func (res *ThrottleResult) besidePaced(ctx context.Context, cfg Config, h *hookdTarget, free *receiver, fs loadSpec) error {
-	rc, err := startReceiver()
+	rc, err := startReceiverProcess()
 	if err != nil {
 		return err
 	}
@@ -294,14 +340,34 @@ func reportThrottle(w io.Writer, t ThrottleResult) {
 	kv(w, "unlimited: CPU alone / together (the limited's share)", cpuBeside(t, t.Unlimited))
 	kv(w, fmt.Sprintf("unlimited: finish beside %d at %d/s to an unlimited endpoint", t.N, t.PerSecond), fmt.Sprintf("%s (%+.1f%% vs mean alone)", finish(t.Beside), 100*(float64(finish(t.Beside))/(float64(finish(t.Alone)+finish(t.AloneAgain))/2)-1)))
 	kv(w, "unlimited: CPU beside them (their share)", cpuBeside(t, t.Beside))
-	per, thr := cpuPerDelivery(t.Paced), cpuPerDelivery(t.Throttled)
-	kv(w, fmt.Sprintf("CPU ms per delivery at %d/s: unthrottled", t.PerSecond), cpuPer(t.Paced))
-	kv(w, fmt.Sprintf("CPU ms per delivery at %d/s: throttled", t.PerSecond), fmt.Sprintf("%s (%.2fx)", cpuPer(t.Throttled), ratioOf(thr, per)))
+	for i, p := range t.Pairs {
+		kv(w, fmt.Sprintf("CPU ms per delivery at %d/s, round %d: unthrottled / throttled", t.PerSecond, i+1), fmt.Sprintf("%s / %s (%.2fx)", cpuPer(p.Paced), cpuPer(p.Throttled), p.Ratio()))
+	}
+	if len(t.Pairs) > 1 {
+		kv(w, "throttled over unthrottled CPU, median of the rounds", fmt.Sprintf("%.2fx", t.medianRatio()))
+	}
 	kv(w, "store rows written per delivery: unlimited", fmt.Sprintf("%.2f saturated, %.2f paced", t.AloneWrites, t.PacedWrites))
 	kv(w, "store rows written per delivery: throttled", fmt.Sprintf("%.2f (%+.2f)", t.ThrottledWrites, t.ThrottledWrites-t.PacedWrites))
 	kv(w, "throttled: start timer late p50 / p90 / max", quantiles(t.ThrottledStarts.Timer))
 	kv(w, "throttled: first task dispatch p50 / p90 / max", quantiles(t.ThrottledStarts.Dispatch))
 	kv(w, "throttled deliveries by history events", histogram(t.ThrottledStarts.Lengths))
+}
+
+// medianRatio is the median of the rounds' throttled over unthrottled
+// CPU per delivery (of an even count, the mean of the middle two).
+func (t ThrottleResult) medianRatio() float64 {
+	r := make([]float64, len(t.Pairs))
+	for i, p := range t.Pairs {
+		r[i] = p.Ratio()
+	}
+	sort.Float64s(r)
+	if len(r) == 0 {
+		return 0
+	}
+	if len(r)%2 == 0 {
+		return (r[len(r)/2-1] + r[len(r)/2]) / 2
+	}
+	return r[len(r)/2]
 }
 
 // cpuBeside is the CPU of the unlimited endpoint's run alone (the mean of
