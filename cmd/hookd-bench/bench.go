@@ -57,7 +57,7 @@ func parseBenchFlags(args []string, out io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.cfg.ThrottleN, "throttle-n", 0, "events to an endpoint limited to -throttle-rate beside as many to an unlimited one, that flood again beside as many posted at the rate to another unlimited one, the unlimited alone before and after, and both at the same pace alone (zero skips it)")
 	fs.IntVar(&o.cfg.ThrottleRate, "throttle-rate", 50, "the throttle phase's rate limit, per second")
 	fs.IntVar(&o.cfg.ThrottleBurst, "throttle-burst", 5, "the throttle phase's burst")
-	fs.IntVar(&o.cfg.ThrottleRounds, "throttle-rounds", 1, "how many interleaved rounds of the throttle phase's unthrottled and throttled deliveries at the same pace measure a throttled delivery's CPU")
+	fs.IntVar(&o.cfg.ThrottleRounds, "throttle-rounds", 1, "how many rounds of the throttle phase's whole sequence to run, each measure interleaved with the others; more than one prints each round's figures and their medians")
 	fs.IntVar(&o.cfg.HeldN, "held-n", 0, "deliveries held by a disabled endpoint while the process is measured (zero skips it)")
 	fs.DurationVar(&o.cfg.HeldWindow, "held-window", 90*time.Second, "how long the held phase measures")
 	fs.DurationVar(&o.cfg.DisabledPoll, "disabled-poll", 0, "how often hookd's held deliveries check a disabled endpoint's switch (0: hookd's default)")

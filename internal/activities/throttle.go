@@ -15,6 +15,16 @@ import (
 // costs less in place than a timer's round trip through Temporal.
 const MaxInlineWait = 25 * time.Millisecond
 
+// catchUp is how far ahead of now the pacer gives an attempt that came
+// late for its slot a turn, to wait for in place: a tenth of a second, ten
+// intervals at most. Each worker's pacer spaces only its own attempts, so
+// when deliveries in several workers come late together, each catches up
+// at the limit on its own: this bounds what they send together above it.
+// An attempt further behind takes a new slot from the store.
+func catchUp(l store.RateLimit) time.Duration {
+	return min(100*time.Millisecond, 10*l.Interval())
+}
+
 // throttle gives an attempt to ep its slot under the endpoint's rate
 // limit, if it has one: none costs nothing. A delivery that holds a slot
 // (reserved at ingest, or by an earlier attempt that deferred; held)
@@ -23,7 +33,7 @@ const MaxInlineWait = 25 * time.Millisecond
 // A slot within the limit's Lead (and MaxInlineWait) is waited out here;
 // one further ahead is the workflow's wait (wait), g saying until when:
 // Lead before the slot, keeping it. An attempt whose slot has come then
-// takes its turn from the worker's pacer, waiting up to Lead (and the
+// takes its turn from the worker's pacer, waiting up to catchUp (and the
 // pacer's burstMargin) in place, and then its send from the pacer's
 // record of the sends themselves (pacer.send).
 // One the pacer refuses (a bunch come late past their slots) takes a new
@@ -57,7 +67,7 @@ func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *del
 			return g, true
 		}
 		now := later(a.now(), slot.At)
-		turn, ok := a.pace.wait(ep.ID, *l, now, l.Lead()+burstMargin(*l))
+		turn, ok := a.pace.wait(ep.ID, *l, now, catchUp(*l)+burstMargin(*l))
 		if ok {
 			_ = sleep(ctx, turn.Sub(now))
 			now = later(a.now(), turn)
@@ -65,9 +75,11 @@ func (a *Activities) throttle(ctx context.Context, ep *store.Endpoint, held *del
 			return gate{}, false
 		}
 		if reserved {
-			// This attempt wrote its slot already: wait for the pacer's
-			// next, without a second write.
-			return gate{wait: turn.Add(-l.Lead()), reason: delivery.WaitRateLimit, slot: &delivery.Slot{At: slot.At, Since: slot.Since}}, true
+			// This attempt wrote its slot already: it waits for the
+			// pacer's next without a second write, here within the lead
+			// or on a timer, and asks again.
+			slot.At = turn
+			continue
 		}
 		next, err := a.endpoints.ReserveSlot(ctx, ep.ID, *l, now)
 		if err != nil {
@@ -114,7 +126,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // timers fire late (a busy worker) would all find their slots passed and
 // go together, more than a burst at once. The pacer keeps a GCRA of its
 // own per endpoint over the attempts it let go, in memory, and spaces
-// such a bunch out: each waits up to its limit's Lead in place for the
+// such a bunch out: each waits up to catchUp in place for the
 // pacer's next slot; the rest are refused (throttle gives them new slots
 // in the store). No store write, and nothing to wait for when timers are
 // on time.
@@ -184,7 +196,7 @@ func (p *pacer) wait(endpointID string, l store.RateLimit, now time.Time, most t
 // sent at now under l, and counts it sent then: at once, unless the
 // sends so far (some of them late for their turns) put this one in a
 // burst that would be more than l.Burst within an interval, the burst's
-// last burstMargin late, as the turns are. It waits at most l.Lead.
+// last burstMargin late, as the turns are. It waits at most catchUp.
 func (p *pacer) send(endpointID string, l store.RateLimit, now time.Time) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -194,7 +206,7 @@ func (p *pacer) send(endpointID string, l store.RateLimit, now time.Time) time.T
 		tolerance -= burstMargin(l)
 	}
 	at := later(now, e.sent.Add(-tolerance))
-	if at.Sub(now) > l.Lead() {
+	if at.Sub(now) > catchUp(l) {
 		at = now
 	}
 	e.sent = later(e.sent, at).Add(l.Interval())

@@ -23,7 +23,7 @@ import (
 func TestThrottle(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	since := now.Add(-time.Hour)
-	limited := store.Endpoint{ID: "ep_1", Enabled: true, RateLimit: &store.RateLimit{PerSecond: 10, Burst: 2, Since: since}}
+	limited := store.Endpoint{ID: "ep_1", Enabled: true, RateLimit: &store.RateLimit{PerSecond: 1, Burst: 2, Since: since}}
 	eps := newFakeEndpoints(t, limited, store.Endpoint{ID: "ep_free", Enabled: true})
 	a := newTestActivities(eps, nil, func() time.Time { return now })
 	ctx := context.Background()
@@ -46,8 +46,8 @@ func TestThrottle(t *testing.T) {
 		waits = append(waits, g.slot.At.Sub(now))
 		slots = append(slots, g.slot)
 	}
-	assert.Equal(t, []time.Duration{200 * time.Millisecond, 300 * time.Millisecond}, waits,
-		"a burst of 2 went, the third within the lead waited in place, the rest wait for their slots")
+	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}, waits,
+		"a burst of 2 went, the rest (further ahead than the lead) wait for their slots")
 	assert.Equal(t, 5, eps.reserves)
 
 	// Woken at its slot, it goes in it.
@@ -65,7 +65,7 @@ func TestThrottle(t *testing.T) {
 
 	// A new limit voids the slot: it reserves again.
 	changed := limited
-	changed.RateLimit = &store.RateLimit{PerSecond: 10, Burst: 2, Since: now}
+	changed.RateLimit = &store.RateLimit{PerSecond: 1, Burst: 2, Since: now}
 	eps.admit(a, ctx, req, &changed, slots[1], at)
 	assert.Equal(t, 6, eps.reserves)
 	// No limit any more: it goes at once.
@@ -129,38 +129,43 @@ func TestPacer(t *testing.T) {
 }
 
 // A bunch woken late past its slots goes a burst at once, then one an
-// interval within the limit's lead, waiting in place; each of the rest
-// takes a new slot from the store, not before the pacer's next, and waits
-// for it on a timer; back in it, it goes.
+// interval within the pacer's catch-up, waiting in place; each of the
+// rest takes a new slot from the store, not before the pacer's next, and
+// waits for it: in place within the limit's lead, then on a timer. Back
+// in its slot, it goes.
 func TestThrottlePacesALateBunch(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	since := now.Add(-time.Hour)
 	limited := store.Endpoint{ID: "ep_1", Enabled: true, RateLimit: &store.RateLimit{PerSecond: 10, Burst: 2, Since: since}}
-	lead := limited.RateLimit.Lead()
+	lead, m := limited.RateLimit.Lead(), burstMargin(*limited.RateLimit)
 	eps := newFakeEndpoints(t, limited)
 	a := newTestActivities(eps, nil, func() time.Time { return now })
 	ctx := context.Background()
 	past := &delivery.Slot{At: now.Add(-time.Second), Since: since}
+	went := 0
 	var slots []*delivery.Slot
-	for range 5 {
+	for range 8 {
 		g, wait := a.throttle(ctx, &limited, past)
-		if wait {
-			assert.Equal(t, g.slot.At.Add(-lead), g.wait, "it wakes its lead before its new slot")
-			assert.True(t, g.slot.Since.Equal(since))
-			slots = append(slots, g.slot)
+		if !wait {
+			went++
+			continue
 		}
+		assert.Equal(t, g.slot.At.Add(-lead), g.wait, "it wakes its lead before its new slot")
+		assert.True(t, g.slot.Since.Equal(since))
+		slots = append(slots, g.slot)
 	}
-	require.Len(t, slots, 2, "a burst of 2 went, the third waited its interval in place")
-	assert.Equal(t, 2, eps.reserves, "each refused reserved a new slot")
-	for _, s := range slots {
-		assert.Equal(t, 200*time.Millisecond+burstMargin(*limited.RateLimit), s.At.Sub(now), "the store had no backlog: the pacer's next slot")
-	}
-	for _, s := range slots {
-		a.now = func() time.Time { return s.At }
-		_, wait := a.throttle(ctx, &limited, s)
-		assert.False(t, wait, "back in its slot, it goes (a burst of 2)")
-	}
-	assert.Equal(t, 2, eps.reserves)
+	// Turns at 0, the margin and 100 ms (and the margin) go; the next
+	// four are refused, take new slots at 200-500 ms (and the margin),
+	// within the lead, wait for them in place and go; the last's, at
+	// 600 ms, is further ahead than the lead.
+	assert.Equal(t, 7, went)
+	require.Len(t, slots, 1)
+	assert.Equal(t, 600*time.Millisecond+m, slots[0].At.Sub(now), "the store had no backlog: the pacer's next slot")
+	assert.Equal(t, 5, eps.reserves, "each refused reserved a new slot")
+	a.now = func() time.Time { return slots[0].At }
+	_, wait := a.throttle(ctx, &limited, slots[0])
+	assert.False(t, wait, "back in its slot, it goes")
+	assert.Equal(t, 5, eps.reserves)
 }
 
 // An attempt that waits in place for its slot starts when it is sent:

@@ -30,14 +30,16 @@ func (l RateLimit) Interval() time.Duration {
 }
 
 // MaxLead bounds Lead.
-const MaxLead = 100 * time.Millisecond
+const MaxLead = 500 * time.Millisecond
 
 // Lead is how long before its slot a delivery waiting for it wakes: the
-// rest it waits out in its attempt, so a timer that fires a little late
-// still sends in the slot. Ten intervals at most, so the attempts waiting
-// in place for one endpoint stay about ten, whatever its rate.
+// rest it waits out in its attempt, so a timer that fires late (a busy
+// machine delays a workflow's timer and its first task by a few hundred
+// milliseconds at times) still sends in the slot instead of losing it.
+// 25 intervals at most, so the attempts waiting in place for one
+// endpoint stay about 25, whatever its rate.
 func (l RateLimit) Lead() time.Duration {
-	return min(MaxLead, 10*l.Interval())
+	return min(MaxLead, 25*l.Interval())
 }
 
 // burst is Burst, at least 1.

@@ -68,9 +68,9 @@ type Config struct {
 	// burst ThrottleBurst beside ThrottleN to an unlimited one
 	// (ThrottleResult); zero (the default) skips it.
 	ThrottleN, ThrottleRate, ThrottleBurst int
-	// ThrottleRounds is how many times the rate-limit phase measures the
-	// cost of a throttled delivery against an unthrottled one at the same
-	// pace, the two interleaved (at least 1).
+	// ThrottleRounds is how many times the rate-limit phase runs its
+	// whole sequence, so every measure is interleaved with the others and
+	// the rounds' medians can be read (at least 1).
 	ThrottleRounds int
 	// StormRecover starts the drain with an operator's recover of the
 	// endpoint (the API) instead of waiting for the circuit's next probe.
