@@ -37,7 +37,8 @@ const MaxLead = 500 * time.Millisecond
 // machine delays a workflow's timer and its first task by a few hundred
 // milliseconds at times) still sends in the slot instead of losing it.
 // 25 intervals at most, so the attempts waiting in place for one
-// endpoint stay about 25, whatever its rate.
+// endpoint stay about 25, whatever its rate, and a worker holds about
+// half a second's worth of its rate-limited attempts in its attempt slots.
 func (l RateLimit) Lead() time.Duration {
 	return min(MaxLead, 25*l.Interval())
 }
