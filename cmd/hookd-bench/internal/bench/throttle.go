@@ -127,20 +127,13 @@ func (rig *throttleRig) close() {
 	}
 }
 
-// spec is the load of N events named name (in round) to the limited
-// endpoint or the unlimited one, posted at rate (0: at once).
-func (rig *throttleRig) spec(round int, name string, rate float64, limit bool) loadSpec {
-	t, prefix := unthrottledType, "free"
-	switch {
-	case limit:
-		t, prefix = throttledType, "limited"
-	case name == "paced beside":
-		t, prefix = besideType, "beside"
-	}
+// spec is the load of N events of eventType (to the endpoint
+// subscribed to it) named name in round, posted at rate (0: at once).
+func (rig *throttleRig) spec(round int, name string, rate float64, eventType string) loadSpec {
 	if round > 0 {
 		name = fmt.Sprintf("%s %d", name, round+1)
 	}
-	return loadSpec{name: "hookd throttle " + name, ids: eventIDs(prefix+" "+name, rig.cfg.ThrottleN), start: rig.h.apiStarter(t), rate: rate, clients: rig.cfg.Clients, batch: rig.cfg.Batch}
+	return loadSpec{name: "hookd throttle " + name, ids: eventIDs(eventType+" "+name, rig.cfg.ThrottleN), start: rig.h.apiStarter(eventType), rate: rate, clients: rig.cfg.Clients, batch: rig.cfg.Batch}
 }
 
 // round runs one round of the phase. The first round's throttled and
@@ -149,10 +142,10 @@ func (rig *throttleRig) round(ctx context.Context, round int) (ThrottleRound, er
 	var res ThrottleRound
 	var err error
 	cfg, h := rig.cfg, rig.h
-	if res.Alone, err = rig.measured(ctx, rig.free, rig.spec(round, "alone", 0, false), &res.AloneWrites); err != nil {
+	if res.Alone, err = rig.measured(ctx, rig.free, rig.spec(round, "alone", 0, unthrottledType), &res.AloneWrites); err != nil {
 		return res, err
 	}
-	limitedIDs, err := res.together(ctx, cfg, rig.free, rig.limited, rig.spec(round, "together", 0, false), rig.spec(round, "together", 0, true))
+	limitedIDs, err := res.together(ctx, cfg, rig.free, rig.limited, rig.spec(round, "together", 0, unthrottledType), rig.spec(round, "together", 0, throttledType))
 	if err != nil {
 		return res, err
 	}
@@ -162,13 +155,13 @@ func (rig *throttleRig) round(ctx context.Context, round int) (ThrottleRound, er
 	if res.TogetherStarts, err = startLags(ctx, h.dev.Client, deliveryIDs(limitedIDs, rig.limitedID)); err != nil {
 		return res, err
 	}
-	if res.Beside, res.BesidePaced, err = both(ctx, cfg, rig.free, rig.beside, rig.spec(round, "beside", 0, false), rig.spec(round, "paced beside", float64(cfg.ThrottleRate), false)); err != nil {
+	if res.Beside, res.BesidePaced, err = both(ctx, cfg, rig.free, rig.beside, rig.spec(round, "beside", 0, unthrottledType), rig.spec(round, "paced beside", float64(cfg.ThrottleRate), besideType)); err != nil {
 		return res, fmt.Errorf("throttle beside paced: %w", err)
 	}
-	if res.AloneAgain, err = rig.measured(ctx, rig.free, rig.spec(round, "alone again", 0, false), nil); err != nil {
+	if res.AloneAgain, err = rig.measured(ctx, rig.free, rig.spec(round, "alone again", 0, unthrottledType), nil); err != nil {
 		return res, err
 	}
-	paced, throttled := rig.spec(round, "paced", float64(cfg.ThrottleRate), false), rig.spec(round, "throttled", 0, true)
+	paced, throttled := rig.spec(round, "paced", float64(cfg.ThrottleRate), unthrottledType), rig.spec(round, "throttled", 0, throttledType)
 	if round == 0 {
 		paced.profile, throttled.profile = cfg.PacedProfile, cfg.ThrottleProfile
 	}
